@@ -1,0 +1,109 @@
+import { HTTPException } from 'hono/http-exception';
+import { requestId } from 'hono/request-id';
+import { authRoutes } from './auth/routes';
+import type { AppDeps } from './context';
+import { directoryRoutes } from './directory/routes';
+import { docsRoutes } from './http/docs';
+import { ApiError } from './http/errors';
+import { createRouter } from './http/openapi';
+import { RateLimiter } from './http/rateLimit';
+
+export interface AppOptions {
+  /** Shared between app instances only in tests that need it; one per app otherwise. */
+  limiter?: RateLimiter;
+}
+
+function fromHttpException(error: HTTPException): ApiError {
+  if (error.status === 415) {
+    return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
+  }
+  if (error.status === 400) return new ApiError(400, 'INVALID_JSON', error.message);
+  return new ApiError(error.status === 413 ? 413 : 400, 'BAD_REQUEST', error.message);
+}
+
+/** The whole HTTP application, testable with `app.request()` and no socket. */
+export function buildApp(deps: AppDeps, options: AppOptions = {}) {
+  const limiter = options.limiter ?? new RateLimiter(deps.config.rateLimits);
+  const app = createRouter();
+
+  app.use(requestId());
+  app.use(async (c, next) => {
+    const logger = deps.logger.child({ requestId: c.get('requestId') });
+    c.set('deps', deps);
+    c.set('logger', logger);
+    const started = performance.now();
+    await next();
+    logger.info(
+      {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round(performance.now() - started),
+      },
+      'request',
+    );
+  });
+
+  app.onError((error, c) => {
+    const apiError =
+      error instanceof ApiError
+        ? error
+        : error instanceof HTTPException
+          ? fromHttpException(error)
+          : null;
+    if (!apiError) {
+      c.get('logger')?.error({ err: error }, 'unhandled error');
+      return c.json(
+        {
+          statusCode: 500,
+          message: 'Internal server error',
+          error: 'Internal Server Error',
+          code: 'INTERNAL',
+        },
+        500,
+      );
+    }
+    for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
+    return c.json(apiError.toBody(), apiError.status);
+  });
+
+  app.notFound((c) =>
+    c.json(
+      new ApiError(404, 'NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`).toBody(),
+      404,
+    ),
+  );
+
+  app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.route('/api/auth', authRoutes(limiter));
+  app.route('/api/integration/directory', directoryRoutes(limiter));
+
+  app.doc31('/api/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: `${deps.config.serviceName} API`,
+      version: '1.0',
+      description: 'Electronic contract signing service: integration, contract and signing APIs.',
+    },
+    servers: [{ url: deps.config.publicUrl }],
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'BearerToken', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'PartnerToken', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-access-token',
+  });
+  app.route('/api/docs', docsRoutes());
+  return app;
+}
+
+export type App = ReturnType<typeof buildApp>;

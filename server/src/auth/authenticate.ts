@@ -1,0 +1,117 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppDeps, AppEnv } from '../context';
+import { ApiError, errors, unauthorizedMessages } from '../http/errors';
+import { verifyApiKey } from './apiKeys';
+import type { Actor, CredentialKind, Principal } from './principal';
+import { findUserById, type UserRow, userStatus } from './queries';
+import { type TokenType, verifyToken } from './tokens';
+
+export interface AuthenticateOptions {
+  /** Credentials this area accepts, per the spec's table. */
+  accepts: CredentialKind[];
+  /** Whether a global key is accepted here; otherwise it gets "API key chưa gắn người dùng". */
+  globalKeys?: boolean;
+}
+
+export function toActor(user: UserRow): Actor {
+  return {
+    id: user.id,
+    tenantId: user.tenant_id,
+    username: user.username,
+    isSuperAdmin: user.is_super_admin === 1,
+  };
+}
+
+/** The API key header, case-insensitive by HTTP; the former `apikey` header is never read. */
+export function presentedApiKey(c: Context): string | undefined {
+  return c.req.header('x-api-key') || undefined;
+}
+
+async function principalFromApiKey(
+  deps: AppDeps,
+  presented: string,
+  globalKeys: boolean,
+): Promise<Principal> {
+  const key = await verifyApiKey(deps, presented);
+  if (key.kind === 'organization' && key.userId === null) {
+    throw errors.unauthorized(unauthorizedMessages.keyWithoutUser);
+  }
+  if (key.kind === 'global' && !globalKeys) {
+    throw errors.unauthorized(unauthorizedMessages.keyWithoutUser);
+  }
+  let actor: Actor | null = null;
+  if (key.userId !== null) {
+    const user = await findUserById(deps.db, key.userId);
+    if (!user || user.status !== userStatus.active) {
+      throw errors.unauthorized(unauthorizedMessages.inactiveServiceAccount);
+    }
+    actor = toActor(user);
+  }
+  return {
+    kind: 'apiKey',
+    keyId: key.id,
+    keyKind: key.kind,
+    tenantId: key.tenantId,
+    organizationId: key.organizationId,
+    actor,
+  };
+}
+
+async function actorFromToken(deps: AppDeps, token: string, type: TokenType): Promise<Actor> {
+  const userId = await verifyToken(deps, token, type);
+  const user = userId === null ? undefined : await findUserById(deps.db, userId);
+  if (!user || user.status === userStatus.locked) throw errors.unauthorized();
+  return toActor(user);
+}
+
+function bearerToken(c: Context): string | undefined {
+  const match = /^Bearer ([^\s]+)$/.exec(c.req.header('authorization') ?? '');
+  return match?.[1];
+}
+
+function partnerToken(c: Context): string | undefined {
+  const raw = c.req.header('x-access-token');
+  // A `Bearer` prefix in this header makes the token absent, not merely malformed.
+  if (!raw || /^bearer\s/i.test(raw)) return undefined;
+  return raw;
+}
+
+async function resolvePrincipal(c: Context<AppEnv>, options: AuthenticateOptions) {
+  const deps = c.get('deps');
+  const { accepts } = options;
+  const apiKey = accepts.includes('apiKey') ? presentedApiKey(c) : undefined;
+  if (apiKey !== undefined) return principalFromApiKey(deps, apiKey, options.globalKeys ?? false);
+  const bearer = accepts.includes('accessToken') ? bearerToken(c) : undefined;
+  if (bearer !== undefined) {
+    return { kind: 'accessToken', actor: await actorFromToken(deps, bearer, 'access') } as const;
+  }
+  const partner = accepts.includes('partnerToken') ? partnerToken(c) : undefined;
+  if (partner !== undefined) {
+    return { kind: 'partnerToken', actor: await actorFromToken(deps, partner, 'partner') } as const;
+  }
+  throw errors.unauthorized();
+}
+
+/**
+ * Sets `principal` from the first credential the area accepts, in the spec's order: an API key
+ * wins over a token, and a token in a header the area does not read counts as absent.
+ */
+export function authenticate(options: AuthenticateOptions): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set('principal', await resolvePrincipal(c, options));
+    await next();
+  };
+}
+
+/** The tenant a principal acts in, when it has one (global keys without a user have none). */
+export function principalTenantId(principal: Principal): number | null {
+  if (principal.kind === 'apiKey' && principal.keyKind === 'organization')
+    return principal.tenantId;
+  return principal.actor?.tenantId ?? null;
+}
+
+export function requireActor(principal: Principal): Actor {
+  if (!principal.actor)
+    throw new ApiError(401, 'UNAUTHORIZED', unauthorizedMessages.keyWithoutUser);
+  return principal.actor;
+}

@@ -1,0 +1,133 @@
+import type { AppDeps } from '../context';
+import { userMembers } from '../directory/queries';
+import { ApiError, errors, unauthorizedMessages } from '../http/errors';
+import { verifyPassword } from '../platform/passwords';
+import { resolveTenant } from '../tenancy/resolveTenant';
+import { verifyApiKey } from './apiKeys';
+import { allPermissions } from './permissions';
+import type { Principal } from './principal';
+import {
+  findUserById,
+  findUserByLogin,
+  permissionsOfUser,
+  type UserRow,
+  userStatus,
+} from './queries';
+import { rotateRefreshToken, startRefreshFamily } from './refreshTokens';
+import { accessTokenSeconds, issueToken } from './tokens';
+
+export interface SessionTokens {
+  accessToken: string;
+  refreshToken: string;
+  expiresIn: number;
+}
+
+function assertCanSignIn(user: UserRow): void {
+  if (user.status !== userStatus.active) {
+    throw new ApiError(403, 'ACCOUNT_INACTIVE', 'The account is not active');
+  }
+}
+
+async function openSession(deps: AppDeps, user: UserRow): Promise<SessionTokens> {
+  assertCanSignIn(user);
+  return {
+    accessToken: await issueToken(deps, user.id, 'access'),
+    refreshToken: await startRefreshFamily(deps, user.id),
+    expiresIn: accessTokenSeconds,
+  };
+}
+
+export async function login(deps: AppDeps, username: string, password: string) {
+  const user = await findUserByLogin(deps.db, username);
+  const valid = await verifyPassword(password, user?.password_hash ?? null);
+  if (!user || !valid) throw errors.unauthorized('Invalid username or password');
+  return openSession(deps, user);
+}
+
+export async function refresh(deps: AppDeps, refreshToken: string): Promise<SessionTokens> {
+  const { userId, refreshToken: next } = await rotateRefreshToken(deps, refreshToken);
+  const user = await findUserById(deps.db, userId);
+  if (!user || user.status !== userStatus.active) throw errors.unauthorized();
+  return {
+    accessToken: await issueToken(deps, user.id, 'access'),
+    refreshToken: next,
+    expiresIn: accessTokenSeconds,
+  };
+}
+
+/**
+ * Backend exchange of an integration secret (an API key bound to a user) and a citizen id for
+ * that person's session. The key's user bounds the search to its tenant; a key bound to a
+ * super-administrator searches every tenant, which is why keys belong to tenant admins.
+ */
+export async function loginServer(deps: AppDeps, secretKey: string, cccd: string) {
+  const key = await verifyApiKey(deps, secretKey);
+  const owner = key.userId === null ? undefined : await findUserById(deps.db, key.userId);
+  if (!owner) throw errors.unauthorized(unauthorizedMessages.keyWithoutUser);
+  if (owner.status !== userStatus.active) {
+    throw errors.unauthorized(unauthorizedMessages.inactiveServiceAccount);
+  }
+  const tenantId = owner.is_super_admin ? null : (key.tenantId ?? owner.tenant_id);
+  let query = deps.db.selectFrom('users').selectAll().where('identity_number', '=', cccd);
+  if (tenantId !== null) query = query.where('tenant_id', '=', tenantId);
+  const matches = await query.limit(2).execute();
+  if (matches.length === 0) {
+    throw new ApiError(404, 'USER_NOT_FOUND', 'No user with this citizen id', { field: 'cccd' });
+  }
+  if (matches.length > 1) {
+    throw new ApiError(400, 'USER_AMBIGUOUS', 'Several users share this citizen id', {
+      field: 'cccd',
+    });
+  }
+  return openSession(deps, matches[0]!);
+}
+
+/** Partner login: a token for an existing member of the key's tenant, without a password. */
+export async function partnerLogin(
+  deps: AppDeps,
+  principal: Principal,
+  username: string,
+  tenantCode: string | undefined,
+) {
+  const tenant = await resolveTenant(deps.db, principal, tenantCode);
+  const user = await findUserByLogin(deps.db, username);
+  if (user?.is_super_admin) {
+    throw new ApiError(
+      403,
+      'SUPER_ADMIN_NOT_ALLOWED',
+      'A system administrator cannot get a partner token',
+    );
+  }
+  if (!user || user.tenant_id !== tenant.id) {
+    throw new ApiError(404, 'USER_NOT_FOUND', `No user ${username} in tenant ${tenant.code}`, {
+      field: 'username',
+    });
+  }
+  if (user.status === userStatus.locked) {
+    throw new ApiError(403, 'ACCOUNT_LOCKED', 'The account is locked');
+  }
+  const members = await userMembers(deps.db, [user.id]);
+  const permissions = await permissionsOfUser(deps.db, user.id);
+  return {
+    accessToken: await issueToken(deps, user.id, 'partner'),
+    userInfo: {
+      id: user.id,
+      username: user.username,
+      name: user.name ?? '',
+      email: user.email ?? '',
+      phone: user.phone ?? '',
+      identityNumber: user.identity_number ?? '',
+      organizationId: user.type === 'external' ? -1 : (user.organization_id ?? -1),
+      status: user.status,
+      type: user.type,
+      address: user.address,
+      avatar: null,
+      memberOf: members.get(user.id) ?? [],
+      updatedAt: user.updated_at,
+      defaultSignature: null,
+      imageSignatures: [],
+      backgroundSignatures: [],
+    },
+    permission: permissions.has('*') ? [...allPermissions] : [...permissions].sort(),
+  };
+}

@@ -1,0 +1,24 @@
+import type { Principal } from './auth/principal';
+import type { Db } from './db/database';
+import type { Clock } from './platform/clock';
+import type { Config } from './platform/config';
+import type { Logger } from './platform/logger';
+import type { ServiceSecrets } from './platform/secrets';
+
+/** Everything a request handler may use, built once by main.ts (or a test) and passed in. */
+export interface AppDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  secrets: ServiceSecrets;
+}
+
+export interface AppEnv {
+  Variables: {
+    deps: AppDeps;
+    requestId: string;
+    logger: Logger;
+    principal: Principal;
+  };
+}

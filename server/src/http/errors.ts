@@ -1,0 +1,81 @@
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+const statusText: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+export interface ErrorBody {
+  statusCode: number;
+  message: string;
+  error: string;
+  code: string;
+  details?: { field?: string; code?: string };
+}
+
+/**
+ * The one error type of the service. Domain code throws it; the app's error handler turns it into
+ * the spec's error body. `code` is the spec's code (UNAUTHORIZED, USER_CODE_NOT_FOUND, ...).
+ */
+export class ApiError extends Error {
+  readonly status: ContentfulStatusCode;
+  readonly code: string;
+  readonly field: string | undefined;
+  readonly detailCode: string | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: ContentfulStatusCode,
+    code: string,
+    message: string,
+    options: { field?: string; detailCode?: string; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.field = options.field;
+    this.detailCode = options.detailCode;
+    this.headers = options.headers ?? {};
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = {
+      statusCode: this.status,
+      message: this.message,
+      error: statusText[this.status] ?? 'Error',
+      code: this.code,
+    };
+    if (this.field !== undefined || this.detailCode !== undefined) {
+      body.details = {};
+      if (this.field !== undefined) body.details.field = this.field;
+      body.details.code = this.detailCode ?? this.code;
+    }
+    return body;
+  }
+}
+
+/** Messages of the spec's 401 table, exactly as written there. */
+export const unauthorizedMessages = {
+  invalidKey: 'API key không hợp lệ',
+  keyWithoutUser: 'API key chưa gắn người dùng',
+  inactiveServiceAccount: 'Tài khoản dịch vụ không hoạt động',
+} as const;
+
+export const errors = {
+  unauthorized: (message = 'Unauthorized') => new ApiError(401, 'UNAUTHORIZED', message),
+  forbidden: () => new ApiError(403, 'FORBIDDEN', 'Forbidden: insufficient permissions'),
+  notFound: (code: string, message: string) => new ApiError(404, code, message),
+  validation: (field: string, message: string, detailCode = 'INVALID') =>
+    new ApiError(400, 'VALIDATION_ERROR', message, { field, detailCode }),
+};

@@ -1,0 +1,85 @@
+import { OpenAPIHono, z } from '@hono/zod-openapi';
+import type { ZodError } from 'zod';
+import type { AppEnv } from '../context';
+import { ApiError } from './errors';
+
+/** First problem of a failed parse, as the spec's 400: `details.field` names the input. */
+export function validationError(error: ZodError): ApiError {
+  const issue = error.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : undefined;
+  const message = issue ? (field ? `${field}: ${issue.message}` : issue.message) : 'Invalid input';
+  return new ApiError(400, 'VALIDATION_ERROR', message, {
+    ...(field !== undefined ? { field } : {}),
+    detailCode: issue?.code.toUpperCase() ?? 'INVALID',
+  });
+}
+
+/**
+ * A router whose zod schemas both validate and document: every domain builds its routes on
+ * one of these and `app.ts` mounts them. A failed validation throws, so one handler shapes it.
+ */
+export function createRouter(): OpenAPIHono<AppEnv> {
+  return new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error);
+    },
+  });
+}
+
+export const ErrorBodySchema = z
+  .object({
+    statusCode: z.number().int(),
+    message: z.string(),
+    error: z.string(),
+    code: z.string(),
+    details: z.object({ field: z.string().optional(), code: z.string().optional() }).optional(),
+  })
+  .openapi('Error');
+
+const errorDescriptions: Record<number, string> = {
+  400: 'Invalid input',
+  401: 'Not authenticated',
+  403: 'Insufficient permission or tenant mismatch',
+  404: 'Not found or outside the caller scope',
+  409: 'Conflict',
+  429: 'Rate limit exceeded',
+};
+
+/** The error responses of a route, for the OpenAPI document. */
+export function errorResponses(...statuses: (keyof typeof errorDescriptions)[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      {
+        description: errorDescriptions[status] ?? 'Error',
+        content: { 'application/json': { schema: ErrorBodySchema } },
+      },
+    ]),
+  );
+}
+
+/** The REST envelope of the integration and contract APIs. */
+export function envelope<T extends z.ZodType>(data: T) {
+  return z.object({
+    statusCode: z.number().int(),
+    message: z.string().optional(),
+    data,
+    timestamp: z.string(),
+  });
+}
+
+export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+/** Query flags arrive as strings; only `true` and `false` are booleans. */
+export const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+/** A positive integer given in a query string. */
+export const queryInteger = z
+  .string()
+  .regex(/^\d+$/, 'must be a positive integer')
+  .transform(Number)
+  .pipe(z.number().int().min(1));
+
+export const isoDateTime = z.iso.datetime({ offset: true });

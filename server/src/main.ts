@@ -1,0 +1,49 @@
+import { serve } from '@hono/node-server';
+import { buildApp } from './app';
+import { seedDemoTenant } from './demo';
+import { loadConfig } from './platform/config';
+import { openRuntime } from './runtime';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const { deps, database } = openRuntime(config);
+  const instructions = await seedDemoTenant(deps);
+  // Printed once, on the start that created the tenant; it holds no secret.
+  if (instructions) process.stdout.write(`${instructions}\n`);
+
+  const app = buildApp(deps);
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+    deps.logger.info(
+      {
+        url: `http://${info.address}:${info.port}`,
+        docs: `${config.publicUrl}/api/docs`,
+        environment: config.environment,
+      },
+      'listening',
+    );
+  });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    deps.logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    server.close(async () => {
+      await database.close();
+      process.exit(0);
+    });
+    // Idle keep-alive sockets would hold close() open.
+    if ('closeIdleConnections' in server) server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,33 @@
+import type { AppDeps } from './context';
+import { type OpenedDatabase, openDatabase } from './db/database';
+import { type Clock, systemClock } from './platform/clock';
+import type { Config } from './platform/config';
+import { createLogger, type Logger } from './platform/logger';
+import { deriveSecrets, loadMasterSecret } from './platform/secrets';
+
+export interface Runtime {
+  deps: AppDeps;
+  database: OpenedDatabase;
+}
+
+/** Opens what the server and the operator CLI share: the SQLite file and the derived secrets. */
+export function openRuntime(
+  config: Config,
+  options: { logger?: Logger; clock?: Clock } = {},
+): Runtime {
+  const database = openDatabase(config.databaseFile);
+  const secrets = deriveSecrets(
+    loadMasterSecret(config.dataDir, config.secretKey),
+    config.jwtSecret,
+  );
+  return {
+    database,
+    deps: {
+      db: database.db,
+      config,
+      clock: options.clock ?? systemClock,
+      logger: options.logger ?? createLogger(config.logLevel),
+      secrets,
+    },
+  };
+}

@@ -1,0 +1,156 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type App, buildApp } from '../../src/app';
+import { createApiKey } from '../../src/auth/apiKeys';
+import type { AppDeps } from '../../src/context';
+import { inTransaction } from '../../src/db/database';
+import { insertUser, replaceMemberships, type UserFields } from '../../src/directory/userRecords';
+import { ManualClock } from '../../src/platform/clock';
+import { loadConfig } from '../../src/platform/config';
+import { createLogger } from '../../src/platform/logger';
+import { hashPassword } from '../../src/platform/passwords';
+import { openRuntime, type Runtime } from '../../src/runtime';
+import { createTenant } from '../../src/tenancy/service';
+
+export interface Harness {
+  app: App;
+  deps: AppDeps;
+  clock: ManualClock;
+  runtime: Runtime;
+  dataDir: string;
+  now(): string;
+  /** Sends a request to the app without a socket; `json` bodies get their content type. */
+  request(
+    method: string,
+    url: string,
+    options?: { headers?: Record<string, string>; json?: unknown; body?: string },
+  ): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real app on a real SQLite file in a fresh temp directory, with a manual clock. Rate limits
+ * are lifted unless a test passes its own environment.
+ */
+export function createHarness(env: Record<string, string> = {}): Harness {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-test-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    APP_ENV: 'development',
+    PUBLIC_URL: 'http://127.0.0.1:3000',
+    RATE_LIMIT_AUTH: '100000',
+    RATE_LIMIT_API: '100000',
+    RATE_LIMIT_UPLOAD: '100000',
+    ...env,
+  });
+  const clock = new ManualClock('2026-11-25T08:00:00.000Z');
+  const runtime = openRuntime(config, { logger: createLogger('silent'), clock });
+  const app = buildApp(runtime.deps);
+  return {
+    app,
+    deps: runtime.deps,
+    clock,
+    runtime,
+    dataDir,
+    now: () => clock.now().toISOString(),
+    request: async (method, url, options = {}) => {
+      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      let body = options.body;
+      if (options.json !== undefined) {
+        headers['content-type'] ??= 'application/json';
+        body = JSON.stringify(options.json);
+      }
+      return app.request(url, { method, headers, ...(body !== undefined ? { body } : {}) });
+    },
+    close: async () => {
+      await runtime.database.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface SeededTenant {
+  tenantId: number;
+  code: string;
+  rootOrganizationId: number;
+  adminRoleId: number;
+  adminUserId: number;
+  adminUsername: string;
+  /** Organization key of the root organization, bound to the administrator. */
+  orgKey: string;
+}
+
+/** A tenant with its root organization, the "Quản trị" role, one active admin and an org key. */
+export async function seedTenant(
+  h: Harness,
+  code: string,
+  options: { adminPassword?: string } = {},
+): Promise<SeededTenant> {
+  const now = h.now();
+  const { tenant, root, adminRole } = await createTenant(h.deps.db, now, {
+    code,
+    name: `Tenant ${code}`,
+  });
+  const adminUsername = `admin.${code.toLowerCase()}`;
+  const passwordHash = options.adminPassword ? await hashPassword(options.adminPassword) : null;
+  const admin = await addUser(
+    h,
+    {
+      tenantId: tenant.id,
+      organizationId: root.id,
+      code: `${code}-ADMIN`,
+      username: adminUsername,
+      email: `${adminUsername}@example.com`,
+      name: `Admin ${code}`,
+      status: 2,
+      type: 'internal',
+      passwordHash,
+    },
+    [{ organizationId: root.id, roleId: adminRole.id }],
+  );
+  const { key } = await createApiKey(h.deps.db, h.deps.secrets, now, {
+    kind: 'organization',
+    tenantId: tenant.id,
+    organizationId: root.id,
+    userId: admin.id,
+    expiresAt: null,
+  });
+  return {
+    tenantId: tenant.id,
+    code,
+    rootOrganizationId: root.id,
+    adminRoleId: adminRole.id,
+    adminUserId: admin.id,
+    adminUsername,
+    orgKey: key,
+  };
+}
+
+/** Inserts a user row (and memberships) directly, as fixtures and legacy data need. */
+export async function addUser(
+  h: Harness,
+  fields: UserFields,
+  members: { organizationId: number; roleId: number }[] = [],
+) {
+  return inTransaction(h.deps.db, async (trx) => {
+    const user = await insertUser(trx, fields, h.now());
+    await replaceMemberships(trx, user.id, members, h.now());
+    return user;
+  });
+}
+
+export async function globalKey(h: Harness, userId: number | null = null): Promise<string> {
+  const issued = await createApiKey(h.deps.db, h.deps.secrets, h.now(), {
+    kind: 'global',
+    tenantId: null,
+    organizationId: null,
+    userId,
+    expiresAt: null,
+  });
+  return issued.key;
+}
+
+export async function readJson<T = Record<string, unknown>>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}
