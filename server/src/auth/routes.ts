@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../context';
 import { createRouter, envelope, errorResponses, jsonContent } from '../http/openapi';
 import { type RateLimiter, rateLimit } from '../http/rateLimit';
+import { credentialAreas } from './areas';
 import { authenticate } from './authenticate';
 import {
   LoginBody,
@@ -90,10 +91,7 @@ export function authRoutes(limiter: RateLimiter) {
     tags: ['Authentication'],
     summary: 'Partner access token (15 days) for an existing member of the tenant',
     security: [{ ApiKey: [] }],
-    middleware: [
-      authenticate({ accepts: ['apiKey'], globalKeys: true }),
-      rateLimit(limiter, 'auth'),
-    ] as const,
+    middleware: [authenticate(credentialAreas.partnerLogin), rateLimit(limiter, 'auth')] as const,
     request: { body: json(PartnerLoginBody) },
     responses: {
       201: jsonContent(envelope(PartnerLoginData), 'HTTP 201 with body statusCode 200'),

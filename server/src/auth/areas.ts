@@ -1,0 +1,20 @@
+import type { AuthenticateOptions } from './authenticate';
+
+/**
+ * Which credentials each area accepts, as the spec's table says. Routes authenticate with one
+ * of these, never with an ad-hoc list, so the table lives in one place.
+ */
+export const credentialAreas = {
+  /** Contract API and signing API: `Authorization: Bearer` or `X-API-Key`. */
+  contracts: { accepts: ['apiKey', 'accessToken'] },
+  /** Integration API, dossiers, files, tasks, history: `X-API-Key` or `x-access-token`. */
+  integration: { accepts: ['apiKey', 'partnerToken'] },
+  /** Directory: `X-API-Key` only; global keys allowed with `tenantCode`. */
+  directory: { accepts: ['apiKey'], globalKeys: true },
+  /** Webhook test: organization key only (a global key passes here and gets the route's 400). */
+  webhookTest: { accepts: ['apiKey'], globalKeys: true },
+  /** Partner login: `x-api-key` header only, organization or global key. */
+  partnerLogin: { accepts: ['apiKey'], globalKeys: true },
+} as const satisfies Record<string, AuthenticateOptions>;
+
+export type CredentialArea = keyof typeof credentialAreas;
