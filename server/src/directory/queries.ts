@@ -1,4 +1,6 @@
 import type { Db } from '../db/database';
+import { type Paging, paged, searchMatches, type UpdatedBetween } from './search';
+import type { UserRow } from './userRecords';
 
 export interface Member {
   organizationCode: string | null;
@@ -39,4 +41,126 @@ export async function userMembers(db: Db, userIds: number[]): Promise<Map<number
     byUser.set(row.userId, list);
   }
   return byUser;
+}
+
+/** Users of a tenant holding `code`; two or more only in legacy data. */
+export function usersWithCode(db: Db, tenantId: number, code: string): Promise<UserRow[]> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('code', '=', code)
+    .orderBy('id')
+    .limit(2)
+    .execute();
+}
+
+export function findUserRow(db: Db, userId: number): Promise<UserRow> {
+  return db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
+}
+
+/** Current (organization, role) pairs of one user. */
+export function membershipsOf(
+  db: Db,
+  userId: number,
+): Promise<{ organizationId: number; roleId: number }[]> {
+  return db
+    .selectFrom('memberships')
+    .select(['organization_id as organizationId', 'role_id as roleId'])
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+/** Root organizations of a tenant (normally one, whose code is the tenant's). */
+export function rootOrganizations(
+  db: Db,
+  tenantId: number,
+): Promise<{ id: number; code: string }[]> {
+  return db
+    .selectFrom('organizations')
+    .select(['id', 'code'])
+    .where('tenant_id', '=', tenantId)
+    .where('parent_id', 'is', null)
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .execute();
+}
+
+/** Roles of one organization whose `code` or `name` equals `value`. */
+export function rolesOfOrganization(
+  db: Db,
+  organizationId: number,
+  by: 'code' | 'name',
+  value: string,
+): Promise<{ id: number; code: string; name: string }[]> {
+  return db
+    .selectFrom('roles')
+    .select(['id', 'code', 'name'])
+    .where('organization_id', '=', organizationId)
+    .where(by, '=', value)
+    .orderBy('id')
+    .execute();
+}
+
+export interface UserFilter extends UpdatedBetween {
+  tenantId: number;
+  code?: string | undefined;
+  usernameKey?: string | undefined;
+  emailKey?: string | undefined;
+  phone?: string | undefined;
+  identityNumber?: string | undefined;
+  organizationId?: number | undefined;
+  roleCode?: string | undefined;
+  roleName?: string | undefined;
+  status?: number | undefined;
+  hasCode?: boolean | undefined;
+  q?: string | undefined;
+}
+
+/** Endpoint 11: users of one tenant matching every given filter, oldest first. */
+export function findUsers(db: Db, filter: UserFilter, paging: Paging) {
+  const byMembership =
+    filter.organizationId !== undefined ||
+    filter.roleCode !== undefined ||
+    filter.roleName !== undefined;
+  const filtered = db
+    .selectFrom('users as u')
+    .where('u.tenant_id', '=', filter.tenantId)
+    .$if(filter.code !== undefined, (q) => q.where('u.code', '=', filter.code!))
+    .$if(filter.usernameKey !== undefined, (q) =>
+      q.where('u.username_key', '=', filter.usernameKey!),
+    )
+    .$if(filter.emailKey !== undefined, (q) => q.where('u.email_key', '=', filter.emailKey!))
+    .$if(filter.phone !== undefined, (q) => q.where('u.phone', '=', filter.phone!))
+    .$if(filter.identityNumber !== undefined, (q) =>
+      q.where('u.identity_number', '=', filter.identityNumber!),
+    )
+    .$if(filter.status !== undefined, (q) => q.where('u.status', '=', filter.status!))
+    .$if(filter.hasCode === true, (q) =>
+      q.where('u.code', 'is not', null).where('u.code', '!=', ''),
+    )
+    .$if(filter.hasCode === false, (q) =>
+      q.where((eb) => eb.or([eb('u.code', 'is', null), eb('u.code', '=', '')])),
+    )
+    .$if(byMembership, (q) =>
+      q.where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('memberships as m')
+            .innerJoin('roles as r', 'r.id', 'm.role_id')
+            .select('m.user_id')
+            .whereRef('m.user_id', '=', 'u.id')
+            .$if(filter.organizationId !== undefined, (s) =>
+              s.where('m.organization_id', '=', filter.organizationId!),
+            )
+            .$if(filter.roleCode !== undefined, (s) => s.where('r.code', '=', filter.roleCode!))
+            .$if(filter.roleName !== undefined, (s) => s.where('r.name', '=', filter.roleName!)),
+        ),
+      ),
+    )
+    .$if(filter.q !== undefined, (q) => q.where(searchMatches('u.search_key', filter.q!)))
+    .$if(filter.updatedFrom !== undefined, (q) =>
+      q.where('u.updated_at', '>=', filter.updatedFrom!),
+    )
+    .$if(filter.updatedTo !== undefined, (q) => q.where('u.updated_at', '<=', filter.updatedTo!));
+  return paged(filtered, (q) => q.selectAll('u').orderBy('u.id'), paging);
 }

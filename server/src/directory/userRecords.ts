@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import { identityKey } from '../auth/queries';
 import type { Db } from '../db/database';
 import type { UsersTable, UserType } from '../db/schema';
@@ -25,9 +25,14 @@ export interface UserFields {
   passwordHash?: string | null | undefined;
 }
 
+function identityTaken(message: string, code: string, field: string): ApiError {
+  return new ApiError(409, code, message, { field });
+}
+
 /**
- * Checks the system-wide uniqueness of login name and e-mail and the tenant-wide uniqueness of
- * `code`, with the spec's 409 codes. Run inside the transaction that writes the row.
+ * Checks the tenant-wide uniqueness of `code` and the system-wide uniqueness of login name and
+ * e-mail, with the spec's 409 codes. Login accepts "e-mail or login name", so a login name may not
+ * equal another account's e-mail and the reverse. Run inside the transaction that writes the row.
  */
 export async function assertIdentityFree(
   db: Db,
@@ -39,48 +44,39 @@ export async function assertIdentityFree(
   },
   exceptUserId?: number,
 ): Promise<void> {
-  const others = (query: ReturnType<typeof base>) =>
-    exceptUserId === undefined ? query : query.where('id', '!=', exceptUserId);
   const base = () => db.selectFrom('users').select('id');
-  if (fields.username !== undefined) {
-    const taken = await others(
-      base().where('username_key', '=', identityKey(fields.username)),
-    ).executeTakeFirst();
-    if (taken) {
-      throw new ApiError(
-        409,
-        'USERNAME_ALREADY_EXISTS',
-        `Login name ${fields.username} already exists`,
-        {
-          field: 'username',
-        },
-      );
-    }
-  }
-  if (fields.email) {
-    const taken = await others(
-      base().where('email_key', '=', identityKey(fields.email)),
-    ).executeTakeFirst();
-    if (taken) {
-      throw new ApiError(409, 'EMAIL_ALREADY_EXISTS', `E-mail ${fields.email} already exists`, {
-        field: 'email',
-      });
-    }
-  }
+  const taken = async (
+    filter: (query: ReturnType<typeof base>) => ReturnType<typeof base>,
+  ): Promise<boolean> => {
+    const query = filter(base());
+    const scoped = exceptUserId === undefined ? query : query.where('id', '!=', exceptUserId);
+    return (await scoped.executeTakeFirst()) !== undefined;
+  };
+  const loginTaken = (key: string) =>
+    taken((query) =>
+      query.where((eb) => eb.or([eb('username_key', '=', key), eb('email_key', '=', key)])),
+    );
   if (fields.code && fields.tenantId !== null) {
-    const taken = await others(
-      base().where('tenant_id', '=', fields.tenantId).where('code', '=', fields.code),
-    ).executeTakeFirst();
-    if (taken) {
-      throw new ApiError(
-        409,
+    const tenantId = fields.tenantId;
+    const code = fields.code;
+    if (await taken((query) => query.where('tenant_id', '=', tenantId).where('code', '=', code))) {
+      throw identityTaken(
+        `User code ${code} belongs to another user`,
         'USER_CODE_ALREADY_EXISTS',
-        `User code ${fields.code} belongs to another user`,
-        {
-          field: 'code',
-        },
+        'code',
       );
     }
+  }
+  // E-mail first: a login name defaulted from the e-mail then reports the field the caller sent.
+  if (fields.email && (await loginTaken(identityKey(fields.email)))) {
+    throw identityTaken(`E-mail ${fields.email} already exists`, 'EMAIL_ALREADY_EXISTS', 'email');
+  }
+  if (fields.username !== undefined && (await loginTaken(identityKey(fields.username)))) {
+    throw identityTaken(
+      `Login name ${fields.username} already exists`,
+      'USERNAME_ALREADY_EXISTS',
+      'username',
+    );
   }
 }
 
@@ -138,4 +134,13 @@ export async function replaceMemberships(
       })),
     )
     .execute();
+}
+
+/** Writes changed columns of one user. Call inside a transaction. */
+export async function updateUserRow(
+  db: Db,
+  userId: number,
+  changes: Updateable<UsersTable>,
+): Promise<void> {
+  await db.updateTable('users').set(changes).where('id', '=', userId).execute();
 }

@@ -1,4 +1,5 @@
 import { foundation } from './001_foundation';
+import { directorySearch } from './002_directory_search';
 
 export interface Migration {
   version: number;
@@ -7,4 +8,7 @@ export interface Migration {
 }
 
 /** Applied in order at start; a version once shipped is never edited, only followed. */
-export const migrations: Migration[] = [{ version: 1, name: 'foundation', sql: foundation }];
+export const migrations: Migration[] = [
+  { version: 1, name: 'foundation', sql: foundation },
+  { version: 2, name: 'directory_search', sql: directorySearch },
+];
