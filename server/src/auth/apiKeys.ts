@@ -1,14 +1,18 @@
 import crypto from 'node:crypto';
 import type { AppDeps } from '../context';
-import type { Db } from '../db/database';
+import { type Db, inTransaction } from '../db/database';
 import type { ApiKeyKind } from '../db/schema';
 import { ApiError, unauthorizedMessages } from '../http/errors';
+import { isoNow } from '../platform/clock';
 import {
   constantTimeEqual,
   hashSecret,
   randomToken,
   type ServiceSecrets,
 } from '../platform/secrets';
+import type { TenantRow } from '../tenancy/resolveTenant';
+import { organizationByCode } from '../tenancy/service';
+import { findUserByLogin, type UserRow } from './queries';
 
 /**
  * Key format: `esk_<publicId>_<secret>`. The public id finds the row; the secret is compared
@@ -133,4 +137,221 @@ export async function verifyApiKey(
     organizationId: row.organization_id,
     userId: row.user_id,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operator side: issuing keys bound to the right account, listing and revoking them.
+
+const isoInstant =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/**
+ * An expiry instant given by an operator: ISO 8601, a date (midnight UTC) or a date-time with
+ * `Z` or an offset, strictly after `now`. Returned normalised to UTC.
+ */
+export function keyExpiry(raw: string, now: Date): string {
+  const match = isoInstant.exec(raw.trim());
+  const [, year, month, day, hour] = match ?? [];
+  const calendarDay = match
+    ? new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)))
+    : null;
+  const parsed = new Date(raw.trim());
+  const valid =
+    calendarDay !== null &&
+    calendarDay.getUTCMonth() === Number(month) - 1 &&
+    calendarDay.getUTCDate() === Number(day) &&
+    (hour === undefined || Number(hour) < 24) &&
+    !Number.isNaN(parsed.getTime());
+  if (!valid) {
+    throw new ApiError(
+      400,
+      'VALIDATION_ERROR',
+      `expires must be an ISO 8601 date or date-time with Z or an offset, got "${raw}"`,
+      { field: 'expires' },
+    );
+  }
+  if (parsed.getTime() <= now.getTime()) {
+    throw new ApiError(400, 'VALIDATION_ERROR', `expires ${raw} is not in the future`, {
+      field: 'expires',
+    });
+  }
+  return parsed.toISOString();
+}
+
+/**
+ * The account a tenant key acts for: a user of that tenant found by login name or e-mail. Rule 7
+ * of the spec: keys must be bound to a tenant administrator, never to a system
+ * super-administrator (such a key would act system-wide).
+ */
+export async function tenantKeyOwner(db: Db, tenant: TenantRow, login: string): Promise<UserRow> {
+  const user = await findUserByLogin(db, login);
+  if (user?.is_super_admin) {
+    throw new ApiError(
+      422,
+      'API_KEY_SUPER_ADMIN_NOT_ALLOWED',
+      `${user.username} is a system super-administrator; a key of tenant ${tenant.code} must be bound to a tenant administrator`,
+      { field: 'user' },
+    );
+  }
+  if (!user || user.tenant_id !== tenant.id) {
+    throw new ApiError(404, 'USER_NOT_FOUND', `No user ${login} in tenant ${tenant.code}`, {
+      field: 'user',
+    });
+  }
+  return user;
+}
+
+export interface IssuedBoundKey extends IssuedKey {
+  /** The account the key acts for; null for an unbound global key. */
+  owner: UserRow | null;
+}
+
+/** An organization key of `organizationCode`, bound to a user of the tenant (see tenantKeyOwner). */
+export function issueOrganizationKey(
+  deps: Pick<AppDeps, 'db' | 'secrets' | 'clock'>,
+  tenant: TenantRow,
+  request: { organizationCode: string; login: string; expiresAt: string | null },
+): Promise<IssuedBoundKey> {
+  return inTransaction(deps.db, async (trx) => {
+    const organization = await organizationByCode(trx, tenant.id, request.organizationCode);
+    const owner = await tenantKeyOwner(trx, tenant, request.login);
+    const issued = await createApiKey(trx, deps.secrets, isoNow(deps.clock), {
+      kind: 'organization',
+      tenantId: tenant.id,
+      organizationId: organization.id,
+      userId: owner.id,
+      expiresAt: request.expiresAt,
+    });
+    return { ...issued, owner };
+  });
+}
+
+/**
+ * A global key: unbound (directory and partner login only), or bound to any account found by
+ * login name or e-mail. Binding it to a super-administrator is allowed; the caller should warn.
+ */
+export function issueGlobalKey(
+  deps: Pick<AppDeps, 'db' | 'secrets' | 'clock'>,
+  request: { login: string | null; expiresAt: string | null },
+): Promise<IssuedBoundKey> {
+  return inTransaction(deps.db, async (trx) => {
+    const owner = request.login === null ? null : await findUserByLogin(trx, request.login);
+    if (owner === undefined) {
+      throw new ApiError(404, 'USER_NOT_FOUND', `No user ${request.login}`, { field: 'user' });
+    }
+    const issued = await createApiKey(trx, deps.secrets, isoNow(deps.clock), {
+      kind: 'global',
+      tenantId: null,
+      organizationId: null,
+      userId: owner?.id ?? null,
+      expiresAt: request.expiresAt,
+    });
+    return { ...issued, owner };
+  });
+}
+
+/**
+ * Records an old plaintext key of `organizationCode` (by hash only) so that its use is answered
+ * with API_KEY_LEGACY_NOT_SUPPORTED. A key already on record is refused.
+ */
+export function importLegacyKeyOf(
+  deps: Pick<AppDeps, 'db' | 'secrets' | 'clock'>,
+  tenant: TenantRow,
+  request: { organizationCode: string; login: string; plaintext: string },
+): Promise<number> {
+  if (keyPattern.test(request.plaintext)) {
+    throw new ApiError(
+      400,
+      'VALIDATION_ERROR',
+      'This is a current-format key, not a legacy one; it cannot be imported',
+      { field: 'key' },
+    );
+  }
+  return inTransaction(deps.db, async (trx) => {
+    const organization = await organizationByCode(trx, tenant.id, request.organizationCode);
+    const owner = await tenantKeyOwner(trx, tenant, request.login);
+    const known = await trx
+      .selectFrom('api_keys')
+      .select('id')
+      .where('secret_hash', '=', hashSecret(deps.secrets, request.plaintext))
+      .executeTakeFirst();
+    if (known) {
+      throw new ApiError(
+        409,
+        'API_KEY_ALREADY_EXISTS',
+        `This key is already on record (id ${known.id})`,
+        {
+          field: 'key',
+        },
+      );
+    }
+    return importLegacyKey(trx, deps.secrets, isoNow(deps.clock), {
+      tenantId: tenant.id,
+      organizationId: organization.id,
+      userId: owner.id,
+      plaintext: request.plaintext,
+    });
+  });
+}
+
+/** What an operator may see of a key: never the key nor its hash. */
+export interface ApiKeyListing {
+  id: number;
+  kind: ApiKeyKind;
+  tenantCode: string | null;
+  organizationCode: string | null;
+  username: string | null;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+/**
+ * Keys, oldest first. With a tenant: its keys and the global keys bound to one of its users
+ * (those act in that tenant only); `tenantCode` shows the key's tenant, else its user's.
+ */
+export async function listApiKeys(db: Db, tenantId?: number): Promise<ApiKeyListing[]> {
+  let query = db
+    .selectFrom('api_keys')
+    .leftJoin('users', 'users.id', 'api_keys.user_id')
+    .leftJoin('tenants', (join) =>
+      join.on((eb) =>
+        eb('tenants.id', '=', eb.fn.coalesce('api_keys.tenant_id', 'users.tenant_id')),
+      ),
+    )
+    .leftJoin('organizations', 'organizations.id', 'api_keys.organization_id')
+    .select([
+      'api_keys.id as id',
+      'api_keys.kind as kind',
+      'tenants.code as tenantCode',
+      'organizations.code as organizationCode',
+      'users.username as username',
+      'api_keys.created_at as createdAt',
+      'api_keys.expires_at as expiresAt',
+      'api_keys.revoked_at as revokedAt',
+      'api_keys.last_used_at as lastUsedAt',
+    ])
+    .orderBy('api_keys.id');
+  if (tenantId !== undefined) query = query.where('tenants.id', '=', tenantId);
+  return query.execute();
+}
+
+/** Revokes a key (idempotent: a revoked key keeps its first revocation time). */
+export function revokeApiKey(
+  deps: Pick<AppDeps, 'db' | 'clock'>,
+  id: number,
+): Promise<{ id: number; revokedAt: string; alreadyRevoked: boolean }> {
+  return inTransaction(deps.db, async (trx) => {
+    const row = await trx
+      .selectFrom('api_keys')
+      .select(['id', 'revoked_at'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) throw new ApiError(404, 'API_KEY_NOT_FOUND', `No API key with id ${id}`);
+    if (row.revoked_at !== null) return { id, revokedAt: row.revoked_at, alreadyRevoked: true };
+    const revokedAt = isoNow(deps.clock);
+    await trx.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', id).execute();
+    return { id, revokedAt, alreadyRevoked: false };
+  });
 }

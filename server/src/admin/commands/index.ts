@@ -1,0 +1,23 @@
+import type { Command } from '../command';
+import { apikeyCommands } from './apikey';
+import { domainCommands } from './domain';
+import { orgCommands } from './org';
+import { processCommands } from './process';
+import { roleCommands } from './role';
+import { tenantCommands } from './tenant';
+import { userCommands } from './user';
+import { webhookCommands } from './webhook';
+
+/** Every command, by `group action`. */
+export const commands = new Map<string, Command>(
+  [
+    ...tenantCommands,
+    ...orgCommands,
+    ...roleCommands,
+    ...userCommands,
+    ...apikeyCommands,
+    ...processCommands,
+    ...webhookCommands,
+    ...domainCommands,
+  ].map((command) => [command.name, command]),
+);

@@ -1,0 +1,27 @@
+/** What `admin help` prints. The first block is the documented synopsis; keep it as it is. */
+export const synopsis = `Operator commands of the signing service. Usage: npm run -s admin -- <command> [options] [--json]
+
+admin tenant create  --code T --name N                 # root organization T + role "Quản trị" with every permission
+admin org create     --tenant T --code C --name N [--parent P]
+admin role create    --tenant T --org C --name N [--code R] [--permissions a:b,c:d|*] [--department-head]
+admin user create    --tenant T --username U --email E [--name N] [--password P] [--phone P]
+                     [--identity-number I] [--code K] [--type internal|external] [--member ORG:ROLE_NAME]...
+admin user create    --super-admin --username U --email E --password P
+admin apikey create  --tenant T --org C --user U [--expires ISO]    # organization key, printed once
+admin apikey create  --global [--user U] [--expires ISO]            # global key, printed once
+admin apikey list    [--tenant T]        admin apikey revoke --id ID
+admin apikey import-legacy --tenant T --org C --user U --key K      # an old plaintext key
+admin process create --tenant T --org C --file process.json
+admin webhook create --tenant T --org C --url U [--events a,b]     # secret printed once
+admin webhook list   [--tenant T]        admin webhook disable --id ID
+admin domain add     --tenant T --origin https://partner.example
+
+Also:
+admin domain list    [--tenant T]        admin domain remove --tenant T --origin O
+admin help                               # this text (also: --help on any command)
+
+Every command: --json prints exactly one JSON object on stdout ({"error":{"code","message"}} on
+failure). --password - and --key - read the secret from standard input.
+Exit codes: 0 done, 1 refused by the service (the error code says why), 2 bad arguments.
+Environment: DATA_DIR (default ./data) and SECRET_KEY as for the server; safe to run while it runs.
+Reference: docs/cli.md`;

@@ -1,0 +1,183 @@
+import crypto from 'node:crypto';
+import type { AppDeps } from '../context';
+import { type Db, inTransaction } from '../db/database';
+import { ApiError } from '../http/errors';
+import { isoNow } from '../platform/clock';
+import { encryptSecret, randomToken } from '../platform/secrets';
+import type { TenantRow } from '../tenancy/resolveTenant';
+import { organizationByCode } from '../tenancy/service';
+
+/** Events a subscription may list. `webhook.test` is never listed: it bypasses the filter. */
+export const subscribableEvents = [
+  'document.completed',
+  'document.rejected',
+  'notification.task_assigned_internal',
+  'notification.task_assigned_external',
+  'notification.task_rejected',
+  'notification.process_finished',
+] as const;
+
+export type SubscribableEvent = (typeof subscribableEvents)[number];
+
+/** `document.*` events are on by default; `notification.*` events are opt-in. */
+export const defaultEvents: SubscribableEvent[] = ['document.completed', 'document.rejected'];
+
+function isSubscribable(event: string): event is SubscribableEvent {
+  return (subscribableEvents as readonly string[]).includes(event);
+}
+
+/** A receiver URL: absolute, https, without user-info. */
+export function webhookUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ApiError(400, 'VALIDATION_ERROR', `url is not an absolute URL: "${raw}"`, {
+      field: 'url',
+    });
+  }
+  if (url.protocol !== 'https:') {
+    throw new ApiError(400, 'VALIDATION_ERROR', `url must use https, got ${url.protocol}`, {
+      field: 'url',
+    });
+  }
+  if (url.username || url.password) {
+    throw new ApiError(400, 'VALIDATION_ERROR', 'url must not carry a user name or password', {
+      field: 'url',
+    });
+  }
+  return url.href;
+}
+
+/** The event list of a subscription: the defaults when none is given, known events only. */
+export function webhookEvents(requested: string[] | undefined): SubscribableEvent[] {
+  if (requested === undefined) return [...defaultEvents];
+  const events = [...new Set(requested.map((event) => event.trim()).filter(Boolean))];
+  const unknown = events.filter((event) => !isSubscribable(event));
+  if (unknown.length > 0) {
+    throw new ApiError(
+      400,
+      'VALIDATION_ERROR',
+      `Unknown event(s): ${unknown.join(', ')}; allowed: ${subscribableEvents.join(', ')}`,
+      { field: 'events' },
+    );
+  }
+  if (events.length === 0) {
+    throw new ApiError(400, 'VALIDATION_ERROR', 'events must list at least one event', {
+      field: 'events',
+    });
+  }
+  return events as SubscribableEvent[];
+}
+
+/** What an operator may see of a subscription: never its secret. */
+export interface SubscriptionView {
+  id: string;
+  tenantCode: string;
+  organizationCode: string;
+  url: string;
+  events: string[];
+  active: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * A subscription of one organization, with a fresh HMAC secret (`whsec_…`) stored encrypted.
+ * The secret is returned here only: it is shown once.
+ */
+export function createWebhookSubscription(
+  deps: Pick<AppDeps, 'db' | 'secrets' | 'clock'>,
+  tenant: TenantRow,
+  input: { organizationCode: string; url: string; events?: string[] | undefined },
+): Promise<{ subscription: SubscriptionView; secret: string }> {
+  const url = webhookUrl(input.url);
+  const events = webhookEvents(input.events);
+  return inTransaction(deps.db, async (trx) => {
+    const organization = await organizationByCode(trx, tenant.id, input.organizationCode);
+    const secret = `whsec_${randomToken(32)}`;
+    const now = isoNow(deps.clock);
+    const id = crypto.randomUUID();
+    await trx
+      .insertInto('webhook_subscriptions')
+      .values({
+        id,
+        tenant_id: tenant.id,
+        organization_id: organization.id,
+        url,
+        events: JSON.stringify(events),
+        secret_encrypted: encryptSecret(deps.secrets, secret),
+        active: 1,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    return {
+      subscription: {
+        id,
+        tenantCode: tenant.code,
+        organizationCode: organization.code,
+        url,
+        events,
+        active: true,
+        createdAt: now,
+        updatedAt: now,
+      },
+      secret,
+    };
+  });
+}
+
+/** Subscriptions, oldest first, optionally of one tenant. */
+export async function listWebhookSubscriptions(
+  db: Db,
+  tenantId?: number,
+): Promise<SubscriptionView[]> {
+  let query = db
+    .selectFrom('webhook_subscriptions')
+    .innerJoin('tenants', 'tenants.id', 'webhook_subscriptions.tenant_id')
+    .innerJoin('organizations', 'organizations.id', 'webhook_subscriptions.organization_id')
+    .select([
+      'webhook_subscriptions.id as id',
+      'tenants.code as tenantCode',
+      'organizations.code as organizationCode',
+      'webhook_subscriptions.url as url',
+      'webhook_subscriptions.events as events',
+      'webhook_subscriptions.active as active',
+      'webhook_subscriptions.created_at as createdAt',
+      'webhook_subscriptions.updated_at as updatedAt',
+    ])
+    .orderBy('webhook_subscriptions.created_at')
+    .orderBy('webhook_subscriptions.id');
+  if (tenantId !== undefined) query = query.where('webhook_subscriptions.tenant_id', '=', tenantId);
+  const rows = await query.execute();
+  return rows.map((row) => ({
+    ...row,
+    events: JSON.parse(row.events) as string[],
+    active: row.active === 1,
+  }));
+}
+
+/** Stops deliveries to a subscription (idempotent). */
+export function disableWebhookSubscription(
+  deps: Pick<AppDeps, 'db' | 'clock'>,
+  id: string,
+): Promise<{ id: string; alreadyDisabled: boolean }> {
+  return inTransaction(deps.db, async (trx) => {
+    const row = await trx
+      .selectFrom('webhook_subscriptions')
+      .select(['id', 'active'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) {
+      throw new ApiError(404, 'WEBHOOK_SUBSCRIPTION_NOT_FOUND', `No webhook subscription ${id}`);
+    }
+    if (row.active === 0) return { id, alreadyDisabled: true };
+    await trx
+      .updateTable('webhook_subscriptions')
+      .set({ active: 0, updated_at: isoNow(deps.clock) })
+      .where('id', '=', id)
+      .execute();
+    return { id, alreadyDisabled: false };
+  });
+}
