@@ -11,8 +11,11 @@ export const credentialAreas = {
   integration: { accepts: ['apiKey', 'partnerToken'] },
   /** Directory: `X-API-Key` only; global keys allowed with `tenantCode`. */
   directory: { accepts: ['apiKey'], globalKeys: true },
-  /** Webhook test: organization key only (a global key passes here and gets the route's 400). */
-  webhookTest: { accepts: ['apiKey'], globalKeys: true },
+  /**
+   * Webhook test: organization key only. A global key passes here and gets the route's 400; a
+   * valid access or partner token gets 403 (document 1, "Webhook test: 403 with an access token").
+   */
+  webhookTest: { accepts: ['apiKey'], globalKeys: true, refusesTokens: true },
   /** Partner login: `x-api-key` header only, organization or global key. */
   partnerLogin: { accepts: ['apiKey'], globalKeys: true },
 } as const satisfies Record<string, AuthenticateOptions>;

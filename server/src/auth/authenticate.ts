@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppDeps, AppEnv } from '../context';
 import { ApiError, errors, unauthorizedMessages } from '../http/errors';
+import { guardCredentialCheck } from '../http/rateLimit';
 import { verifyApiKey } from './apiKeys';
 import type { Actor, CredentialKind, Principal } from './principal';
 import { findUserById, type UserRow, userStatus } from './queries';
@@ -11,6 +12,11 @@ export interface AuthenticateOptions {
   accepts: CredentialKind[];
   /** Whether a global key is accepted here; otherwise it gets "API key chưa gắn người dùng". */
   globalKeys?: boolean;
+  /**
+   * Tokens are recognised here only to be refused with 403 (the webhook test: "403 with an
+   * access token"); a token that is not valid still gets 401.
+   */
+  refusesTokens?: boolean;
 }
 
 export function toActor(user: UserRow): Actor {
@@ -65,7 +71,8 @@ async function actorFromToken(deps: AppDeps, token: string, type: TokenType): Pr
 }
 
 function bearerToken(c: Context): string | undefined {
-  const match = /^Bearer ([^\s]+)$/.exec(c.req.header('authorization') ?? '');
+  // The scheme name is case-insensitive (RFC 9110 section 11.1).
+  const match = /^Bearer ([^\s]+)$/i.exec(c.req.header('authorization') ?? '');
   return match?.[1];
 }
 
@@ -76,25 +83,44 @@ function partnerToken(c: Context): string | undefined {
   return raw;
 }
 
-async function resolvePrincipal(c: Context<AppEnv>, options: AuthenticateOptions) {
-  const deps = c.get('deps');
+/** The credential of the request that the area reads, in the spec's order; key before token. */
+function presentedCredential(c: Context, options: AuthenticateOptions) {
   const { accepts } = options;
   const apiKey = accepts.includes('apiKey') ? presentedApiKey(c) : undefined;
-  if (apiKey !== undefined) return principalFromApiKey(deps, apiKey, options.globalKeys ?? false);
-  const bearer = accepts.includes('accessToken') ? bearerToken(c) : undefined;
-  if (bearer !== undefined) {
-    return { kind: 'accessToken', actor: await actorFromToken(deps, bearer, 'access') } as const;
+  if (apiKey !== undefined) return { kind: 'apiKey', value: apiKey } as const;
+  const readsAccess = accepts.includes('accessToken') || options.refusesTokens;
+  const bearer = readsAccess ? bearerToken(c) : undefined;
+  if (bearer !== undefined) return { kind: 'accessToken', value: bearer } as const;
+  const readsPartner = accepts.includes('partnerToken') || options.refusesTokens;
+  const partner = readsPartner ? partnerToken(c) : undefined;
+  if (partner !== undefined) return { kind: 'partnerToken', value: partner } as const;
+  return undefined;
+}
+
+async function resolvePrincipal(
+  c: Context<AppEnv>,
+  options: AuthenticateOptions,
+): Promise<Principal> {
+  const deps = c.get('deps');
+  const credential = presentedCredential(c, options);
+  if (!credential) throw errors.unauthorized();
+  const principal: Principal = await guardCredentialCheck(c, async () => {
+    if (credential.kind === 'apiKey') {
+      return principalFromApiKey(deps, credential.value, options.globalKeys ?? false);
+    }
+    const type = credential.kind === 'accessToken' ? 'access' : 'partner';
+    return { kind: credential.kind, actor: await actorFromToken(deps, credential.value, type) };
+  });
+  if (principal.kind !== 'apiKey' && !options.accepts.includes(principal.kind)) {
+    throw new ApiError(403, 'FORBIDDEN', 'Forbidden: this endpoint needs an organization API key');
   }
-  const partner = accepts.includes('partnerToken') ? partnerToken(c) : undefined;
-  if (partner !== undefined) {
-    return { kind: 'partnerToken', actor: await actorFromToken(deps, partner, 'partner') } as const;
-  }
-  throw errors.unauthorized();
+  return principal;
 }
 
 /**
  * Sets `principal` from the first credential the area accepts, in the spec's order: an API key
- * wins over a token, and a token in a header the area does not read counts as absent.
+ * wins over a token, and a token in a header the area does not read counts as absent. Failed
+ * checks of a presented credential count against the client address (see guardCredentialCheck).
  */
 export function authenticate(options: AuthenticateOptions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

@@ -25,6 +25,22 @@ export function findUserByLogin(db: Db, login: string): Promise<UserRow | undefi
     .executeTakeFirst();
 }
 
+/**
+ * Every user a login name or e-mail names, the login-name match first. Names and e-mails are
+ * unique each on their own, so this is at most two users: one whose login name is `login` and
+ * another whose e-mail is.
+ */
+export async function findUsersByLogin(db: Db, login: string): Promise<UserRow[]> {
+  const key = identityKey(login);
+  const rows = await db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb.or([eb('username_key', '=', key), eb('email_key', '=', key)]))
+    .orderBy('id')
+    .execute();
+  return rows.sort((a, b) => Number(b.username_key === key) - Number(a.username_key === key));
+}
+
 /** Every permission the user holds in its tenant, through the roles of its memberships. */
 export async function permissionsOfUser(db: Db, userId: number): Promise<Set<string>> {
   const rows = await db

@@ -8,7 +8,7 @@ import { allPermissions } from './permissions';
 import type { Principal } from './principal';
 import {
   findUserById,
-  findUserByLogin,
+  findUsersByLogin,
   permissionsOfUser,
   type UserRow,
   userStatus,
@@ -37,11 +37,17 @@ async function openSession(deps: AppDeps, user: UserRow): Promise<SessionTokens>
   };
 }
 
+/**
+ * Unknown user and wrong password give the same 401 after the same work. When a login name is
+ * also another user's e-mail, the password decides which of the two signs in.
+ */
 export async function login(deps: AppDeps, username: string, password: string) {
-  const user = await findUserByLogin(deps.db, username);
-  const valid = await verifyPassword(password, user?.password_hash ?? null);
-  if (!user || !valid) throw errors.unauthorized('Invalid username or password');
-  return openSession(deps, user);
+  const candidates = await findUsersByLogin(deps.db, username);
+  if (candidates.length === 0) await verifyPassword(password, null);
+  for (const user of candidates) {
+    if (await verifyPassword(password, user.password_hash)) return openSession(deps, user);
+  }
+  throw errors.unauthorized('Invalid username or password');
 }
 
 export async function refresh(deps: AppDeps, refreshToken: string): Promise<SessionTokens> {
@@ -90,7 +96,9 @@ export async function partnerLogin(
   tenantCode: string | undefined,
 ) {
   const tenant = await resolveTenant(deps.db, principal, tenantCode);
-  const user = await findUserByLogin(deps.db, username);
+  // A login name can be another user's e-mail: the member of this tenant is the one meant.
+  const candidates = await findUsersByLogin(deps.db, username);
+  const user = candidates.find((candidate) => candidate.tenant_id === tenant.id) ?? candidates[0];
   if (user?.is_super_admin) {
     throw new ApiError(
       403,

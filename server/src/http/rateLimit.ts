@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { principalKey } from '../auth/principal';
-import type { AppEnv } from '../context';
+import type { AppDeps, AppEnv } from '../context';
 import type { RateLimits } from '../platform/config';
 import { ApiError } from './errors';
 
@@ -27,12 +27,30 @@ export class RateLimiter {
     this.windows.set(key, window);
     if (this.windows.size > 10_000) this.evictBefore(start);
     if (window.count <= this.limits[rateClass]) return 0;
-    return Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000));
+    return secondsLeft(start, nowMs);
+  }
+
+  /** Like `consume` for the next request, without counting it: 0 while budget is left. */
+  waitBefore(rateClass: RateClass, caller: string, nowMs: number): number {
+    const start = nowMs - (nowMs % windowMs);
+    const current = this.windows.get(`${rateClass}|${caller}`);
+    if (!current || current.start !== start || current.count < this.limits[rateClass]) return 0;
+    return secondsLeft(start, nowMs);
   }
 
   private evictBefore(start: number): void {
     for (const [key, window] of this.windows) if (window.start < start) this.windows.delete(key);
   }
+}
+
+function secondsLeft(windowStart: number, nowMs: number): number {
+  return Math.max(1, Math.ceil((windowStart + windowMs - nowMs) / 1000));
+}
+
+function tooManyRequests(wait: number): ApiError {
+  return new ApiError(429, 'RATE_LIMITED', 'Too many requests, retry later', {
+    headers: { 'Retry-After': String(wait) },
+  });
 }
 
 export function clientAddress(c: Context<AppEnv>): string {
@@ -51,11 +69,47 @@ export function rateLimit(limiter: RateLimiter, rateClass: RateClass): Middlewar
     const principal = c.var.principal;
     const caller = principal ? principalKey(principal) : `ip:${clientAddress(c)}`;
     const wait = limiter.consume(rateClass, caller, c.get('deps').clock.now().getTime());
-    if (wait > 0) {
-      throw new ApiError(429, 'RATE_LIMITED', 'Too many requests, retry later', {
-        headers: { 'Retry-After': String(wait) },
-      });
-    }
+    if (wait > 0) throw tooManyRequests(wait);
     await next();
   };
+}
+
+/**
+ * Failed credential checks per client address, one budget per app's deps. Credential checks run
+ * before the per-credential limit (which needs the checked credential), so without this budget
+ * a wrong key or token could be retried without end. It holds the `auth` limit (10 a minute).
+ */
+const failedChecks = new WeakMap<AppDeps, RateLimiter>();
+
+function failedChecksOf(deps: AppDeps): RateLimiter {
+  let limiter = failedChecks.get(deps);
+  if (!limiter) {
+    limiter = new RateLimiter(deps.config.rateLimits);
+    failedChecks.set(deps, limiter);
+  }
+  return limiter;
+}
+
+/**
+ * Runs the check of a presented credential. An address that used up its budget of failed checks
+ * gets 429 before its credential is looked at (so a right guess is not told apart from a wrong
+ * one) until the minute is over; every 401 of the check is counted against the address.
+ */
+export async function guardCredentialCheck<T>(
+  c: Context<AppEnv>,
+  check: () => Promise<T>,
+): Promise<T> {
+  const deps = c.get('deps');
+  const limiter = failedChecksOf(deps);
+  const caller = `ip:${clientAddress(c)}`;
+  const wait = limiter.waitBefore('auth', caller, deps.clock.now().getTime());
+  if (wait > 0) throw tooManyRequests(wait);
+  try {
+    return await check();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      limiter.consume('auth', caller, deps.clock.now().getTime());
+    }
+    throw error;
+  }
 }
