@@ -1,0 +1,294 @@
+/**
+ * The agent's settings: where it listens, which page origins may use it without asking, and
+ * which PKCS#11 modules it loads. Stored as JSON in the user's configuration folder; every
+ * field the file lacks takes its default, every field it has is checked.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { AGENT_DEFAULT_PORT } from '@esign/shared';
+
+/** Product name; also the folder of the settings file (where Electron keeps its user data). */
+export const AGENT_PRODUCT_NAME = 'ESign Agent';
+/** The agent listens on loopback only; this is not a setting. */
+export const AGENT_HOST = '127.0.0.1';
+
+export interface Pkcs11ModuleSetting {
+  /** Shown on the settings page, e.g. "VNPT-CA". */
+  label: string;
+  /** Absolute path of the PKCS#11 library (.so, .dll, .dylib). */
+  path: string;
+  /** A disabled module stays listed but is not loaded. */
+  enabled: boolean;
+  /**
+   * True for the defaults below, which the user may edit or disable like any other entry.
+   * Defaults whose file is absent are simply skipped when tokens are listed.
+   */
+  builtIn: boolean;
+}
+
+export interface AgentSettings {
+  /** TCP port of the WebSocket server on 127.0.0.1. */
+  port: number;
+  /**
+   * Origins (`https://host[:port]`) whose pages may connect without asking. Any other origin
+   * needs the user's approval in the agent, which is remembered by adding it here.
+   */
+  allowedOrigins: string[];
+  /** Tried in order; several modules, tokens and certificates per token are normal. */
+  pkcs11Modules: Pkcs11ModuleSetting[];
+}
+
+/** What the defaults and the settings file's location depend on. */
+export interface AgentHostInfo {
+  platform: NodeJS.Platform;
+  /** As `process.arch`: `x64`, `arm64`, ... */
+  arch: string;
+  env: NodeJS.ProcessEnv;
+  homeDir: string;
+}
+
+export function currentHost(): AgentHostInfo {
+  return {
+    platform: process.platform,
+    arch: process.arch,
+    env: process.env,
+    homeDir: os.homedir(),
+  };
+}
+
+export class SettingsError extends Error {}
+
+// --- Default PKCS#11 modules ---------------------------------------------------------------
+//
+// Defaults only: the user edits them on the settings page when a token's middleware lives
+// elsewhere. File names are the ones the vendors' own installers and web signing plugins use
+// (VNPT-CA's plugin driver list, Viettel-CA's sign plugin library list, BKAV-CA's plugin list);
+// the folders are where those installers put them (System32 on Windows). We never ship vendor
+// libraries: each token needs the middleware of the CA that issued it. On 64-bit Windows a
+// 64-bit agent loads the 64-bit copies the installers put in System32 (SysWOW64 holds the
+// 32-bit ones, which it cannot load).
+
+const LINUX_MULTIARCH: Record<string, string> = {
+  x64: 'x86_64-linux-gnu',
+  arm64: 'aarch64-linux-gnu',
+  arm: 'arm-linux-gnueabihf',
+  ia32: 'i386-linux-gnu',
+};
+
+function linuxModules(arch: string): Array<[label: string, path: string]> {
+  const multiarch = `/usr/lib/${LINUX_MULTIARCH[arch] ?? 'x86_64-linux-gnu'}`;
+  return [
+    // SoftHSM2 (Debian/Ubuntu package softhsm2): development, tests and signing servers. On
+    // Debian the first is a link to the second, so modules must be loaded once per real file.
+    ['SoftHSM2', '/usr/lib/softhsm/libsofthsm2.so'],
+    ['SoftHSM2', `${multiarch}/softhsm/libsofthsm2.so`],
+    // OpenSC (package opensc-pkcs11): drives many USB tokens, Feitian ePass2003 among them.
+    ['OpenSC', `${multiarch}/opensc-pkcs11.so`],
+    // Vietnamese CAs publish Windows and macOS middleware; on Linux their tokens go through
+    // OpenSC or the chip vendor's library (the user adds it here).
+    ['Feitian ePass2003', '/usr/lib/libcastle.so.1.0.0'],
+    ['SafeNet eToken', '/usr/lib/libeTPkcs11.so'],
+  ];
+}
+
+function windowsModules(env: NodeJS.ProcessEnv): Array<[label: string, path: string]> {
+  const system32 = path.win32.join(env.SystemRoot ?? 'C:\\Windows', 'System32');
+  const inSystem32 = (file: string) => path.win32.join(system32, file);
+  return [
+    ['VNPT-CA', inSystem32('vnptca_p11_v8.dll')],
+    ['VNPT-CA (older tokens)', inSystem32('vnpt-ca_csp11.dll')],
+    ['Viettel-CA', inSystem32('viettel-ca_v6.dll')],
+    ['Viettel-CA (v5)', inSystem32('viettel-ca_v5.dll')],
+    ['BKAV-CA', inSystem32('BkavCA.dll')],
+    ['BKAV-CA (v2)', inSystem32('BkavCAv2S.dll')],
+    ['FPT-CA', inSystem32('fpt-ca.dll')],
+    ['FPT-CA (v3)', inSystem32('fptca_v3.dll')],
+    ['Feitian ePass2003', inSystem32('eps2003csp11.dll')],
+    ['SafeNet eToken', inSystem32('eTPKCS11.dll')],
+    ['OpenSC', 'C:\\Program Files\\OpenSC Project\\OpenSC\\pkcs11\\opensc-pkcs11.dll'],
+  ];
+}
+
+function macosModules(arch: string): Array<[label: string, path: string]> {
+  return [
+    // Viettel-CA's plugin loads viettel-ca_v6.dylib; /usr/local/lib is the usual folder.
+    ['Viettel-CA', '/usr/local/lib/viettel-ca_v6.dylib'],
+    ['Feitian ePass2003', '/usr/local/lib/libcastle.1.0.0.dylib'],
+    ['SafeNet eToken', '/usr/local/lib/libeTPkcs11.dylib'],
+    ['OpenSC', '/Library/OpenSC/lib/opensc-pkcs11.so'],
+    // Homebrew's SoftHSM2, for development.
+    ['SoftHSM2', `${arch === 'arm64' ? '/opt/homebrew' : '/usr/local'}/lib/softhsm/libsofthsm2.so`],
+  ];
+}
+
+/** The built-in module list for a platform; empty where we know of none. */
+export function defaultPkcs11Modules(host: AgentHostInfo): Pkcs11ModuleSetting[] {
+  const entries =
+    host.platform === 'win32'
+      ? windowsModules(host.env)
+      : host.platform === 'darwin'
+        ? macosModules(host.arch)
+        : host.platform === 'linux'
+          ? linuxModules(host.arch)
+          : [];
+  return entries.map(([label, modulePath]) => ({
+    label,
+    path: modulePath,
+    enabled: true,
+    builtIn: true,
+  }));
+}
+
+export function defaultSettings(host: AgentHostInfo): AgentSettings {
+  return {
+    port: AGENT_DEFAULT_PORT,
+    allowedOrigins: [],
+    pkcs11Modules: defaultPkcs11Modules(host),
+  };
+}
+
+// --- Checking ------------------------------------------------------------------------------
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Reduces an origin to its canonical `scheme://host[:port]` form. HTTPS only, except for pages
+ * served from this machine (development). Paths, queries, fragments and credentials are refused
+ * rather than dropped: they mean the value is not the origin the user thinks it is.
+ */
+export function normalizeOrigin(value: string): string {
+  if (!URL.canParse(value)) throw new SettingsError(`"${value}" is not an origin`);
+  const url = new URL(value);
+  if (url.username || url.password || url.search || url.hash || url.pathname !== '/') {
+    throw new SettingsError(`"${value}" is not an origin: only scheme, host and port`);
+  }
+  if (
+    url.protocol !== 'https:' &&
+    !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))
+  ) {
+    throw new SettingsError(`"${value}" must use https (http only for localhost)`);
+  }
+  return url.origin;
+}
+
+function isAbsoluteFor(platform: NodeJS.Platform, modulePath: string): boolean {
+  return platform === 'win32'
+    ? path.win32.isAbsolute(modulePath)
+    : path.posix.isAbsolute(modulePath);
+}
+
+function record(value: unknown, where: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SettingsError(`${where} must be an object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function array(value: unknown, where: string): unknown[] {
+  if (!Array.isArray(value)) throw new SettingsError(`${where} must be an array`);
+  return value;
+}
+
+function nonEmptyString(value: unknown, where: string): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new SettingsError(`${where} must be a non-empty string`);
+  }
+  return value;
+}
+
+function moduleSetting(value: unknown, where: string, platform: NodeJS.Platform) {
+  const entry = record(value, where);
+  const modulePath = nonEmptyString(entry.path, `${where}.path`);
+  if (!isAbsoluteFor(platform, modulePath)) {
+    throw new SettingsError(`${where}.path must be an absolute path, got "${modulePath}"`);
+  }
+  const flag = (key: 'enabled' | 'builtIn', fallback: boolean): boolean => {
+    if (entry[key] === undefined) return fallback;
+    if (typeof entry[key] !== 'boolean')
+      throw new SettingsError(`${where}.${key} must be true or false`);
+    return entry[key];
+  };
+  return {
+    label: nonEmptyString(entry.label, `${where}.label`),
+    path: modulePath,
+    enabled: flag('enabled', true),
+    builtIn: flag('builtIn', false),
+  };
+}
+
+/**
+ * Checks settings read from a file and fills what is missing from the defaults. A file that
+ * lists `pkcs11Modules` replaces the default list (so the user's edits and removals stay).
+ */
+export function parseSettings(raw: unknown, host: AgentHostInfo): AgentSettings {
+  const source = record(raw, 'settings');
+  const settings = defaultSettings(host);
+  if (source.port !== undefined) {
+    const port = source.port;
+    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1024 || port > 65535) {
+      throw new SettingsError(`port must be an integer from 1024 to 65535, got ${String(port)}`);
+    }
+    settings.port = port;
+  }
+  if (source.allowedOrigins !== undefined) {
+    const origins = array(source.allowedOrigins, 'allowedOrigins').map((origin, index) =>
+      normalizeOrigin(nonEmptyString(origin, `allowedOrigins[${index}]`)),
+    );
+    settings.allowedOrigins = [...new Set(origins)];
+  }
+  if (source.pkcs11Modules !== undefined) {
+    settings.pkcs11Modules = array(source.pkcs11Modules, 'pkcs11Modules').map((entry, index) =>
+      moduleSetting(entry, `pkcs11Modules[${index}]`, host.platform),
+    );
+  }
+  return settings;
+}
+
+// --- Storage -------------------------------------------------------------------------------
+
+/** The settings file, in the folder Electron uses for this product's user data. */
+export function settingsFilePath(host: AgentHostInfo): string {
+  const { env, homeDir } = host;
+  if (host.platform === 'win32') {
+    const appData = env.APPDATA ?? path.win32.join(homeDir, 'AppData', 'Roaming');
+    return path.win32.join(appData, AGENT_PRODUCT_NAME, 'settings.json');
+  }
+  const configDir =
+    host.platform === 'darwin'
+      ? path.posix.join(homeDir, 'Library', 'Application Support')
+      : (env.XDG_CONFIG_HOME ?? path.posix.join(homeDir, '.config'));
+  return path.posix.join(configDir, AGENT_PRODUCT_NAME, 'settings.json');
+}
+
+/** Reads the settings file; a missing file means the defaults. */
+export async function loadSettings(file: string, host: AgentHostInfo): Promise<AgentSettings> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return defaultSettings(host);
+    throw error;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new SettingsError(`${file} is not valid JSON`);
+  }
+  try {
+    return parseSettings(raw, host);
+  } catch (error) {
+    if (error instanceof SettingsError) throw new SettingsError(`${file}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Writes the settings file whole (temporary file, then rename), readable by the user only. */
+export async function saveSettings(file: string, settings: AgentSettings): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${randomUUID()}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+  await rename(temporary, file);
+}

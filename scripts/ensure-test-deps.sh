@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Makes sure the system tools the tests drive for real are installed, installing the missing
+# ones from Debian packages. Does nothing (and needs no network or root) when all are present,
+# so `npm test` and .ci/run can call it every time.
+#
+#   openssl        openssl ts / cms: local timestamp authority, signature cross-checks
+#   poppler-utils  pdfsig: independent check of signed PDFs
+#   softhsm2       SoftHSM2 PKCS#11 module and softhsm2-util: the test token and the server HSM
+#   chromium       headless browser for the signing pages
+set -euo pipefail
+
+# Debian package -> the command that shows it is installed.
+packages=(openssl poppler-utils softhsm2 chromium)
+commands=(openssl pdfsig softhsm2-util chromium)
+
+missing=()
+for i in "${!packages[@]}"; do
+  command -v "${commands[$i]}" >/dev/null 2>&1 || missing+=("${packages[$i]}")
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "ensure-test-deps: missing ${missing[*]}; install them with your system's package manager" >&2
+  exit 1
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "ensure-test-deps: missing ${missing[*]}; run as root or install them: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  sudo=(sudo)
+fi
+
+echo "ensure-test-deps: installing ${missing[*]}" >&2
+apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600)
+"${apt[@]}" update
+"${apt[@]}" install -y --no-install-recommends "${missing[@]}"

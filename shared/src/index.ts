@@ -1,0 +1,3 @@
+export * from './agentProtocol';
+export * from './base64';
+export * from './canonicalJson';
