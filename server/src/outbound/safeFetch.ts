@@ -1,0 +1,240 @@
+import dns from 'node:dns';
+import type { IncomingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import net, { type LookupFunction } from 'node:net';
+import { type Readable, Transform } from 'node:stream';
+import { ApiError } from '../http/errors';
+import { type Allowlist, emptyAllowlist, mayConnect, normalizeHost } from './addressPolicy';
+
+/**
+ * An HTTPS client for URLs chosen by partners (`fileUrl`, webhook endpoints) that cannot be
+ * turned against the server's own network:
+ * - HTTPS only, no credentials in the URL, no proxy, no redirect following;
+ * - every address a host name resolves to is checked at connect time, inside the socket's own
+ *   DNS lookup, and the socket connects to exactly the checked addresses (no second resolution
+ *   an attacker's DNS could answer differently); IP literals are checked before any socket;
+ * - one deadline covers DNS, connect, TLS, headers and body; the body is capped while it streams.
+ * Trust is Node's default CA store plus NODE_EXTRA_CA_CERTS.
+ */
+
+/** Codes of the errors thrown here; callers such as downloadPdf translate them. */
+export const outboundCodes = {
+  invalidUrl: 'OUTBOUND_URL_INVALID',
+  forbiddenAddress: 'OUTBOUND_ADDRESS_FORBIDDEN',
+  timeout: 'OUTBOUND_TIMEOUT',
+  unreachable: 'OUTBOUND_UNREACHABLE',
+  tls: 'OUTBOUND_TLS',
+  tooLarge: 'OUTBOUND_RESPONSE_TOO_LARGE',
+} as const;
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Host name to addresses; injectable so tests can make a name resolve to anything. */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const systemResolver: Resolver = async (hostname) => {
+  const found = await dns.promises.lookup(hostname, { all: true, verbatim: true });
+  return found.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+};
+
+export interface SafeRequestOptions {
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: Uint8Array;
+  allowlist?: Allowlist;
+  /** Overall deadline from the call to the last body byte. */
+  timeoutMs: number;
+  /** The response body may not exceed this many bytes. */
+  maxResponseBytes: number;
+  resolver?: Resolver;
+}
+
+export interface SafeResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The body as it arrives; it fails with an ApiError at the cap or the deadline. */
+  body: Readable;
+  /** The whole body in memory (bounded by maxResponseBytes); for small answers only. */
+  readAll(): Promise<Buffer>;
+  /** Closes the connection without reading (or without reading the rest of) the body. */
+  discard(): void;
+}
+
+const forbiddenHeaders = new Set(['authorization', 'proxy-authorization', 'cookie', 'host']);
+
+export function invalidUrl(message: string): ApiError {
+  return new ApiError(400, outboundCodes.invalidUrl, message);
+}
+
+function forbiddenAddress(): ApiError {
+  return new ApiError(
+    400,
+    outboundCodes.forbiddenAddress,
+    'The URL points to an address the server may not connect to (internal, reserved or special-purpose range)',
+  );
+}
+
+function timeout(ms: number): ApiError {
+  return new ApiError(502, outboundCodes.timeout, `No complete answer within ${ms} ms`);
+}
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError(502, outboundCodes.tooLarge, `The response body exceeds ${limit} bytes`);
+}
+
+function unreachable(detail: string): ApiError {
+  return new ApiError(502, outboundCodes.unreachable, `Could not fetch the URL: ${detail}`);
+}
+
+/** Where the connection was when it failed; a failure during the handshake is a TLS failure. */
+type Phase = 'connecting' | 'handshake' | 'connected';
+
+function describeFailure(error: unknown, phase: Phase): ApiError {
+  if (error instanceof ApiError) return error;
+  const code = (error as NodeJS.ErrnoException).code ?? 'ERROR';
+  const message = error instanceof Error ? error.message : String(error);
+  if (phase === 'handshake') {
+    return new ApiError(502, outboundCodes.tls, `TLS handshake failed: ${message} (${code})`);
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') {
+    return unreachable(`the host name does not resolve (${code})`);
+  }
+  return unreachable(`${message} (${code})`);
+}
+
+/** Parses and checks the URL; an IP literal host is judged here, before any socket exists. */
+function target(rawUrl: string, allowlist: Allowlist): { url: URL; host: string; isIp: boolean } {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw invalidUrl('The URL is not a valid absolute URL');
+  }
+  if (url.protocol !== 'https:') throw invalidUrl('The URL must use https');
+  if (url.username !== '' || url.password !== '') {
+    throw invalidUrl('The URL may not carry credentials');
+  }
+  const host = normalizeHost(url.hostname);
+  if (host === '') throw invalidUrl('The URL has no host');
+  const isIp = net.isIP(host) !== 0;
+  if (isIp && !mayConnect(host, null, allowlist)) throw forbiddenAddress();
+  return { url, host, isIp };
+}
+
+/** The socket's DNS lookup: resolve once, refuse if ANY address is refused, hand back all. */
+function checkedLookup(host: string, allowlist: Allowlist, resolver: Resolver): LookupFunction {
+  return (hostname, options, callback) => {
+    resolver(hostname)
+      .then((found) => {
+        const addresses = found.filter((a) => !options.family || a.family === options.family);
+        const first = addresses[0];
+        if (first === undefined) throw unreachable('the host name has no address');
+        if (addresses.some((a) => !mayConnect(a.address, host, allowlist))) {
+          throw forbiddenAddress();
+        }
+        if (options.all) callback(null, addresses);
+        else callback(null, first.address, first.family);
+      })
+      .catch((error: unknown) => callback(describeFailure(error, 'connecting'), ''));
+  };
+}
+
+function byteCap(limit: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      if (seen > limit) done(tooLarge(limit));
+      else done(null, chunk);
+    },
+  });
+}
+
+/**
+ * Sends one request and resolves with the status and headers; 3xx answers are returned as
+ * they are, never followed. Rejects with an ApiError carrying one of `outboundCodes`.
+ */
+export async function safeHttpsRequest(
+  rawUrl: string,
+  options: SafeRequestOptions,
+): Promise<SafeResponse> {
+  const allowlist = options.allowlist ?? emptyAllowlist;
+  const { url, host, isIp } = target(rawUrl, allowlist);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (forbiddenHeaders.has(name.toLowerCase())) {
+      throw new TypeError(`safeHttpsRequest does not send a ${name} header`);
+    }
+    headers[name] = value;
+  }
+  if (options.body !== undefined) headers['Content-Length'] = String(options.body.byteLength);
+
+  return new Promise<SafeResponse>((resolve, reject) => {
+    const agent = new https.Agent({ keepAlive: false, maxCachedSessions: 0 });
+    let phase: Phase = 'connecting';
+    let body: Transform | null = null;
+    const deadline = setTimeout(() => {
+      const error = timeout(options.timeoutMs);
+      body?.destroy(error);
+      request.destroy(error);
+    }, options.timeoutMs);
+    const finish = (): void => {
+      clearTimeout(deadline);
+      agent.destroy();
+    };
+
+    const request = https.request({
+      host,
+      port: url.port === '' ? 443 : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+      method: options.method ?? 'GET',
+      headers,
+      agent,
+      ...(isIp
+        ? {}
+        : { lookup: checkedLookup(host, allowlist, options.resolver ?? systemResolver) }),
+    });
+    request.on('socket', (socket) => {
+      socket.once('connect', () => {
+        phase = 'handshake';
+      });
+      socket.once('secureConnect', () => {
+        phase = 'connected';
+      });
+    });
+    request.on('error', (error) => {
+      finish();
+      reject(describeFailure(error, phase));
+    });
+    request.on('response', (response) => {
+      const capped = byteCap(options.maxResponseBytes);
+      body = capped;
+      // Keeps an unconsumed body that fails (deadline, cap) from crashing the process; readers
+      // still see the error.
+      capped.on('error', () => {});
+      capped.on('close', () => {
+        response.destroy();
+        finish();
+      });
+      response.on('error', (error) => capped.destroy(describeFailure(error, phase)));
+      response.pipe(capped);
+      resolve({
+        status: response.statusCode ?? 0,
+        headers: response.headers,
+        body: capped,
+        readAll: async () => {
+          const chunks: Buffer[] = [];
+          for await (const chunk of capped) chunks.push(chunk as Buffer);
+          return Buffer.concat(chunks);
+        },
+        discard: () => {
+          capped.destroy();
+        },
+      });
+    });
+    request.end(options.body);
+  });
+}
