@@ -1,5 +1,5 @@
 import dns from 'node:dns';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { ClientRequest, IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
 import { type Readable, Transform } from 'node:stream';
@@ -176,6 +176,25 @@ export async function safeHttpsRequest(
     const agent = new https.Agent({ keepAlive: false, maxCachedSessions: 0 });
     let phase: Phase = 'connecting';
     let body: Transform | null = null;
+    let request: ClientRequest;
+    try {
+      request = https.request({
+        host,
+        port: url.port === '' ? 443 : Number(url.port),
+        path: `${url.pathname}${url.search}`,
+        method: options.method ?? 'GET',
+        headers,
+        agent,
+        ...(isIp
+          ? {}
+          : { lookup: checkedLookup(host, allowlist, options.resolver ?? systemResolver) }),
+      });
+    } catch (error) {
+      // A header value Node refuses (a caller's bug); nothing was sent.
+      agent.destroy();
+      throw error;
+    }
+    // Set right after the request: its DNS lookup and connect only start on the next tick.
     const deadline = setTimeout(() => {
       const error = timeout(options.timeoutMs);
       body?.destroy(error);
@@ -185,18 +204,6 @@ export async function safeHttpsRequest(
       clearTimeout(deadline);
       agent.destroy();
     };
-
-    const request = https.request({
-      host,
-      port: url.port === '' ? 443 : Number(url.port),
-      path: `${url.pathname}${url.search}`,
-      method: options.method ?? 'GET',
-      headers,
-      agent,
-      ...(isIp
-        ? {}
-        : { lookup: checkedLookup(host, allowlist, options.resolver ?? systemResolver) }),
-    });
     request.on('socket', (socket) => {
       socket.once('connect', () => {
         phase = 'handshake';

@@ -95,6 +95,22 @@ describe('fileUrl download: a PDF is fetched', () => {
     expect(server.requests[0]?.headers.host).toBe(`files.test:${server.port}`);
   });
 
+  it('connects to a bracketed IPv6 literal that the allowlist lets through', async () => {
+    const v6 = await startHttpsServer('::1');
+    try {
+      v6.route('/v6.pdf', routes.bytes(pdfBytes()));
+      const result = await downloadPdf(
+        v6.url('/v6.pdf'),
+        options({ allowlist: parseAllowlist('::1') }),
+      );
+      expect(v6.url('/v6.pdf')).toMatch(/^https:\/\/\[::1\]:\d+\/v6\.pdf$/);
+      expect(result.size).toBe(1024);
+      expect(v6.connections).toEqual([{ remoteAddress: '::1' }]);
+    } finally {
+      await v6.close();
+    }
+  });
+
   it('accepts a host name that is listed in the allowlist whatever it resolves to', async () => {
     server.route('/listed.pdf', routes.bytes(pdfBytes()));
     const result = await downloadPdf(

@@ -120,6 +120,13 @@ describe('Outbound HTTPS for webhooks', () => {
     }
   });
 
+  it('refuses a header value Node would not send, without sending anything', async () => {
+    await expect(
+      safeHttpsRequest(server.url('/hook'), webhook({ headers: { 'X-Bad': 'a\r\nInjected: 1' } })),
+    ).rejects.toMatchObject({ code: 'ERR_INVALID_CHAR' });
+    expect(server.connections).toHaveLength(0);
+  });
+
   it('ignores proxy environment variables', async () => {
     const saved = { ...process.env };
     Object.assign(process.env, {
