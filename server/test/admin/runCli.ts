@@ -13,14 +13,23 @@ export interface CliResult {
 }
 
 /**
+ * Splits a command line as a shell would for the simple cases the tests use: words separated by
+ * spaces, "double quotes" around a word with spaces.
+ */
+export function words(command: string): string[] {
+  return [...command.matchAll(/"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2]!);
+}
+
+/**
  * Runs the real CLI as a child process (`node --import tsx server/src/admin/cli.ts …`) on
  * `dataDir`, with only the environment it needs, so nothing of the test process leaks in.
  */
 export function runCli(
   dataDir: string,
-  args: string[],
+  command: string | string[],
   options: { input?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
+  const args = typeof command === 'string' ? words(command) : command;
   const env: Record<string, string> = { DATA_DIR: dataDir, APP_ENV: 'development' };
   for (const name of ['PATH', 'HOME', 'TMPDIR', 'NODE_EXTRA_CA_CERTS']) {
     const value = process.env[name];
