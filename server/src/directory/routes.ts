@@ -1,7 +1,181 @@
-import { createRouter } from '../http/openapi';
-import type { RateLimiter } from '../http/rateLimit';
+import { createRoute, type z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { credentialAreas } from '../auth/areas';
+import { authenticate } from '../auth/authenticate';
+import { type Permission, requirePermission } from '../auth/permissions';
+import type { AppDeps, AppEnv } from '../context';
+import { createRouter, errorResponses, jsonContent } from '../http/openapi';
+import { type RateLimiter, rateLimit } from '../http/rateLimit';
+import { resolveTenant, type TenantRow } from '../tenancy/resolveTenant';
+import { listOrganizations, listRoles, listUsers } from './lists';
+import {
+  BulkResultSchema,
+  DirectoryUserRow,
+  OrganizationList,
+  OrganizationQuery,
+  RoleList,
+  RoleQuery,
+  TenantQuery,
+  UserBulkBody,
+  UserCodeParam,
+  UserCreateBody,
+  UserList,
+  UserQuery,
+  UserSchema,
+  UserStatusBody,
+  UserUpdateBody,
+} from './schemas';
+import { bulkUpsertUsers, createUser, getUser, setUserStatus, updateUser } from './service';
 
-/** Directory endpoints 9–16 of the integration API. */
-export function directoryRoutes(_limiter: RateLimiter) {
-  return createRouter();
+const jsonBody = <T extends z.ZodType>(schema: T) => ({
+  required: true,
+  content: { 'application/json': { schema } },
+});
+
+/** The tenant of a request: fixed by an organization key, named by `tenantCode` for a global key. */
+function tenantOf(c: Context<AppEnv>, tenantCode: string | undefined) {
+  return resolveTenant(c.get('deps').db, c.get('principal'), tenantCode);
+}
+
+/** Directory endpoints 9–16 of the integration API: `X-API-Key` only, bare JSON bodies. */
+export function directoryRoutes(limiter: RateLimiter) {
+  const router = createRouter();
+  router.openAPIRegistry.register('DirectoryUserRow', DirectoryUserRow);
+
+  const guarded = (permission: Permission) => ({
+    tags: ['Directory'],
+    security: [{ ApiKey: [] }],
+    middleware: [
+      authenticate(credentialAreas.directory),
+      rateLimit(limiter, 'api'),
+      requirePermission(permission),
+    ],
+  });
+
+  /** Endpoints 9–11: a query with `tenantCode`, one page of a list. */
+  const addList = <
+    Q extends z.ZodObject & z.ZodType<{ tenantCode?: string | undefined }>,
+    L extends z.ZodType,
+  >(
+    permission: Permission,
+    path: string,
+    summary: string,
+    query: Q,
+    list: L,
+    load: (deps: AppDeps, tenant: TenantRow, query: z.output<Q>) => Promise<z.output<L>>,
+  ) => {
+    const route = createRoute({
+      ...guarded(permission),
+      method: 'get',
+      path,
+      summary,
+      request: { query },
+      responses: {
+        200: jsonContent(list, 'One page: items, page, pageSize, total'),
+        ...errorResponses(400, 401, 403, 404, 429),
+      },
+    });
+    router.openapi(route, async (c) => {
+      const filters = c.req.valid('query' as never) as z.output<Q>;
+      const tenant = await tenantOf(c, filters.tenantCode);
+      return c.json(await load(c.get('deps'), tenant, filters), 200);
+    });
+  };
+  addList(
+    'organization:view',
+    '/organizations',
+    'List organizations of the tenant',
+    OrganizationQuery,
+    OrganizationList,
+    listOrganizations,
+  );
+  addList('role:view', '/roles', 'List roles of the tenant', RoleQuery, RoleList, listRoles);
+  addList('user:view', '/users', 'List users of the tenant', UserQuery, UserList, listUsers);
+
+  const userRoute = createRoute({
+    ...guarded('user:view'),
+    method: 'get',
+    path: '/users/{code}',
+    summary: 'One user by code',
+    request: { params: UserCodeParam, query: TenantQuery },
+    responses: {
+      200: jsonContent(UserSchema, 'The user'),
+      ...errorResponses(400, 401, 403, 404, 429),
+    },
+  });
+  router.openapi(userRoute, async (c) => {
+    const tenant = await tenantOf(c, c.req.valid('query').tenantCode);
+    return c.json(await getUser(c.get('deps'), tenant, c.req.valid('param').code), 200);
+  });
+
+  const createUserRoute = createRoute({
+    ...guarded('user:manage'),
+    method: 'post',
+    path: '/users',
+    summary: 'Create an internal user at the tenant root, awaiting password setup',
+    request: { body: jsonBody(UserCreateBody) },
+    responses: {
+      201: jsonContent(UserSchema, 'The created user (status 1)'),
+      ...errorResponses(400, 401, 403, 404, 409, 429),
+    },
+  });
+  router.openapi(createUserRoute, async (c) => {
+    const { tenantCode, ...input } = c.req.valid('json');
+    const tenant = await tenantOf(c, tenantCode);
+    return c.json(await createUser(c.get('deps'), tenant, input), 201);
+  });
+
+  const updateUserRoute = createRoute({
+    ...guarded('user:manage'),
+    method: 'put',
+    path: '/users/{code}',
+    summary: 'Partial update of a user (e-mail and login name are fixed)',
+    request: { params: UserCodeParam, body: jsonBody(UserUpdateBody) },
+    responses: {
+      200: jsonContent(UserSchema, 'The user after the update'),
+      ...errorResponses(400, 401, 403, 404, 409, 429),
+    },
+  });
+  router.openapi(updateUserRoute, async (c) => {
+    const { tenantCode, ...patch } = c.req.valid('json');
+    const tenant = await tenantOf(c, tenantCode);
+    return c.json(await updateUser(c.get('deps'), tenant, c.req.valid('param').code, patch), 200);
+  });
+
+  const statusRoute = createRoute({
+    ...guarded('user:manage'),
+    method: 'put',
+    path: '/users/{code}/status',
+    summary: 'Activate (2) or lock (3) a user',
+    request: { params: UserCodeParam, body: jsonBody(UserStatusBody) },
+    responses: {
+      200: jsonContent(UserSchema, 'The user with its new status'),
+      ...errorResponses(400, 401, 403, 404, 429),
+    },
+  });
+  router.openapi(statusRoute, async (c) => {
+    const { tenantCode, status } = c.req.valid('json');
+    const tenant = await tenantOf(c, tenantCode);
+    const code = c.req.valid('param').code;
+    return c.json(await setUserStatus(c.get('deps'), tenant, code, status), 200);
+  });
+
+  const bulkRoute = createRoute({
+    ...guarded('user:manage'),
+    method: 'post',
+    path: '/users/bulk',
+    summary: 'Upsert up to 200 users by code, each row in its own transaction',
+    request: { body: jsonBody(UserBulkBody) },
+    responses: {
+      200: jsonContent(BulkResultSchema, 'Per-row results; failed rows undo nothing else'),
+      ...errorResponses(400, 401, 403, 404, 429),
+    },
+  });
+  router.openapi(bulkRoute, async (c) => {
+    const { tenantCode, users } = c.req.valid('json');
+    const tenant = await tenantOf(c, tenantCode);
+    return c.json(await bulkUpsertUsers(c.get('deps'), tenant, users), 200);
+  });
+
+  return router;
 }

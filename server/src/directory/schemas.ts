@@ -23,6 +23,12 @@ const tenantCode = z
 const dateOnly = /^\d{4}-\d{2}-\d{2}$/;
 const isoDateTime = z.iso.datetime({ offset: true });
 
+/** `YYYY-MM-DD` naming a real day (no 2026-02-30). */
+function isCalendarDate(value: string): boolean {
+  const parsed = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
+}
+
 /**
  * An ISO 8601 instant of a query (`updatedFrom`, `updatedTo`): a date-time with `Z` or an offset,
  * or a calendar date (UTC). `endOfDay` makes a bare date cover its whole day, for upper bounds.
@@ -32,8 +38,7 @@ function queryInstant(endOfDay: boolean) {
     .string()
     .refine(
       (value) =>
-        (dateOnly.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))) ||
-        isoDateTime.safeParse(value).success,
+        (dateOnly.test(value) && isCalendarDate(value)) || isoDateTime.safeParse(value).success,
       'must be an ISO 8601 date or date-time with offset',
     )
     .transform((value) => {
@@ -93,14 +98,10 @@ export const UserQuery = z.object({
   organizationCode: exact('Users holding a role in this organization'),
   roleCode: exact('Users holding a role with this code'),
   roleName: exact('Users holding a role with this name'),
-  status: z
-    .enum(['1', '2', '3', '4'])
-    .transform(Number)
-    .optional()
-    .openapi({
-      type: 'integer',
-      description: '1 waiting, 2 active, 3 locked, 4 awaiting activation',
-    }),
+  status: z.enum(['1', '2', '3', '4']).transform(Number).optional().openapi({
+    type: 'integer',
+    description: '1 waiting, 2 active, 3 locked, 4 awaiting activation',
+  }),
   hasCode: queryBoolean
     .optional()
     .openapi({ type: 'boolean', description: 'false: only users without a code' }),
