@@ -1,28 +1,30 @@
 import pino, { type Logger } from 'pino';
 
-/**
- * Paths never written to logs. Secrets reach the logger only by mistake, so the list covers the
- * header and body names a secret can travel under.
- */
-export const redactedPaths = [
-  'req.headers["x-api-key"]',
-  'req.headers.authorization',
-  'req.headers["x-access-token"]',
-  'req.headers.cookie',
-  '*.password',
-  '*.refreshToken',
-  '*.accessToken',
-  '*.secretKey',
-  '*.secret',
-  '*.otp',
-  '*.key',
+/** Names a secret travels under, in bodies and log fields. */
+const secretNames = [
   'password',
   'refreshToken',
   'accessToken',
   'secretKey',
   'secret',
+  'apiKey',
+  'token',
   'otp',
   'key',
+];
+
+/** Headers that carry credentials (`apikey` is the former key header, still sent by some). */
+const secretHeaders = ['authorization', 'x-api-key', 'x-access-token', 'apikey', 'cookie'];
+
+/**
+ * Paths never written to logs. Secrets reach the logger only by mistake, so the list covers the
+ * header and body names a secret can travel under, at the top level and up to two levels down
+ * (`body.password`, `req.body.password`, `req.headers.authorization`). Redaction cannot look into
+ * strings: messages must never carry a secret (the auth errors name no key, token or password).
+ */
+export const redactedPaths = [
+  ...secretNames.flatMap((name) => [name, `*.${name}`, `*.*.${name}`]),
+  ...secretHeaders.flatMap((name) => [`headers["${name}"]`, `*.headers["${name}"]`]),
 ];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {

@@ -3,14 +3,7 @@ import { ManualClock } from '../../src/platform/clock';
 import { loadConfig } from '../../src/platform/config';
 import { createLogger } from '../../src/platform/logger';
 import { openRuntime } from '../../src/runtime';
-import {
-  createHarness,
-  globalKey,
-  type Harness,
-  readJson,
-  type SeededTenant,
-  seedTenant,
-} from '../support/harness';
+import { globalKey, type Harness, readJson, type SeededTenant } from '../support/harness';
 import {
   errorOf,
   expectUnauthorized,
@@ -28,22 +21,17 @@ import {
   spec401,
   superAdmin,
   tenantUser,
+  twoTenants,
   wrongKey,
 } from './fixtures';
 
-let h: Harness;
-let app: ProbeApp;
-let acme: SeededTenant;
-let beta: SeededTenant;
+let h: Harness, app: ProbeApp, acme: SeededTenant, beta: SeededTenant;
 /** A member of ACME without any role, for tokens. */
 let memberId: number;
 
 beforeAll(async () => {
-  h = createHarness();
-  acme = await seedTenant(h, 'ACME');
-  beta = await seedTenant(h, 'BETA');
+  ({ h, app, acme, beta } = await twoTenants());
   memberId = (await tenantUser(h, acme, { username: 'member.acme' })).id;
-  app = probeApp(h.deps);
 });
 afterAll(() => h.close());
 

@@ -8,8 +8,15 @@ import type { Principal } from '../../src/auth/principal';
 import type { AppDeps, AppEnv } from '../../src/context';
 import { toUserRow, type UserFields } from '../../src/directory/userRecords';
 import { RateLimiter, rateLimit } from '../../src/http/rateLimit';
+import type { Logger } from '../../src/platform/logger';
 import { createRole } from '../../src/tenancy/service';
-import { addUser, type Harness, type SeededTenant } from '../support/harness';
+import {
+  addUser,
+  createHarness,
+  type Harness,
+  type SeededTenant,
+  seedTenant,
+} from '../support/harness';
 
 /** The three 401 messages of the spec's table, typed out again so a changed constant is caught. */
 export const spec401 = {
@@ -93,6 +100,31 @@ export function probeApp(deps: AppDeps, limiter = new RateLimiter(deps.config.ra
 }
 
 export type ProbeApp = ReturnType<typeof probeApp>;
+
+export interface TwoTenants {
+  h: Harness;
+  app: ProbeApp;
+  acme: SeededTenant;
+  beta: SeededTenant;
+}
+
+/**
+ * A harness with tenants ACME and BETA (each an admin and an organization key) and the probe app
+ * on its deps; `logger` replaces the silent one for the app.
+ */
+export async function twoTenants(
+  options: { env?: Record<string, string>; adminPassword?: string; logger?: Logger } = {},
+): Promise<TwoTenants> {
+  const h = createHarness(options.env);
+  const acme = await seedTenant(
+    h,
+    'ACME',
+    options.adminPassword ? { adminPassword: options.adminPassword } : {},
+  );
+  const beta = await seedTenant(h, 'BETA');
+  const app = probeApp(options.logger ? { ...h.deps, logger: options.logger } : h.deps);
+  return { h, app, acme, beta };
+}
 
 /** A request as it arrives from `address` (the socket's remote address). */
 export function send(

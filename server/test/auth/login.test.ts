@@ -1,12 +1,5 @@
 import { hashPassword } from '../../src/platform/passwords';
-import {
-  createHarness,
-  globalKey,
-  type Harness,
-  readJson,
-  type SeededTenant,
-  seedTenant,
-} from '../support/harness';
+import { globalKey, type Harness, readJson, type SeededTenant } from '../support/harness';
 import {
   errorOf,
   expectUnauthorized,
@@ -16,13 +9,13 @@ import {
   oneHour,
   orgKey,
   type ProbeApp,
-  probeApp,
   revokeKey,
   send,
   setUserStatus,
   spec401,
   superAdmin,
   tenantUser,
+  twoTenants,
   wrongKey,
 } from './fixtures';
 
@@ -32,17 +25,11 @@ interface SessionBody {
   timestamp: string;
 }
 
-let h: Harness;
-let app: ProbeApp;
-let acme: SeededTenant;
-let beta: SeededTenant;
+let h: Harness, app: ProbeApp, acme: SeededTenant, beta: SeededTenant;
 const password = 'correct horse battery staple';
 
 beforeAll(async () => {
-  h = createHarness();
-  acme = await seedTenant(h, 'ACME', { adminPassword: password });
-  beta = await seedTenant(h, 'BETA');
-  app = probeApp(h.deps);
+  ({ h, app, acme, beta } = await twoTenants({ adminPassword: password }));
 });
 afterAll(() => h.close());
 

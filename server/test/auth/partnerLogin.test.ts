@@ -1,12 +1,5 @@
 import { issueToken } from '../../src/auth/tokens';
-import {
-  createHarness,
-  globalKey,
-  type Harness,
-  readJson,
-  type SeededTenant,
-  seedTenant,
-} from '../support/harness';
+import { globalKey, type Harness, readJson, type SeededTenant } from '../support/harness';
 import {
   errorOf,
   expectUnauthorized,
@@ -14,13 +7,13 @@ import {
   oneDay,
   orgKey,
   type ProbeApp,
-  probeApp,
   roleWith,
   send,
   setUserStatus,
   spec401,
   superAdmin,
   tenantUser,
+  twoTenants,
   wrongKey,
 } from './fixtures';
 
@@ -34,16 +27,11 @@ interface PartnerLoginBody {
   };
 }
 
-let h: Harness;
-let app: ProbeApp;
-let acme: SeededTenant;
-let beta: SeededTenant;
+let h: Harness, app: ProbeApp, acme: SeededTenant, beta: SeededTenant;
 let externalId: number;
 
 beforeAll(async () => {
-  h = createHarness();
-  acme = await seedTenant(h, 'ACME');
-  beta = await seedTenant(h, 'BETA');
+  ({ h, app, acme, beta } = await twoTenants());
   externalId = (
     await tenantUser(h, acme, {
       username: 'signer@partner.example',
@@ -58,7 +46,6 @@ beforeAll(async () => {
     })
   ).id;
   await tenantUser(h, beta, { username: 'member.beta' });
-  app = probeApp(h.deps);
 });
 afterAll(() => h.close());
 

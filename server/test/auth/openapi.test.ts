@@ -1,0 +1,123 @@
+import { createHarness, type Harness, readJson } from '../support/harness';
+
+let h: Harness;
+beforeAll(() => {
+  h = createHarness();
+});
+afterAll(() => h.close());
+
+interface Operation {
+  tags?: string[];
+  summary?: string;
+  security?: Record<string, string[]>[];
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  responses: Record<string, { description: string }>;
+}
+
+interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string };
+  servers: { url: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: {
+    schemas: Record<string, unknown>;
+    securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string }>;
+  };
+}
+
+describe('OpenAPI document (GET /api/openapi.json)', () => {
+  let document: OpenApiDocument;
+  beforeAll(async () => {
+    const response = await h.request('GET', '/api/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    document = await readJson<OpenApiDocument>(response);
+  });
+
+  it('is an OpenAPI 3.1 document with info and servers', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info).toMatchObject({ title: 'ESign API', version: '1.0' });
+    expect(document.servers).toEqual([{ url: 'http://127.0.0.1:3000' }]);
+  });
+
+  it('lists the four auth paths as POST operations with JSON bodies', () => {
+    for (const path of ['login', 'refresh', 'login-server', 'partner-login']) {
+      const operation = document.paths[`/api/auth/${path}`]?.post;
+      expect(operation).toBeDefined();
+      expect(operation!.tags).toEqual(['Authentication']);
+      expect(Object.keys(operation!.requestBody!.content)).toEqual(['application/json']);
+      expect(operation!.responses['401']).toBeDefined();
+      expect(operation!.responses['429']).toBeDefined();
+    }
+    expect(Object.keys(document.paths['/api/auth/login']!.post!.responses)).toContain('200');
+    expect(Object.keys(document.paths['/api/auth/partner-login']!.post!.responses)).toContain(
+      '201',
+    );
+  });
+
+  it('declares the three credential kinds as security schemes; partner login uses the key', () => {
+    expect(document.components.securitySchemes).toEqual({
+      ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      BearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      PartnerToken: { type: 'apiKey', in: 'header', name: 'x-access-token' },
+    });
+    expect(document.paths['/api/auth/partner-login']!.post!.security).toEqual([{ ApiKey: [] }]);
+  });
+
+  it('names the request, response and error schemas', () => {
+    for (const name of [
+      'LoginRequest',
+      'RefreshRequest',
+      'LoginServerRequest',
+      'PartnerLoginRequest',
+      'SessionTokens',
+      'PartnerLoginData',
+      'Error',
+    ]) {
+      expect(document.components.schemas).toHaveProperty(name);
+    }
+  });
+});
+
+describe('API docs page (GET /api/docs)', () => {
+  let page: string;
+  beforeAll(async () => {
+    const response = await h.request('GET', '/api/docs');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'self'");
+    page = await response.text();
+  });
+
+  it('loads its scripts and styles from /api/docs/assets, no CDN URL anywhere in the page', async () => {
+    const sources = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+    expect(sources.length).toBeGreaterThanOrEqual(4);
+    for (const source of sources) expect(source.startsWith('/api/docs/assets/')).toBe(true);
+    expect(page).not.toMatch(/https?:\/\//);
+    expect(page).not.toMatch(/["']\/\//);
+    expect(page).not.toMatch(/unpkg|jsdelivr|cdnjs/i);
+  });
+
+  it('every asset the page names is served, with its content type', async () => {
+    const sources = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+    for (const source of sources) {
+      const response = await h.request('GET', source);
+      expect(response.status).toBe(200);
+      const type = response.headers.get('content-type') ?? '';
+      if (source.endsWith('.js')) expect(type).toMatch(/^text\/javascript/);
+      if (source.endsWith('.css')) expect(type).toMatch(/^text\/css/);
+      if (source.endsWith('.png')) expect(type).toBe('image/png');
+      expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(100);
+    }
+    const init = await (await h.request('GET', '/api/docs/assets/init.js')).text();
+    expect(init).toContain("url: '/api/openapi.json'");
+    expect(init).not.toMatch(/https?:\/\//);
+  });
+
+  it('does not serve files outside its asset list', async () => {
+    for (const name of ['package.json', '..%2Fpackage.json', 'index.html']) {
+      const response = await h.request('GET', `/api/docs/assets/${name}`);
+      expect(response.status).toBe(404);
+    }
+  });
+});
