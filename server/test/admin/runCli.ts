@@ -14,10 +14,10 @@ export interface CliResult {
 
 /**
  * Splits a command line as a shell would for the simple cases the tests use: words separated by
- * spaces, "double quotes" around a word with spaces.
+ * spaces, double quotes around any part of a word that holds spaces (`--member DEMO:"Quản trị"`).
  */
 export function words(command: string): string[] {
-  return [...command.matchAll(/"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2]!);
+  return (command.match(/(?:"[^"]*"|[^\s"])+/g) ?? []).map((word) => word.replaceAll('"', ''));
 }
 
 /**
