@@ -4,8 +4,8 @@ import { ApiError, errors, unauthorizedMessages } from '../http/errors';
 import { guardCredentialCheck } from '../http/rateLimit';
 import { verifyApiKey } from './apiKeys';
 import type { Actor, CredentialKind, Principal } from './principal';
-import { findUserById, type UserRow, userStatus } from './queries';
-import { type TokenType, verifyToken } from './tokens';
+import { apiKeyIsUsable, findUserById, type UserRow, userStatus } from './queries';
+import { type TokenType, verifyTokenClaims } from './tokens';
 
 export interface AuthenticateOptions {
   /** Credentials this area accepts, per the spec's table. */
@@ -63,9 +63,18 @@ async function principalFromApiKey(
   };
 }
 
+/**
+ * The user of a valid token. Beyond signature and expiry, a locked or removed user has no
+ * session, and a partner token dies with the API key it was issued with (mass revocation).
+ */
 async function actorFromToken(deps: AppDeps, token: string, type: TokenType): Promise<Actor> {
-  const userId = await verifyToken(deps, token, type);
-  const user = userId === null ? undefined : await findUserById(deps.db, userId);
+  const claims = await verifyTokenClaims(deps, token, type);
+  if (claims === null) throw errors.unauthorized();
+  if (claims.keyId !== null) {
+    const usable = await apiKeyIsUsable(deps.db, claims.keyId, deps.clock.now().toISOString());
+    if (!usable) throw errors.unauthorized();
+  }
+  const user = await findUserById(deps.db, claims.userId);
   if (!user || user.status === userStatus.locked) throw errors.unauthorized();
   return toActor(user);
 }

@@ -25,6 +25,21 @@ export function findUserByLogin(db: Db, login: string): Promise<UserRow | undefi
     .executeTakeFirst();
 }
 
+/** Whether an API key may still be used at `now`: it exists, is not revoked and not expired. */
+export async function apiKeyIsUsable(db: Db, keyId: number, now: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select(['revoked_at', 'expires_at', 'kind'])
+    .where('id', '=', keyId)
+    .executeTakeFirst();
+  return (
+    row !== undefined &&
+    row.kind !== 'legacy' &&
+    row.revoked_at === null &&
+    (row.expires_at === null || row.expires_at > now)
+  );
+}
+
 /**
  * Every user a login name or e-mail names, the login-name match first. Names and e-mails are
  * unique each on their own, so this is at most two users: one whose login name is `login` and

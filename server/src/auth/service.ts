@@ -88,6 +88,11 @@ export async function loginServer(deps: AppDeps, secretKey: string, cccd: string
   return openSession(deps, matches[0]!);
 }
 
+/** The API key a partner token is issued with (partner login authenticates by key only). */
+function keyOf(principal: Principal): { keyId?: number } {
+  return principal.kind === 'apiKey' ? { keyId: principal.keyId } : {};
+}
+
 /** Partner login: a token for an existing member of the key's tenant, without a password. */
 export async function partnerLogin(
   deps: AppDeps,
@@ -117,7 +122,7 @@ export async function partnerLogin(
   const members = await userMembers(deps.db, [user.id]);
   const permissions = await permissionsOfUser(deps.db, user.id);
   return {
-    accessToken: await issueToken(deps, user.id, 'partner'),
+    accessToken: await issueToken(deps, user.id, 'partner', keyOf(principal)),
     userInfo: {
       id: user.id,
       username: user.username,

@@ -17,18 +17,28 @@ function audience(deps: TokenDeps): string {
   return `${deps.config.serviceName}:${deps.config.environment}`;
 }
 
+/** What a valid token says: its user and, for a partner token, the API key it was issued with. */
+export interface TokenClaims {
+  userId: number;
+  keyId: number | null;
+}
+
 /**
  * JWTs are HS256 with a key of their own environment and an audience naming it, so a
  * development token fails in production twice over. `typ` binds a token to its header: an
  * access token in `x-access-token` or a partner token in `Authorization` is no token at all.
+ * A partner token names the API key of its partner login (`key`), so that revoking the key
+ * revokes its tokens ("mass revocation is done by revoking the API key").
  */
 export async function issueToken(
   deps: TokenDeps,
   userId: number,
   type: TokenType,
+  options: { keyId?: number } = {},
 ): Promise<string> {
   const issuedAt = Math.floor(deps.clock.now().getTime() / 1000);
-  return new SignJWT({ typ: type })
+  const claims = options.keyId === undefined ? { typ: type } : { typ: type, key: options.keyId };
+  return new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(String(userId))
     .setIssuer(deps.config.serviceName)
@@ -44,6 +54,15 @@ export async function verifyToken(
   token: string,
   expected: TokenType,
 ): Promise<number | null> {
+  return (await verifyTokenClaims(deps, token, expected))?.userId ?? null;
+}
+
+/** The claims of a valid token of the expected type, or null. Checks signature and expiry only. */
+export async function verifyTokenClaims(
+  deps: TokenDeps,
+  token: string,
+  expected: TokenType,
+): Promise<TokenClaims | null> {
   try {
     const { payload } = await jwtVerify(token, deps.secrets.jwtKey(deps.config.environment), {
       algorithms: ['HS256'],
@@ -52,7 +71,9 @@ export async function verifyToken(
       currentDate: deps.clock.now(),
     });
     if (payload.typ !== expected || !payload.sub || !/^\d+$/.test(payload.sub)) return null;
-    return Number(payload.sub);
+    const keyId = payload.key;
+    if (keyId !== undefined && !Number.isSafeInteger(keyId)) return null;
+    return { userId: Number(payload.sub), keyId: (keyId as number | undefined) ?? null };
   } catch {
     return null;
   }

@@ -276,6 +276,20 @@ describe('Login-server (POST /api/auth/login-server)', () => {
     }
   });
 
+  it('a cccd shared by several users in scope gives 400 USER_AMBIGUOUS', async () => {
+    await tenantUser(h, beta, { username: 'twin.one', identityNumber: '001090000555' });
+    await tenantUser(h, beta, { username: 'twin.two', identityNumber: '001090000555' });
+    const response = await post('/api/auth/login-server', {
+      secretKey: beta.orgKey,
+      cccd: '001090000555',
+    });
+    expect(response.status).toBe(400);
+    expect(await errorOf(response)).toMatchObject({
+      code: 'USER_AMBIGUOUS',
+      details: { field: 'cccd' },
+    });
+  });
+
   it('unknown cccd gives 404', async () => {
     const response = await post('/api/auth/login-server', {
       secretKey: acme.orgKey,

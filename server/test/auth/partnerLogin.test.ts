@@ -7,6 +7,7 @@ import {
   oneDay,
   orgKey,
   type ProbeApp,
+  revokeKey,
   roleWith,
   send,
   setUserStatus,
@@ -230,18 +231,40 @@ describe('Partner login', () => {
     expect(response.status).toBe(401);
   });
 
-  it('rule 4: mass revocation is done by revoking the API key (new logins stop)', async () => {
+  it('rule 4: mass revocation is done by revoking the API key: its tokens stop working', async () => {
     const key = await orgKey(h, acme);
-    expect((await partnerLogin(key.key, { username: 'signer@partner.example' })).status).toBe(201);
-    await h.deps.db
-      .updateTable('api_keys')
-      .set({ revoked_at: h.now() })
-      .where('id', '=', key.id)
-      .execute();
+    const other = await orgKey(h, acme);
+    const tokenOf = async (apiKey: string) =>
+      (
+        await readJson<PartnerLoginBody>(
+          await partnerLogin(apiKey, { username: 'signer@partner.example' }),
+        )
+      ).data.accessToken;
+    const issued = [await tokenOf(key.key), await tokenOf(key.key)];
+    const kept = await tokenOf(other.key);
+    for (const token of issued) expect(await whoIs(token)).toBe('signer@partner.example');
+    await revokeKey(h, key.id);
+    for (const token of issued) expect(await whoIs(token)).toBe(401);
+    // Tokens of another key are not touched; the revoked key gets no new token.
+    expect(await whoIs(kept)).toBe('signer@partner.example');
     await expectUnauthorized(
       await partnerLogin(key.key, { username: 'signer@partner.example' }),
       spec401.invalidKey,
     );
+  });
+
+  it('rule 4: tokens of an API key that expired stop working with it', async () => {
+    const expiresAt = new Date(h.clock.now().getTime() + oneDay).toISOString();
+    const key = await orgKey(h, acme, { expiresAt });
+    const { data } = await readJson<PartnerLoginBody>(
+      await partnerLogin(key.key, { username: 'signer@partner.example' }),
+    );
+    const start = h.clock.now().getTime();
+    h.clock.advance(oneDay - 1000);
+    expect(await whoIs(data.accessToken)).toBe('signer@partner.example');
+    h.clock.advance(1000);
+    expect(await whoIs(data.accessToken)).toBe(401);
+    h.clock.set(new Date(start));
   });
 
   it('rule 5: 400 TENANT_CODE_REQUIRED: missing tenantCode with a global key', async () => {
