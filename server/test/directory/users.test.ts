@@ -243,4 +243,24 @@ describe('Endpoint 12: GET /api/integration/directory/users/{code}', () => {
     );
     expect([status, body.code, body.details?.field]).toEqual([404, 'USER_CODE_NOT_FOUND', 'code']);
   });
+
+  it('legacy data holding one code twice gives 400 USER_CODE_AMBIGUOUS, never a guess', async () => {
+    const { h, world } = context;
+    await addUser(h, {
+      tenantId: world.acme.id,
+      organizationId: null,
+      code: null,
+      username: 'legacy.twin',
+      email: null,
+      status: 2,
+      type: 'internal',
+    });
+    await h.deps.db
+      .updateTable('users')
+      .set({ code: 'NV002' })
+      .where('username', '=', 'legacy.twin')
+      .execute();
+    const [status, body] = await reply(await client(h, world.acmeKey).get('/users/NV002'));
+    expect([status, body.code, body.details?.field]).toEqual([400, 'USER_CODE_AMBIGUOUS', 'code']);
+  });
 });
