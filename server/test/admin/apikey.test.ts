@@ -152,6 +152,35 @@ describe('admin apikey: keys issued by the operator, shown once', () => {
     expect(after).toEqual(before);
   });
 
+  it('warns when the bound user is not active; the key is then refused as the spec says', async () => {
+    const acme = await h.deps.db
+      .selectFrom('tenants')
+      .select('id')
+      .where('code', '=', 'ACME')
+      .executeTakeFirstOrThrow();
+    await addUser(h, {
+      tenantId: acme.id,
+      organizationId: null,
+      code: 'W1',
+      username: 'waiting.acme',
+      email: 'waiting@acme.example',
+      status: 1,
+      type: 'internal',
+    });
+    const created = await cli('apikey create --tenant ACME --org ACME --user waiting.acme --json');
+    expect(created.code).toBe(0);
+    expect(created.stderr).toBe(
+      'warning: waiting.acme is not active (status 1); the key is refused until the account is active.\n',
+    );
+    const response = await partnerLogin(created.json<{ key: string }>().key, {
+      username: 'guest.acme',
+    });
+    expect(response.status).toBe(401);
+    expect((await readJson<PartnerLogin>(response)).message).toBe(
+      'Tài khoản dịch vụ không hoạt động',
+    );
+  });
+
   it('issues an unbound global key that needs tenantCode, and warns when a global key is bound to a super-administrator', async () => {
     const unbound = await cli('apikey create --global --json');
     expect(unbound.code).toBe(0);

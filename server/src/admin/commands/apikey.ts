@@ -29,7 +29,7 @@ function issuedOutcome(issued: IssuedBoundKey, description: string, warnings: st
   const owner = issued.owner;
   if (owner && owner.status !== userStatus.active) {
     warnings.push(
-      `${owner.username} is not active (status ${owner.status}); the key is refused until the account is active.`,
+      `warning: ${owner.username} is not active (status ${owner.status}); the key is refused until the account is active.`,
     );
   }
   return {
