@@ -1,6 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../context';
+import { limitBody } from '../http/bodyLimit';
 import { createRouter, envelope, errorResponses, jsonContent } from '../http/openapi';
 import { type RateLimiter, rateLimit } from '../http/rateLimit';
 import { credentialAreas } from './areas';
@@ -27,20 +28,22 @@ const json = <T extends Parameters<typeof jsonContent>[0]>(schema: T) => ({
 export function authRoutes(limiter: RateLimiter) {
   const router = createRouter();
   const anonymousLimit = rateLimit(limiter, 'auth');
+  // Every auth body is a few short strings; 16 KiB leaves room and keeps floods out of memory.
+  const smallBody = limitBody(16 * 1024);
 
   const loginRoute = createRoute({
     method: 'post',
     path: '/login',
     tags: ['Authentication'],
     summary: 'Log in with e-mail or login name and password',
-    middleware: [anonymousLimit] as const,
+    middleware: [anonymousLimit, smallBody] as const,
     request: { body: json(LoginBody) },
     responses: {
       200: jsonContent(
         envelope(SessionTokens),
         'Access token (1 hour) and refresh token (7 days, single use)',
       ),
-      ...errorResponses(400, 401, 403, 429),
+      ...errorResponses(400, 401, 403, 413, 429),
     },
   });
   router.openapi(loginRoute, async (c) => {
@@ -53,14 +56,14 @@ export function authRoutes(limiter: RateLimiter) {
     path: '/refresh',
     tags: ['Authentication'],
     summary: 'Exchange a refresh token for a new pair (rotation)',
-    middleware: [anonymousLimit] as const,
+    middleware: [anonymousLimit, smallBody] as const,
     request: { body: json(RefreshBody) },
     responses: {
       200: jsonContent(
         envelope(SessionTokens),
         'New access and refresh tokens; the old refresh token is spent',
       ),
-      ...errorResponses(400, 401, 429),
+      ...errorResponses(400, 401, 413, 429),
     },
   });
   router.openapi(refreshRoute, async (c) => {
@@ -73,11 +76,11 @@ export function authRoutes(limiter: RateLimiter) {
     path: '/login-server',
     tags: ['Authentication'],
     summary: 'Backend only: session of a user identified by citizen id, without password',
-    middleware: [anonymousLimit] as const,
+    middleware: [anonymousLimit, smallBody] as const,
     request: { body: json(LoginServerBody) },
     responses: {
       200: jsonContent(envelope(SessionTokens), 'Same data as login'),
-      ...errorResponses(400, 401, 403, 404, 429),
+      ...errorResponses(400, 401, 403, 404, 413, 429),
     },
   });
   router.openapi(loginServerRoute, async (c) => {
@@ -91,11 +94,15 @@ export function authRoutes(limiter: RateLimiter) {
     tags: ['Authentication'],
     summary: 'Partner access token (15 days) for an existing member of the tenant',
     security: [{ ApiKey: [] }],
-    middleware: [authenticate(credentialAreas.partnerLogin), rateLimit(limiter, 'auth')] as const,
+    middleware: [
+      authenticate(credentialAreas.partnerLogin),
+      rateLimit(limiter, 'auth'),
+      smallBody,
+    ] as const,
     request: { body: json(PartnerLoginBody) },
     responses: {
       201: jsonContent(envelope(PartnerLoginData), 'HTTP 201 with body statusCode 200'),
-      ...errorResponses(400, 401, 403, 404, 429),
+      ...errorResponses(400, 401, 403, 404, 413, 429),
     },
   });
   router.openapi(partnerLoginRoute, async (c) => {

@@ -42,6 +42,7 @@ const errorDescriptions: Record<number, string> = {
   403: 'Insufficient permission or tenant mismatch',
   404: 'Not found or outside the caller scope',
   409: 'Conflict',
+  413: 'Request body too large',
   429: 'Rate limit exceeded',
 };
 

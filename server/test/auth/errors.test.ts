@@ -69,6 +69,31 @@ describe('Error body', () => {
     }
   });
 
+  it('a body over 16 KiB gives 413 PAYLOAD_TOO_LARGE before it is parsed', async () => {
+    const big = JSON.stringify({ username: 'admin.acme', password: 'x'.repeat(17 * 1024) });
+    for (const path of authPaths) {
+      const headerSets: Record<string, string>[] = [
+        { 'content-type': 'application/json' },
+        { 'content-type': 'application/json', 'content-length': String(big.length) },
+      ];
+      for (const headers of headerSets) {
+        const response = await raw(path, big, headers);
+        expect(response.status).toBe(413);
+        expect(await errorOf(response)).toEqual({
+          statusCode: 413,
+          message: 'The request body exceeds 16384 bytes',
+          error: 'Payload Too Large',
+          code: 'PAYLOAD_TOO_LARGE',
+        });
+      }
+      // Just under the limit is read (and then judged on its content).
+      const fits = JSON.stringify({ refreshToken: 'r'.repeat(15 * 1024) });
+      const response = await raw(path, fits, { 'content-type': 'application/json' });
+      expect(response.status).toBe(400);
+      expect((await errorOf(response)).code).toBe('VALIDATION_ERROR');
+    }
+  });
+
   it('an unknown route gives 404 with a JSON error body', async () => {
     for (const [method, path] of [
       ['GET', '/api/nothing-here'],
