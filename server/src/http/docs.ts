@@ -28,7 +28,9 @@ const page = `<!doctype html>
 </html>`;
 
 // In a file of its own so a strict Content-Security-Policy (no inline script) can apply.
+// validatorUrl null: by default Swagger UI sends the document's URL to validator.swagger.io.
 const init = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#swagger-ui',
+  validatorUrl: null,
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });`;
 
 /** The docs UI, served from the installed swagger-ui-dist so it works with no network. */
