@@ -9,7 +9,7 @@ import { outboundCodes, type Resolver, type SafeResponse, safeHttpsRequest } fro
 /** The spec's `fileUrl` limits: under 50 MB, an answer within 30 seconds. */
 export const fileUrlLimits = { maxBytes: 50 * 1024 * 1024, timeoutMs: 30_000 } as const;
 
-/** Error codes of a `fileUrl` download (see docs/decisions-outbound.md). */
+/** Error codes of a `fileUrl` download (see docs/decisions.md, "Outbound HTTPS"). */
 export const fileUrlCodes = {
   invalid: 'FILE_URL_INVALID',
   forbiddenAddress: 'FILE_URL_FORBIDDEN_ADDRESS',

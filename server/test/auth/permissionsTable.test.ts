@@ -133,7 +133,7 @@ describe('docs/permissions.md', () => {
   it('lists the directory endpoints with the permissions the tests above enforce', () => {
     const rows = doc
       .split('\n')
-      .filter((line) => /^\| (9|1[0-6]) \|/.test(line))
+      .filter((line) => /^\| (9|1[0-6])\s+\|/.test(line))
       .map(cells)
       .map(([row, endpoint, , permission]) => ({ row, endpoint, permission }));
     expect(rows).toEqual(
@@ -148,7 +148,7 @@ describe('docs/permissions.md', () => {
   it('its catalog is the catalog of the code, with the same meanings', () => {
     const catalog = doc
       .split('\n')
-      .filter((line) => /^\| `[a-z-]+:[a-z-]+` \|/.test(line))
+      .filter((line) => /^\| `[a-z-]+:[a-z-]+`\s+\|/.test(line))
       .map(cells);
     expect(Object.fromEntries(catalog)).toEqual(permissionCatalog);
     expect(catalog.map(([name]) => name)).toEqual(allPermissions);
