@@ -121,6 +121,175 @@ export interface WebhookSubscriptionsTable {
   updated_at: string;
 }
 
+export interface ProcessesTable {
+  id: Generated<number>;
+  tenant_id: number;
+  organization_id: number;
+  code: string;
+  name: string;
+  /** JSON array of the ecmClassCode values the process signs */
+  document_classes: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type StepKind = 'guest' | 'phone_guest' | 'internal' | 'role';
+export type SignType = 'digital_signature' | 'image_signature' | 'app_submit' | 'notification';
+
+export interface ProcessStepsTable {
+  id: Generated<number>;
+  process_id: number;
+  position: number;
+  step_code: string;
+  name: string;
+  kind: StepKind;
+  sign_type: SignType;
+  deadline_seconds: number | null;
+  approve_label: string;
+  reject_label: string;
+  role_id: number | null;
+  default_user_id: number | null;
+}
+
+export interface TemplatesTable {
+  id: Generated<number>;
+  tenant_id: number;
+  organization_id: number;
+  code: string;
+  name: string;
+  sha256: string;
+  size: number;
+  /** JSON array of the AcroForm field names */
+  fields: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type DossierStatus =
+  | 'PENDING'
+  | 'PENDING_SIGN'
+  | 'IN_PROGRESS'
+  | 'COMPLETED'
+  | 'REJECTED'
+  | 'EXPIRED';
+
+export interface DossiersTable {
+  id: Generated<number>;
+  uuid: string;
+  tenant_id: number;
+  organization_id: number;
+  document_id: string | null;
+  title: string;
+  process_id: number;
+  ecm_class_code: string | null;
+  status: DossierStatus;
+  transaction_id: string | null;
+  /** JSON object: the caller's metadata plus tenantCode */
+  metadata: string;
+  created_by_user_id: number | null;
+  required_count: number;
+  signed_count: Generated<number>;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  rejected_at: string | null;
+  expired_at: string | null;
+}
+
+export type FileKind = 'MAIN' | 'ATTACHMENT';
+
+export interface DossierFilesTable {
+  id: Generated<number>;
+  uuid: string;
+  dossier_id: number;
+  organization_id: number;
+  kind: FileKind;
+  position: number;
+  title: string;
+  ecm_class_code: string | null;
+  mime_type: string;
+  created_at: string;
+}
+
+export interface FileVersionsTable {
+  id: Generated<number>;
+  file_id: number;
+  version: number;
+  sha256: string;
+  size: number;
+  created_at: string;
+}
+
+/** 1 waiting, 2 approved, 3 rejected, 4 expired (the spec's task status values). */
+export type TaskStatusValue = 1 | 2 | 3 | 4;
+
+export interface TasksTable {
+  id: Generated<number>;
+  code: string;
+  tenant_id: number;
+  organization_id: number;
+  dossier_id: number;
+  step_id: number;
+  status: TaskStatusValue;
+  assigned_at: string;
+  expire_at: string | null;
+  action_at: string | null;
+  comment: string | null;
+}
+
+export type TurnStatus = 'WAITING' | 'ACTIVE' | 'SIGNED' | 'REJECTED' | 'EXPIRED' | 'CANCELLED';
+
+export interface TurnsTable {
+  id: Generated<number>;
+  dossier_id: number;
+  step_id: number;
+  step_position: number;
+  turn_order: number;
+  task_id: number | null;
+  status: TurnStatus;
+  signer_full_name: string | null;
+  signer_email: string | null;
+  signer_phone: string | null;
+  signer_identity_number: string | null;
+  signer_tax_code: string | null;
+  assignee_user_id: number | null;
+  role_id: number | null;
+  acted_by_user_id: number | null;
+  acted_at: string | null;
+  comment: string | null;
+}
+
+export type HistoryAction = 'NEXT' | 'REJECT' | 'OVERDUE';
+
+export interface HistoryTable {
+  id: Generated<number>;
+  tenant_id: number;
+  dossier_id: number;
+  task_id: number;
+  turn_id: number;
+  action: HistoryAction;
+  action_label: string;
+  action_at: string;
+  comment: string | null;
+  actor_user_id: number | null;
+  actor_name: string | null;
+  actor_username: string | null;
+  actor_email: string | null;
+  actor_phone: string | null;
+}
+
+export interface DelegationsTable {
+  id: Generated<number>;
+  tenant_id: number;
+  from_user_id: number;
+  to_user_id: number;
+  starts_at: string;
+  ends_at: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
 export interface Database {
   tenants: TenantsTable;
   organizations: OrganizationsTable;
@@ -132,4 +301,14 @@ export interface Database {
   refresh_tokens: RefreshTokensTable;
   embedding_origins: EmbeddingOriginsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
+  processes: ProcessesTable;
+  process_steps: ProcessStepsTable;
+  templates: TemplatesTable;
+  dossiers: DossiersTable;
+  dossier_files: DossierFilesTable;
+  file_versions: FileVersionsTable;
+  tasks: TasksTable;
+  turns: TurnsTable;
+  history: HistoryTable;
+  delegations: DelegationsTable;
 }

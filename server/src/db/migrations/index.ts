@@ -1,5 +1,6 @@
 import { foundation } from './001_foundation';
 import { directorySearch } from './002_directory_search';
+import { dossiers } from './003_dossiers';
 
 export interface Migration {
   version: number;
@@ -11,4 +12,5 @@ export interface Migration {
 export const migrations: Migration[] = [
   { version: 1, name: 'foundation', sql: foundation },
   { version: 2, name: 'directory_search', sql: directorySearch },
+  { version: 3, name: 'dossiers', sql: dossiers },
 ];
