@@ -1,9 +1,11 @@
 import type { Command } from '../command';
 import { apikeyCommands } from './apikey';
+import { delegationCommands } from './delegation';
 import { domainCommands } from './domain';
 import { orgCommands } from './org';
 import { processCommands } from './process';
 import { roleCommands } from './role';
+import { templateCommands } from './template';
 import { tenantCommands } from './tenant';
 import { userCommands } from './user';
 import { webhookCommands } from './webhook';
@@ -17,6 +19,8 @@ export const commands = new Map<string, Command>(
     ...userCommands,
     ...apikeyCommands,
     ...processCommands,
+    ...templateCommands,
+    ...delegationCommands,
     ...webhookCommands,
     ...domainCommands,
   ].map((command) => [command.name, command]),
