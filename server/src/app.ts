@@ -3,10 +3,13 @@ import { requestId } from 'hono/request-id';
 import { authRoutes } from './auth/routes';
 import type { AppDeps } from './context';
 import { directoryRoutes } from './directory/routes';
+import { dossierRoutes } from './dossiers/routes';
+import { fileRoutes } from './files/routes';
 import { docsRoutes } from './http/docs';
 import { ApiError } from './http/errors';
 import { createRouter } from './http/openapi';
 import { RateLimiter } from './http/rateLimit';
+import { taskRoutes } from './tasks/routes';
 
 export interface AppOptions {
   /** Shared between app instances only in tests that need it; one per app otherwise. */
@@ -77,6 +80,9 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.route('/api/auth', authRoutes(limiter));
   app.route('/api/integration/directory', directoryRoutes(limiter));
+  app.route('/api/integration', dossierRoutes(limiter));
+  app.route('/api/integration', taskRoutes(limiter));
+  app.route('/api', fileRoutes(limiter));
 
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',

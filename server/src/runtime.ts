@@ -1,16 +1,19 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { AppDeps } from './context';
 import { type OpenedDatabase, openDatabase } from './db/database';
 import { type Clock, systemClock } from './platform/clock';
 import type { Config } from './platform/config';
 import { createLogger, type Logger } from './platform/logger';
 import { deriveSecrets, loadMasterSecret } from './platform/secrets';
+import { FileStore } from './storage/fileStore';
 
 export interface Runtime {
   deps: AppDeps;
   database: OpenedDatabase;
 }
 
-/** Opens what the server and the operator CLI share: the SQLite file and the derived secrets. */
+/** Opens what the server and the operator CLI share: the SQLite file, the file store and the derived secrets. */
 export function openRuntime(
   config: Config,
   options: { logger?: Logger; clock?: Clock } = {},
@@ -20,6 +23,8 @@ export function openRuntime(
     loadMasterSecret(config.dataDir, config.secretKey),
     config.jwtSecret,
   );
+  const files = new FileStore(path.join(config.dataDir, 'files'));
+  fs.mkdirSync(files.tempDir, { recursive: true, mode: 0o700 });
   return {
     database,
     deps: {
@@ -28,6 +33,7 @@ export function openRuntime(
       clock: options.clock ?? systemClock,
       logger: options.logger ?? createLogger(config.logLevel),
       secrets,
+      files,
     },
   };
 }

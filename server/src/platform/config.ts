@@ -1,4 +1,8 @@
 import path from 'node:path';
+import { type Allowlist, parseAllowlist } from '../outbound/addressPolicy';
+import { ConfigError } from './configError';
+
+export { ConfigError };
 
 export type AppEnvironment = 'production' | 'development' | 'sandbox';
 
@@ -27,10 +31,10 @@ export interface Config {
   secretKey: string | undefined;
   logLevel: string;
   trustProxy: boolean;
+  /** OUTBOUND_ALLOWLIST: hosts or CIDRs that outbound requests may reach despite the address policy. */
+  outboundAllowlist: Allowlist;
   rateLimits: RateLimits;
 }
-
-export class ConfigError extends Error {}
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
@@ -69,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: env.SECRET_KEY || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: env.TRUST_PROXY === '1',
+    outboundAllowlist: parseAllowlist(env.OUTBOUND_ALLOWLIST ?? ''),
     rateLimits: {
       auth: intFrom(env, 'RATE_LIMIT_AUTH', 10),
       api: intFrom(env, 'RATE_LIMIT_API', 100),
