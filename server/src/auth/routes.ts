@@ -1,8 +1,14 @@
-import { createRoute } from '@hono/zod-openapi';
+import { createRoute, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv } from '../context';
+import type { AppDeps, AppEnv } from '../context';
 import { limitBody } from '../http/bodyLimit';
-import { createRouter, envelope, errorResponses, jsonContent } from '../http/openapi';
+import {
+  createRouter,
+  type ErrorStatus,
+  envelope,
+  errorResponses,
+  jsonContent,
+} from '../http/openapi';
 import { type RateLimiter, rateLimit } from '../http/rateLimit';
 import { credentialAreas } from './areas';
 import { authenticate } from './authenticate';
@@ -14,7 +20,13 @@ import {
   RefreshBody,
   SessionTokens,
 } from './schemas';
-import { login, loginServer, partnerLogin, refresh } from './service';
+import {
+  login,
+  loginServer,
+  partnerLogin,
+  refresh,
+  type SessionTokens as SessionTokensData,
+} from './service';
 
 function body<T>(c: Context<AppEnv>, data: T, statusCode = 200) {
   return { statusCode, data, timestamp: c.get('deps').clock.now().toISOString() };
@@ -31,62 +43,60 @@ export function authRoutes(limiter: RateLimiter) {
   // Every auth body is a few short strings; 16 KiB leaves room and keeps floods out of memory.
   const smallBody = limitBody(16 * 1024);
 
-  const loginRoute = createRoute({
-    method: 'post',
-    path: '/login',
-    tags: ['Authentication'],
-    summary: 'Log in with e-mail or login name and password',
-    middleware: [anonymousLimit, smallBody] as const,
-    request: { body: json(LoginBody) },
-    responses: {
-      200: jsonContent(
-        envelope(SessionTokens),
-        'Access token (1 hour) and refresh token (7 days, single use)',
-      ),
-      ...errorResponses(400, 401, 403, 413, 429),
-    },
-  });
-  router.openapi(loginRoute, async (c) => {
-    const input = c.req.valid('json');
-    return c.json(body(c, await login(c.get('deps'), input.username, input.password)), 200);
-  });
+  /** The three anonymous routes that open a session share one shape: JSON in, tokens out. */
+  function sessionRoute<S extends z.ZodType>(
+    spec: { path: string; summary: string; description: string; schema: S; errors: ErrorStatus[] },
+    open: (deps: AppDeps, input: z.infer<S>) => Promise<SessionTokensData>,
+  ) {
+    const route = createRoute({
+      method: 'post',
+      path: spec.path,
+      tags: ['Authentication'],
+      summary: spec.summary,
+      middleware: [anonymousLimit, smallBody] as const,
+      request: { body: json(spec.schema) },
+      responses: {
+        200: jsonContent(envelope(SessionTokens), spec.description),
+        ...errorResponses(...spec.errors),
+      },
+    });
+    router.openapi(route, async (c) => {
+      // zod-openapi cannot infer the validated type through a generic route; the schema ran.
+      const input = c.req.valid('json' as never) as z.infer<S>;
+      return c.json(body(c, await open(c.get('deps'), input)), 200);
+    });
+  }
 
-  const refreshRoute = createRoute({
-    method: 'post',
-    path: '/refresh',
-    tags: ['Authentication'],
-    summary: 'Exchange a refresh token for a new pair (rotation)',
-    middleware: [anonymousLimit, smallBody] as const,
-    request: { body: json(RefreshBody) },
-    responses: {
-      200: jsonContent(
-        envelope(SessionTokens),
-        'New access and refresh tokens; the old refresh token is spent',
-      ),
-      ...errorResponses(400, 401, 413, 429),
+  sessionRoute(
+    {
+      path: '/login',
+      summary: 'Log in with e-mail or login name and password',
+      description: 'Access token (1 hour) and refresh token (7 days, single use)',
+      schema: LoginBody,
+      errors: [400, 401, 403, 413, 429],
     },
-  });
-  router.openapi(refreshRoute, async (c) => {
-    const input = c.req.valid('json');
-    return c.json(body(c, await refresh(c.get('deps'), input.refreshToken)), 200);
-  });
-
-  const loginServerRoute = createRoute({
-    method: 'post',
-    path: '/login-server',
-    tags: ['Authentication'],
-    summary: 'Backend only: session of a user identified by citizen id, without password',
-    middleware: [anonymousLimit, smallBody] as const,
-    request: { body: json(LoginServerBody) },
-    responses: {
-      200: jsonContent(envelope(SessionTokens), 'Same data as login'),
-      ...errorResponses(400, 401, 403, 404, 413, 429),
+    (deps, input) => login(deps, input.username, input.password),
+  );
+  sessionRoute(
+    {
+      path: '/refresh',
+      summary: 'Exchange a refresh token for a new pair (rotation)',
+      description: 'New access and refresh tokens; the old refresh token is spent',
+      schema: RefreshBody,
+      errors: [400, 401, 413, 429],
     },
-  });
-  router.openapi(loginServerRoute, async (c) => {
-    const input = c.req.valid('json');
-    return c.json(body(c, await loginServer(c.get('deps'), input.secretKey, input.cccd)), 200);
-  });
+    (deps, input) => refresh(deps, input.refreshToken),
+  );
+  sessionRoute(
+    {
+      path: '/login-server',
+      summary: 'Backend only: session of a user identified by citizen id, without password',
+      description: 'Same data as login',
+      schema: LoginServerBody,
+      errors: [400, 401, 403, 404, 413, 429],
+    },
+    (deps, input) => loginServer(deps, input.secretKey, input.cccd),
+  );
 
   const partnerLoginRoute = createRoute({
     method: 'post',

@@ -46,8 +46,10 @@ const errorDescriptions: Record<number, string> = {
   429: 'Rate limit exceeded',
 };
 
+export type ErrorStatus = keyof typeof errorDescriptions;
+
 /** The error responses of a route, for the OpenAPI document. */
-export function errorResponses(...statuses: (keyof typeof errorDescriptions)[]) {
+export function errorResponses(...statuses: ErrorStatus[]) {
   return Object.fromEntries(
     statuses.map((status) => [
       status,
