@@ -10,6 +10,7 @@ import { ApiError } from './http/errors';
 import { createRouter } from './http/openapi';
 import { RateLimiter } from './http/rateLimit';
 import { taskRoutes } from './tasks/routes';
+import { webhookRoutes } from './webhooks/routes';
 
 export interface AppOptions {
   /** Shared between app instances only in tests that need it; one per app otherwise. */
@@ -83,6 +84,7 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
   app.route('/api/integration', dossierRoutes(limiter));
   app.route('/api/integration', taskRoutes(limiter));
   app.route('/api', fileRoutes(limiter));
+  app.route('/api', webhookRoutes(limiter));
 
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',

@@ -2,6 +2,7 @@ import type { Command } from '../command';
 import { apikeyCommands } from './apikey';
 import { delegationCommands } from './delegation';
 import { domainCommands } from './domain';
+import { notifyCommands } from './notify';
 import { orgCommands } from './org';
 import { processCommands } from './process';
 import { roleCommands } from './role';
@@ -23,5 +24,6 @@ export const commands = new Map<string, Command>(
     ...delegationCommands,
     ...webhookCommands,
     ...domainCommands,
+    ...notifyCommands,
   ].map((command) => [command.name, command]),
 );
