@@ -119,6 +119,9 @@ export interface WebhookSubscriptionsTable {
   active: number;
   created_at: string;
   updated_at: string;
+  /** The secret before the last rotation, still signing until previous_secret_expires_at. */
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: string | null;
 }
 
 export interface ProcessesTable {
@@ -290,6 +293,63 @@ export interface DelegationsTable {
   revoked_at: string | null;
 }
 
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookEventsTable {
+  id: string;
+  tenant_id: number;
+  organization_id: number;
+  type: string;
+  /** Canonical JSON bytes of the envelope: stored once, sent byte for byte. */
+  body: Buffer;
+  created_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  event_id: string;
+  subscription_id: string;
+  tenant_id: number;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  max_attempts: number;
+  /** When it is due; while leased, the lease expiry (an expired lease is due again). */
+  next_attempt_at: string;
+  lease_id: string | null;
+  lease_expires_at: string | null;
+  last_http_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: number;
+  number: number;
+  lease_id: string;
+  started_at: string;
+  finished_at: string | null;
+  /** 0: no connection or no answer in time. */
+  http_status: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+export interface WebhookTestRequestsTable {
+  id: Generated<number>;
+  tag: string;
+  received_at: string;
+  remote_address: string | null;
+  /** JSON object of the request headers */
+  headers: string;
+  body: Buffer;
+  body_bytes: number;
+  truncated: number;
+}
+
 export interface Database {
   tenants: TenantsTable;
   organizations: OrganizationsTable;
@@ -311,4 +371,8 @@ export interface Database {
   turns: TurnsTable;
   history: HistoryTable;
   delegations: DelegationsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  webhook_test_requests: WebhookTestRequestsTable;
 }

@@ -1,6 +1,7 @@
 import { foundation } from './001_foundation';
 import { directorySearch } from './002_directory_search';
 import { dossiers } from './003_dossiers';
+import { webhookOutbox } from './005_webhook_outbox';
 
 export interface Migration {
   version: number;
@@ -13,4 +14,5 @@ export const migrations: Migration[] = [
   { version: 1, name: 'foundation', sql: foundation },
   { version: 2, name: 'directory_search', sql: directorySearch },
   { version: 3, name: 'dossiers', sql: dossiers },
+  { version: 5, name: 'webhook_outbox', sql: webhookOutbox },
 ];
