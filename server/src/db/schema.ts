@@ -293,6 +293,39 @@ export interface DelegationsTable {
   revoked_at: string | null;
 }
 
+export type NotifyChannel = 'mail' | 'sms';
+export type NotifyStatus = 'pending' | 'sent' | 'failed' | 'suppressed';
+/** configured: the configured transport; dev_file: the development file outbox; none: nobody. */
+export type NotifyRoute = 'configured' | 'dev_file' | 'none';
+
+export interface NotifyOutboxTable {
+  id: Generated<number>;
+  channel: NotifyChannel;
+  tenant_id: number;
+  kind: string;
+  locale: 'vi' | 'en';
+  recipient: string;
+  recipient_name: string | null;
+  send_to: string | null;
+  route: NotifyRoute;
+  sandbox: number;
+  subject: string | null;
+  text_body: string | null;
+  html_body: string | null;
+  sensitive: number;
+  status: NotifyStatus;
+  attempts: number;
+  next_attempt_at: string;
+  discard_after: string | null;
+  lease_id: string | null;
+  lease_expires_at: string | null;
+  last_error: string | null;
+  provider_message_id: string | null;
+  created_at: string;
+  last_attempt_at: string | null;
+  sent_at: string | null;
+}
+
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export interface WebhookEventsTable {
@@ -375,4 +408,5 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_test_requests: WebhookTestRequestsTable;
+  notify_outbox: NotifyOutboxTable;
 }

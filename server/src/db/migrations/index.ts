@@ -2,6 +2,7 @@ import { foundation } from './001_foundation';
 import { directorySearch } from './002_directory_search';
 import { dossiers } from './003_dossiers';
 import { webhookOutbox } from './005_webhook_outbox';
+import { notifyOutbox } from './006_notify_outbox';
 
 export interface Migration {
   version: number;
@@ -15,4 +16,5 @@ export const migrations: Migration[] = [
   { version: 2, name: 'directory_search', sql: directorySearch },
   { version: 3, name: 'dossiers', sql: dossiers },
   { version: 5, name: 'webhook_outbox', sql: webhookOutbox },
+  { version: 6, name: 'notify_outbox', sql: notifyOutbox },
 ];
