@@ -1,0 +1,457 @@
+import { findUserById, type UserRow, userStatus } from '../auth/queries';
+import type { AppDeps } from '../context';
+import { type Db, inTransaction } from '../db/database';
+import type { DossierStatus, HistoryAction, SignType } from '../db/schema';
+import { ApiError } from '../http/errors';
+import type { Clock } from '../platform/clock';
+import { cancelRemainingTurns, expireTask } from './deadlines';
+import { activeDelegatorIds } from './delegations';
+import { dossierEnded, endedStatuses } from './ending';
+import { openNextStep } from './start';
+import {
+  actorSnapshot,
+  loadTaskContext,
+  roleIdsOf,
+  type TaskContext,
+  type TurnRow,
+} from './taskContext';
+
+/**
+ * The task actions: the one module through which a turn is performed. The web app and the
+ * signing pipeline call it; this issue drives it from tests and the operator CLI.
+ *
+ * - `approve`: image_signature and app_submit steps; refused on digital_signature steps, which
+ *   complete only through the signing pipeline with `completeSignedTurn`.
+ * - `acknowledge`: notification steps.
+ * - `reject`: any step; a reason is required; the dossier ends REJECTED.
+ * - `completeSignedTurn`: the boundary of the digital-signature pipeline, called inside the
+ *   pipeline's own transaction once it has stored the signed PDF: it adds the new file versions
+ *   and advances the workflow exactly as `approve` does.
+ *
+ * Only the ACTIVE turn of a waiting task can be performed, by its assignee, by any holder of its
+ * role while nobody has taken it (the first who acts takes it), or by a delegate of its assignee
+ * during a delegation in force (the history names the delegate). A signed turn activates the next
+ * turn of the task; the last one approves the task and opens the next step; after the last step
+ * the dossier is COMPLETED (signedCount equals requiredCount).
+ */
+
+export type TaskStatusName = 'PENDING' | 'APPROVED' | 'REJECTED' | 'EXPIRED';
+
+/** The spec's task status values: 1 waiting, 2 approved, 3 rejected, 4 expired. */
+export const taskStatusNames: Record<number, TaskStatusName> = {
+  1: 'PENDING',
+  2: 'APPROVED',
+  3: 'REJECTED',
+  4: 'EXPIRED',
+};
+
+export interface TaskActionInput {
+  taskCode: string;
+  actorUserId: number;
+  comment?: string | undefined;
+}
+
+export interface RejectInput {
+  taskCode: string;
+  actorUserId: number;
+  reason: string;
+}
+
+export interface NewFileVersion {
+  /** `dossier_files.id` of a MAIN file of the task's dossier. */
+  fileId: number;
+  sha256: string;
+  size: number;
+}
+
+export interface SignedTurnInput extends TaskActionInput {
+  newFileVersions: NewFileVersion[];
+}
+
+/** Where the dossier stands after an action. */
+export interface ActionOutcome {
+  taskCode: string;
+  taskStatus: TaskStatusName;
+  dossierId: number;
+  dossierStatus: DossierStatus;
+  signedCount: number;
+  requiredCount: number;
+  /** The task opened for the next step by this action, if any. */
+  nextTaskCode: string | null;
+}
+
+/** Longest comment or reason kept (characters). */
+export const commentMaxLength = 2000;
+
+type ActionDeps = Pick<AppDeps, 'db' | 'clock'>;
+
+function cleanText(value: string | undefined, field: string, required: boolean): string | null {
+  const text = value?.trim() ?? '';
+  if (required && text === '') {
+    throw new ApiError(400, 'VALIDATION_ERROR', `${field} is required`, { field });
+  }
+  if (text.length > commentMaxLength) {
+    throw new ApiError(400, 'VALIDATION_ERROR', `${field} is longer than ${commentMaxLength}`, {
+      field,
+    });
+  }
+  return text === '' ? null : text;
+}
+
+function taskNotFound(taskCode: string): ApiError {
+  return new ApiError(404, 'TASK_NOT_FOUND', `No task ${taskCode}`, { field: 'taskCode' });
+}
+
+interface Acting {
+  context: TaskContext;
+  turn: TurnRow;
+  actor: UserRow;
+}
+
+/**
+ * The active turn `actorUserId` may perform now, or 'overdue' when the task's deadline has
+ * passed (the caller expires it). Someone who takes no part in the task gets 404 (its
+ * existence is not revealed); a participant whose turn it is not gets 409 NOT_YOUR_TURN.
+ */
+async function actingTurn(
+  trx: Db,
+  clock: Clock,
+  taskCode: string,
+  actorUserId: number,
+): Promise<Acting | 'overdue'> {
+  const context = await loadTaskContext(trx, { code: taskCode });
+  const actor = await findUserById(trx, actorUserId);
+  if (!context || !actor || actor.tenant_id !== context.task.tenantId) throw taskNotFound(taskCode);
+  const now = clock.now().toISOString();
+  const roleIds = await roleIdsOf(trx, actor.id);
+  const delegators = await activeDelegatorIds(trx, actor.id, now);
+  const mayPerform = (turn: TurnRow) =>
+    turn.assignee_user_id === null
+      ? turn.role_id !== null && roleIds.includes(turn.role_id)
+      : turn.assignee_user_id === actor.id || delegators.includes(turn.assignee_user_id);
+  const takesPart = context.turns.some(
+    (turn) => mayPerform(turn) || turn.acted_by_user_id === actor.id,
+  );
+  if (!takesPart) throw taskNotFound(taskCode);
+  if (actor.status === userStatus.locked) {
+    throw new ApiError(403, 'ACCOUNT_LOCKED', `${actor.username} is locked`);
+  }
+  const dossierStatus = context.dossier.status;
+  if (endedStatuses.includes(dossierStatus)) {
+    throw new ApiError(
+      409,
+      'DOSSIER_ENDED',
+      `The dossier is ${dossierStatus}; its lifecycle has ended`,
+    );
+  }
+  if (context.task.status !== 1) {
+    throw new ApiError(
+      409,
+      'TASK_ALREADY_HANDLED',
+      `Task ${taskCode} is ${taskStatusNames[context.task.status]}`,
+    );
+  }
+  if (context.task.expireAt !== null && context.task.expireAt <= now) return 'overdue';
+  const turn = context.turns.find((candidate) => candidate.status === 'ACTIVE');
+  if (!turn || !mayPerform(turn)) {
+    throw new ApiError(409, 'NOT_YOUR_TURN', `Task ${taskCode} waits for another signer`);
+  }
+  return { context, turn, actor };
+}
+
+function taskExpired(taskCode: string): ApiError {
+  return new ApiError(409, 'TASK_EXPIRED', `The deadline of task ${taskCode} has passed`);
+}
+
+/** 422 unless the step's sign type is one of `allowed`. */
+function requireSignType(acting: Acting, allowed: SignType[], code: string, message: string) {
+  if (!allowed.includes(acting.context.step.sign_type)) {
+    throw new ApiError(
+      422,
+      code,
+      `${message} (step ${acting.context.step.step_code} is ${acting.context.step.sign_type})`,
+    );
+  }
+}
+
+async function recordHistory(
+  trx: Db,
+  acting: Acting,
+  action: HistoryAction,
+  label: string,
+  at: string,
+  comment: string | null,
+): Promise<void> {
+  const { context, turn, actor } = acting;
+  await trx
+    .insertInto('history')
+    .values({
+      tenant_id: context.task.tenantId,
+      dossier_id: context.dossier.id,
+      task_id: context.task.id,
+      turn_id: turn.id,
+      action,
+      action_label: label,
+      action_at: at,
+      comment,
+      ...actorSnapshot(context.step.kind, actor, turn),
+    })
+    .execute();
+}
+
+/** Marks the active turn performed: a role turn is taken by whoever acts first. */
+async function closeTurn(
+  trx: Db,
+  acting: Acting,
+  status: 'SIGNED' | 'REJECTED',
+  at: string,
+  comment: string | null,
+) {
+  await trx
+    .updateTable('turns')
+    .set({
+      status,
+      assignee_user_id: acting.turn.assignee_user_id ?? acting.actor.id,
+      acted_by_user_id: acting.actor.id,
+      acted_at: at,
+      comment,
+    })
+    .where('id', '=', acting.turn.id)
+    .execute();
+}
+
+async function outcomeOf(trx: Db, acting: Acting, opened: boolean): Promise<ActionOutcome> {
+  const dossier = await trx
+    .selectFrom('dossiers')
+    .select(['status', 'signed_count', 'required_count'])
+    .where('id', '=', acting.context.dossier.id)
+    .executeTakeFirstOrThrow();
+  const task = await trx
+    .selectFrom('tasks')
+    .select('status')
+    .where('id', '=', acting.context.task.id)
+    .executeTakeFirstOrThrow();
+  const next = opened
+    ? await trx
+        .selectFrom('tasks')
+        .select('code')
+        .where('dossier_id', '=', acting.context.dossier.id)
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirstOrThrow()
+    : undefined;
+  return {
+    taskCode: acting.context.task.code,
+    taskStatus: taskStatusNames[task.status]!,
+    dossierId: acting.context.dossier.id,
+    dossierStatus: dossier.status,
+    signedCount: dossier.signed_count,
+    requiredCount: dossier.required_count,
+    nextTaskCode: next?.code ?? null,
+  };
+}
+
+/**
+ * A signed (or acknowledged) turn: NEXT history with the step's approve label, signedCount + 1,
+ * PENDING_SIGN → IN_PROGRESS on the first signature, then the next turn of the task, or the task
+ * approved and the next step opened, or the dossier COMPLETED when no step is left.
+ */
+async function signTurn(
+  trx: Db,
+  clock: Clock,
+  acting: Acting,
+  comment: string | null,
+): Promise<ActionOutcome> {
+  const { context, turn } = acting;
+  const now = clock.now().toISOString();
+  await closeTurn(trx, acting, 'SIGNED', now, comment);
+  await recordHistory(trx, acting, 'NEXT', context.step.approve_label, now, comment);
+  await trx
+    .updateTable('dossiers')
+    .set((eb) => ({
+      signed_count: eb('signed_count', '+', 1),
+      status: eb
+        .case()
+        .when('status', '=', 'PENDING_SIGN')
+        .then('IN_PROGRESS' as DossierStatus)
+        .else(eb.ref('status'))
+        .end(),
+      updated_at: now,
+    }))
+    .where('id', '=', context.dossier.id)
+    .execute();
+  const nextTurn = context.turns.find(
+    (candidate) => candidate.turn_order > turn.turn_order && candidate.status === 'WAITING',
+  );
+  if (nextTurn) {
+    await trx
+      .updateTable('turns')
+      .set({ status: 'ACTIVE' })
+      .where('id', '=', nextTurn.id)
+      .execute();
+    return outcomeOf(trx, acting, false);
+  }
+  await trx
+    .updateTable('tasks')
+    .set({ status: 2, action_at: now, comment })
+    .where('id', '=', context.task.id)
+    .execute();
+  const opened = await openNextStep(trx, clock, context.dossier.id, context.step.position);
+  if (!opened) await dossierEnded(trx, clock, context.dossier.id, 'COMPLETED', now);
+  return outcomeOf(trx, acting, opened);
+}
+
+/**
+ * Runs one action in its own transaction. A task found overdue is expired in that transaction
+ * (the scheduler may not have passed yet) and the action then refused with 409 TASK_EXPIRED.
+ */
+async function perform(
+  deps: ActionDeps,
+  input: { taskCode: string; actorUserId: number },
+  work: (trx: Db, acting: Acting) => Promise<ActionOutcome>,
+): Promise<ActionOutcome> {
+  const result = await inTransaction(deps.db, async (trx) => {
+    const acting = await actingTurn(trx, deps.clock, input.taskCode, input.actorUserId);
+    if (acting !== 'overdue') return work(trx, acting);
+    const context = await loadTaskContext(trx, { code: input.taskCode });
+    await expireTask(trx, deps.clock, context!.task.id);
+    return 'overdue' as const;
+  });
+  if (result === 'overdue') throw taskExpired(input.taskCode);
+  return result;
+}
+
+/** Approves the active turn of an image_signature or app_submit step. */
+export function approve(deps: ActionDeps, input: TaskActionInput): Promise<ActionOutcome> {
+  const comment = cleanText(input.comment, 'comment', false);
+  return perform(deps, input, (trx, acting) => {
+    requireSignType(
+      acting,
+      ['image_signature', 'app_submit'],
+      acting.context.step.sign_type === 'digital_signature'
+        ? 'SIGNATURE_REQUIRED'
+        : 'ACKNOWLEDGE_REQUIRED',
+      acting.context.step.sign_type === 'digital_signature'
+        ? 'A digital_signature step completes only with a digital signature'
+        : 'A notification step is acknowledged, not approved',
+    );
+    return signTurn(trx, deps.clock, acting, comment);
+  });
+}
+
+/** Acknowledges the active turn of a notification step (it counts as signed). */
+export function acknowledge(deps: ActionDeps, input: TaskActionInput): Promise<ActionOutcome> {
+  const comment = cleanText(input.comment, 'comment', false);
+  return perform(deps, input, (trx, acting) => {
+    requireSignType(
+      acting,
+      ['notification'],
+      'NOT_A_NOTIFICATION_STEP',
+      'Only notification steps are acknowledged',
+    );
+    return signTurn(trx, deps.clock, acting, comment);
+  });
+}
+
+/**
+ * Rejects the active turn of any step: the turn REJECTED, REJECT history with the step's reject
+ * label and the reason, the task rejected (3), every remaining turn CANCELLED and the dossier
+ * REJECTED.
+ */
+export function reject(deps: ActionDeps, input: RejectInput): Promise<ActionOutcome> {
+  const reason = cleanText(input.reason, 'reason', true);
+  return perform(deps, input, async (trx, acting) => {
+    const now = deps.clock.now().toISOString();
+    await closeTurn(trx, acting, 'REJECTED', now, reason);
+    await recordHistory(trx, acting, 'REJECT', acting.context.step.reject_label, now, reason);
+    await trx
+      .updateTable('tasks')
+      .set({ status: 3, action_at: now, comment: reason })
+      .where('id', '=', acting.context.task.id)
+      .execute();
+    await cancelRemainingTurns(trx, acting.context.dossier.id);
+    await dossierEnded(trx, deps.clock, acting.context.dossier.id, 'REJECTED', now);
+    return outcomeOf(trx, acting, false);
+  });
+}
+
+const sha256Pattern = /^[0-9a-f]{64}$/;
+
+/**
+ * The boundary of the signing pipeline. Call it inside the pipeline's own transaction after the
+ * signed PDF is in the file store: it checks the actor may perform the active turn of a
+ * digital_signature or image_signature step, adds one file version per signed file (version =
+ * newest + 1), then advances the workflow like `approve`. Any refusal throws, so the pipeline's
+ * transaction rolls back (an overdue task gives 409 TASK_EXPIRED; the scheduler expires it).
+ */
+export async function completeSignedTurn(
+  trx: Db,
+  clock: Clock,
+  input: SignedTurnInput,
+): Promise<ActionOutcome> {
+  const comment = cleanText(input.comment, 'comment', false);
+  const acting = await actingTurn(trx, clock, input.taskCode, input.actorUserId);
+  if (acting === 'overdue') throw taskExpired(input.taskCode);
+  requireSignType(
+    acting,
+    ['digital_signature', 'image_signature'],
+    'SIGNATURE_NOT_EXPECTED',
+    'Only digital_signature and image_signature steps are signed',
+  );
+  if (input.newFileVersions.length === 0) {
+    throw new ApiError(400, 'VALIDATION_ERROR', 'A signature produces at least one file version', {
+      field: 'newFileVersions',
+    });
+  }
+  const now = clock.now().toISOString();
+  for (const [index, version] of input.newFileVersions.entries()) {
+    const field = `newFileVersions.${index}`;
+    const file = await trx
+      .selectFrom('dossier_files')
+      .select('id')
+      .where('id', '=', version.fileId)
+      .where('dossier_id', '=', acting.context.dossier.id)
+      .where('kind', '=', 'MAIN')
+      .executeTakeFirst();
+    if (!file) {
+      throw new ApiError(
+        400,
+        'FILE_NOT_IN_DOSSIER',
+        `File ${version.fileId} is not a main file of the dossier`,
+        {
+          field: `${field}.fileId`,
+        },
+      );
+    }
+    if (
+      !sha256Pattern.test(version.sha256) ||
+      !Number.isSafeInteger(version.size) ||
+      version.size < 0
+    ) {
+      throw new ApiError(
+        400,
+        'VALIDATION_ERROR',
+        'sha256 must be hex SHA-256 and size a byte count',
+        {
+          field,
+        },
+      );
+    }
+    const newest = await trx
+      .selectFrom('file_versions')
+      .select((eb) => eb.fn.max('version').as('version'))
+      .where('file_id', '=', file.id)
+      .executeTakeFirst();
+    await trx
+      .insertInto('file_versions')
+      .values({
+        file_id: file.id,
+        version: Number(newest?.version ?? 0) + 1,
+        sha256: version.sha256,
+        size: version.size,
+        created_at: now,
+      })
+      .execute();
+  }
+  return signTurn(trx, clock, acting, comment);
+}

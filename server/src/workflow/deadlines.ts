@@ -1,0 +1,164 @@
+import { findUserById } from '../auth/queries';
+import type { AppDeps } from '../context';
+import { type Db, inTransaction } from '../db/database';
+import type { StepKind } from '../db/schema';
+import type { Clock } from '../platform/clock';
+import { dossierEnded, runningStatuses } from './ending';
+import { type ActorSnapshot, actorSnapshot, loadTaskContext, type TurnRow } from './taskContext';
+
+/** `actionLabel` of an OVERDUE history row: processes configure labels for approve and reject only. */
+export const overdueLabel = 'Quá hạn';
+
+type SchedulerDeps = Pick<AppDeps, 'db' | 'clock' | 'logger'>;
+
+/** How many overdue tasks one pass reads at a time. */
+const batchSize = 200;
+
+/**
+ * The system's OVERDUE record names the assignee of the turn that was due, not whoever runs the
+ * scheduler. An untaken role turn has no assignee: the row carries the role's name only.
+ */
+async function overdueActor(trx: Db, turn: TurnRow, stepKind: StepKind): Promise<ActorSnapshot> {
+  if (turn.assignee_user_id !== null) {
+    const user = await findUserById(trx, turn.assignee_user_id);
+    if (user) return actorSnapshot(stepKind, user, turn);
+  }
+  const role =
+    turn.role_id === null
+      ? undefined
+      : await trx
+          .selectFrom('roles')
+          .select('name')
+          .where('id', '=', turn.role_id)
+          .executeTakeFirst();
+  const snapshot: ActorSnapshot = {
+    actor_user_id: null,
+    actor_name: role?.name ?? null,
+    actor_username: null,
+    actor_email: null,
+    actor_phone: null,
+  };
+  return snapshot;
+}
+
+/**
+ * Expires one waiting task whose deadline has passed, inside the caller's transaction: task
+ * status 4 (action time = the deadline), its active turn EXPIRED, every remaining turn of the
+ * dossier CANCELLED, an OVERDUE history row, and the dossier EXPIRED (no webhook). Returns false,
+ * writing nothing, when the task is no longer waiting or not yet due, so running it twice (or
+ * from two processes, each in its own BEGIN IMMEDIATE transaction) expires a task once.
+ */
+export async function expireTask(trx: Db, clock: Clock, taskId: number): Promise<boolean> {
+  const context = await loadTaskContext(trx, { id: taskId });
+  const now = clock.now().toISOString();
+  if (context?.task.status !== 1 || context.task.expireAt === null) return false;
+  if (context.task.expireAt > now || !runningStatuses.includes(context.dossier.status)) {
+    return false;
+  }
+  const at = context.task.expireAt;
+  const due = context.turns.find((turn) => turn.status === 'ACTIVE') ?? context.turns[0];
+  await trx
+    .updateTable('tasks')
+    .set({ status: 4, action_at: at })
+    .where('id', '=', taskId)
+    .execute();
+  if (due) {
+    await trx
+      .updateTable('turns')
+      .set({ status: 'EXPIRED', acted_at: at })
+      .where('id', '=', due.id)
+      .execute();
+    await trx
+      .insertInto('history')
+      .values({
+        tenant_id: context.task.tenantId,
+        dossier_id: context.dossier.id,
+        task_id: taskId,
+        turn_id: due.id,
+        action: 'OVERDUE',
+        action_label: overdueLabel,
+        action_at: at,
+        comment: null,
+        ...(await overdueActor(trx, due, context.step.kind)),
+      })
+      .execute();
+  }
+  await cancelRemainingTurns(trx, context.dossier.id);
+  await dossierEnded(trx, clock, context.dossier.id, 'EXPIRED', at);
+  return true;
+}
+
+/** The turns nobody will perform any more once the dossier ends. */
+export async function cancelRemainingTurns(trx: Db, dossierId: number): Promise<void> {
+  await trx
+    .updateTable('turns')
+    .set({ status: 'CANCELLED' })
+    .where('dossier_id', '=', dossierId)
+    .where('status', 'in', ['WAITING', 'ACTIVE'])
+    .execute();
+}
+
+/**
+ * Moves every waiting task whose deadline is at or before now to EXPIRED (see expireTask), each
+ * in its own transaction. Safe to run at any time and from several processes. Returns how many
+ * tasks this call expired.
+ */
+export async function expireOverdueTasks(deps: SchedulerDeps): Promise<number> {
+  let expired = 0;
+  let afterId = 0;
+  for (;;) {
+    const now = deps.clock.now().toISOString();
+    // status = 1 AND expire_at IS NOT NULL: the partial index tasks_waiting_deadline.
+    const due = await deps.db
+      .selectFrom('tasks')
+      .select('id')
+      .where('status', '=', 1)
+      .where('expire_at', 'is not', null)
+      .where('expire_at', '<=', now)
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(batchSize)
+      .execute();
+    for (const { id } of due) {
+      if (await inTransaction(deps.db, (trx) => expireTask(trx, deps.clock, id))) expired += 1;
+    }
+    if (due.length < batchSize) return expired;
+    afterId = due[due.length - 1]!.id;
+  }
+}
+
+export interface DeadlineScheduler {
+  /** Stops the timer and waits for a pass in progress. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs expireOverdueTasks now (catching up on deadlines that passed while the server was down)
+ * and then every `intervalMs`. A pass never overlaps the previous one; a failed pass is logged
+ * and the next one tries again. The timer does not keep the process alive.
+ */
+export function startDeadlineScheduler(deps: SchedulerDeps, intervalMs: number): DeadlineScheduler {
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  const pass = () => {
+    if (running || stopped) return;
+    running = expireOverdueTasks(deps)
+      .then((count) => {
+        if (count > 0) deps.logger.info({ expired: count }, 'overdue tasks expired');
+      })
+      .catch((error: unknown) => deps.logger.error({ err: error }, 'deadline pass failed'))
+      .finally(() => {
+        running = null;
+      });
+  };
+  pass();
+  const timer = setInterval(pass, intervalMs);
+  timer.unref();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { Db } from '../db/database';
+import type { DossierStatus } from '../db/schema';
+import { ApiError } from '../http/errors';
+import type { Clock } from '../platform/clock';
+
+/** How a dossier's lifecycle ends: every signer signed, someone rejected, or a deadline passed. */
+export type DossierOutcome = Extract<DossierStatus, 'COMPLETED' | 'REJECTED' | 'EXPIRED'>;
+
+export const endedStatuses: readonly DossierStatus[] = ['COMPLETED', 'REJECTED', 'EXPIRED'];
+/** States in which the workflow runs and its tasks can be acted on. */
+export const runningStatuses: readonly DossierStatus[] = ['PENDING_SIGN', 'IN_PROGRESS'];
+
+const endColumn = {
+  COMPLETED: 'completed_at',
+  REJECTED: 'rejected_at',
+  EXPIRED: 'expired_at',
+} as const;
+
+/**
+ * Ends a running dossier inside the caller's transaction: status and its time column
+ * (completed_at, rejected_at or expired_at = `at`).
+ *
+ * This is the one place where the end of a dossier is written, so it is where the webhook outbox
+ * (next issue) adds its event row in the same transaction: `document.completed` for COMPLETED,
+ * `document.rejected` for REJECTED (with the reason and who rejected), nothing for EXPIRED (the
+ * spec: an expired dossier produces no webhook).
+ *
+ * COMPLETED requires signedCount to equal requiredCount, as the spec defines it; anything else
+ * is a bug of the engine and aborts the transaction.
+ */
+export async function dossierEnded(
+  trx: Db,
+  clock: Clock,
+  dossierId: number,
+  outcome: DossierOutcome,
+  at: string,
+): Promise<void> {
+  const dossier = await trx
+    .selectFrom('dossiers')
+    .select(['status', 'signed_count', 'required_count'])
+    .where('id', '=', dossierId)
+    .executeTakeFirstOrThrow();
+  if (!runningStatuses.includes(dossier.status)) {
+    throw new ApiError(
+      409,
+      'DOSSIER_ENDED',
+      `The dossier is ${dossier.status}; its lifecycle has ended`,
+    );
+  }
+  if (outcome === 'COMPLETED' && dossier.signed_count !== dossier.required_count) {
+    throw new Error(
+      `dossier ${dossierId} cannot complete: signedCount ${dossier.signed_count} of requiredCount ${dossier.required_count}`,
+    );
+  }
+  await trx
+    .updateTable('dossiers')
+    .set({ status: outcome, [endColumn[outcome]]: at, updated_at: clock.now().toISOString() })
+    .where('id', '=', dossierId)
+    .execute();
+}

@@ -1,0 +1,116 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { UserRow } from '../auth/queries';
+import type { Db } from '../db/database';
+import type { DossierStatus, HistoryTable, StepKind, TurnsTable } from '../db/schema';
+import type { StepRow } from '../processes/queries';
+
+export type TurnRow = Selectable<TurnsTable>;
+
+/** A task with what every action needs: its step, its dossier and its turns in order. */
+export interface TaskContext {
+  task: {
+    id: number;
+    code: string;
+    tenantId: number;
+    dossierId: number;
+    status: number;
+    expireAt: string | null;
+  };
+  step: StepRow;
+  dossier: { id: number; status: DossierStatus; signedCount: number; requiredCount: number };
+  turns: TurnRow[];
+}
+
+export async function loadTaskContext(
+  db: Db,
+  where: { code: string } | { id: number },
+): Promise<TaskContext | undefined> {
+  const row = await db
+    .selectFrom('tasks as t')
+    .innerJoin('dossiers as d', 'd.id', 't.dossier_id')
+    .select([
+      't.id',
+      't.code',
+      't.tenant_id',
+      't.dossier_id',
+      't.step_id',
+      't.status',
+      't.expire_at',
+      'd.status as dossier_status',
+      'd.signed_count',
+      'd.required_count',
+    ])
+    .$if('code' in where, (query) => query.where('t.code', '=', (where as { code: string }).code))
+    .$if('id' in where, (query) => query.where('t.id', '=', (where as { id: number }).id))
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const step = await db
+    .selectFrom('process_steps')
+    .selectAll()
+    .where('id', '=', row.step_id)
+    .executeTakeFirstOrThrow();
+  const turns = await db
+    .selectFrom('turns')
+    .selectAll()
+    .where('task_id', '=', row.id)
+    .orderBy('turn_order')
+    .execute();
+  return {
+    task: {
+      id: row.id,
+      code: row.code,
+      tenantId: row.tenant_id,
+      dossierId: row.dossier_id,
+      status: row.status,
+      expireAt: row.expire_at,
+    },
+    step,
+    dossier: {
+      id: row.dossier_id,
+      status: row.dossier_status,
+      signedCount: row.signed_count,
+      requiredCount: row.required_count,
+    },
+    turns,
+  };
+}
+
+/** Steps performed by an account of the organization: the history shows the actor's username. */
+export function isInternalAccountStep(kind: StepKind): boolean {
+  return kind === 'internal' || kind === 'role';
+}
+
+export type ActorSnapshot = Pick<
+  Insertable<HistoryTable>,
+  'actor_user_id' | 'actor_name' | 'actor_username' | 'actor_email' | 'actor_phone'
+>;
+
+/**
+ * Who a history row names, frozen at the time of the action. On a guest step the signer is
+ * described as submitted at creation (falling back to the account), and the username is never
+ * shown (a guest's username is their personal id); on internal and role steps the account speaks.
+ */
+export function actorSnapshot(kind: StepKind, user: UserRow, turn: TurnRow): ActorSnapshot {
+  const internal = isInternalAccountStep(kind);
+  const signerIsAssignee = turn.assignee_user_id === user.id && !internal;
+  return {
+    actor_user_id: user.id,
+    actor_name:
+      (signerIsAssignee ? turn.signer_full_name : null) ??
+      user.name ??
+      (internal ? user.username : null),
+    actor_username: internal ? user.username : null,
+    actor_email: (signerIsAssignee ? turn.signer_email : null) ?? user.email,
+    actor_phone: (signerIsAssignee ? turn.signer_phone : null) ?? user.phone,
+  };
+}
+
+/** Roles the user holds through its memberships (holders of a role see its role-based turns). */
+export async function roleIdsOf(db: Db, userId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('memberships')
+    .select('role_id')
+    .where('user_id', '=', userId)
+    .execute();
+  return rows.map((row) => row.role_id);
+}
