@@ -32,3 +32,49 @@ export async function loadProcess(
     .execute();
   return { process, documentClasses: JSON.parse(process.document_classes) as string[], steps };
 }
+
+/** Whether any dossier was created from the process (its step rows are then referenced). */
+export async function processInUse(db: Db, processId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('dossiers')
+    .select('id')
+    .where('process_id', '=', processId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Process rows with their tenant and organization codes, of a tenant or of one organization. */
+export function findProcesses(db: Db, filter: { tenantId: number; organizationId?: number }) {
+  let query = db
+    .selectFrom('processes')
+    .innerJoin('tenants', 'tenants.id', 'processes.tenant_id')
+    .innerJoin('organizations', 'organizations.id', 'processes.organization_id')
+    .selectAll('processes')
+    .select(['tenants.code as tenant_code', 'organizations.code as organization_code'])
+    .where('processes.tenant_id', '=', filter.tenantId)
+    .orderBy('organizations.code')
+    .orderBy('processes.code');
+  if (filter.organizationId !== undefined) {
+    query = query.where('processes.organization_id', '=', filter.organizationId);
+  }
+  return query.execute();
+}
+
+/** Steps of several processes, each list in position order. */
+export async function stepsOfProcesses(
+  db: Db,
+  processIds: number[],
+): Promise<Map<number, StepRow[]>> {
+  const byProcess = new Map<number, StepRow[]>(processIds.map((id) => [id, []]));
+  if (processIds.length === 0) return byProcess;
+  const rows = await db
+    .selectFrom('process_steps')
+    .selectAll()
+    .where('process_id', 'in', processIds)
+    .orderBy('process_id')
+    .orderBy('position')
+    .execute();
+  for (const row of rows) byProcess.get(row.process_id)?.push(row);
+  return byProcess;
+}
