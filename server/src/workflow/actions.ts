@@ -5,15 +5,16 @@ import type { DossierStatus, HistoryAction, SignType } from '../db/schema';
 import { ApiError } from '../http/errors';
 import type { Clock } from '../platform/clock';
 import { cancelRemainingTurns, expireTask } from './deadlines';
-import { activeDelegatorIds } from './delegations';
 import { dossierEnded, endedStatuses } from './ending';
 import { openNextStep } from './start';
 import {
   actorSnapshot,
   loadTaskContext,
-  roleIdsOf,
+  mayPerform,
+  participantAt,
   type TaskContext,
   type TurnRow,
+  takesPart,
 } from './taskContext';
 
 /**
@@ -123,16 +124,8 @@ async function actingTurn(
   const actor = await findUserById(trx, actorUserId);
   if (!context || !actor || actor.tenant_id !== context.task.tenantId) throw taskNotFound(taskCode);
   const now = clock.now().toISOString();
-  const roleIds = await roleIdsOf(trx, actor.id);
-  const delegators = await activeDelegatorIds(trx, actor.id, now);
-  const mayPerform = (turn: TurnRow) =>
-    turn.assignee_user_id === null
-      ? turn.role_id !== null && roleIds.includes(turn.role_id)
-      : turn.assignee_user_id === actor.id || delegators.includes(turn.assignee_user_id);
-  const takesPart = context.turns.some(
-    (turn) => mayPerform(turn) || turn.acted_by_user_id === actor.id,
-  );
-  if (!takesPart) throw taskNotFound(taskCode);
+  const participant = await participantAt(trx, actor.id, now);
+  if (!takesPart(participant, context.turns)) throw taskNotFound(taskCode);
   if (actor.status === userStatus.locked) {
     throw new ApiError(403, 'ACCOUNT_LOCKED', `${actor.username} is locked`);
   }
@@ -153,7 +146,7 @@ async function actingTurn(
   }
   if (context.task.expireAt !== null && context.task.expireAt <= now) return 'overdue';
   const turn = context.turns.find((candidate) => candidate.status === 'ACTIVE');
-  if (!turn || !mayPerform(turn)) {
+  if (!turn || !mayPerform(participant, turn)) {
     throw new ApiError(409, 'NOT_YOUR_TURN', `Task ${taskCode} waits for another signer`);
   }
   return { context, turn, actor };

@@ -3,6 +3,7 @@ import type { UserRow } from '../auth/queries';
 import type { Db } from '../db/database';
 import type { DossierStatus, HistoryTable, StepKind, TurnsTable } from '../db/schema';
 import type { StepRow } from '../processes/queries';
+import { activeDelegatorIds } from './delegations';
 
 export type TurnRow = Selectable<TurnsTable>;
 
@@ -113,4 +114,38 @@ export async function roleIdsOf(db: Db, userId: number): Promise<number[]> {
     .where('user_id', '=', userId)
     .execute();
   return rows.map((row) => row.role_id);
+}
+
+/** What makes a user part of a task: the user, the roles held, the delegations in force to them. */
+export interface Participant {
+  userId: number;
+  roleIds: number[];
+  /** Users whose pending tasks this user may handle now (delegations in force). */
+  delegatorIds: number[];
+}
+
+export async function participantAt(db: Db, userId: number, now: string): Promise<Participant> {
+  return {
+    userId,
+    roleIds: await roleIdsOf(db, userId),
+    delegatorIds: await activeDelegatorIds(db, userId, now),
+  };
+}
+
+/**
+ * Whether the participant may perform `turn`: its assignee, any holder of its role while nobody
+ * has taken it, or a delegate of its assignee.
+ */
+export function mayPerform(participant: Participant, turn: TurnRow): boolean {
+  return turn.assignee_user_id === null
+    ? turn.role_id !== null && participant.roleIds.includes(turn.role_id)
+    : turn.assignee_user_id === participant.userId ||
+        participant.delegatorIds.includes(turn.assignee_user_id);
+}
+
+/** Whether the participant takes part in a task of these turns: may perform one, or performed one. */
+export function takesPart(participant: Participant, turns: TurnRow[]): boolean {
+  return turns.some(
+    (turn) => mayPerform(participant, turn) || turn.acted_by_user_id === participant.userId,
+  );
 }

@@ -1,6 +1,7 @@
 import { foundation } from './001_foundation';
 import { directorySearch } from './002_directory_search';
 import { dossiers } from './003_dossiers';
+import { taskSearch } from './004_task_search';
 import { webhookOutbox } from './005_webhook_outbox';
 import { notifyOutbox } from './006_notify_outbox';
 
@@ -15,6 +16,7 @@ export const migrations: Migration[] = [
   { version: 1, name: 'foundation', sql: foundation },
   { version: 2, name: 'directory_search', sql: directorySearch },
   { version: 3, name: 'dossiers', sql: dossiers },
+  { version: 4, name: 'task_search', sql: taskSearch },
   { version: 5, name: 'webhook_outbox', sql: webhookOutbox },
   { version: 6, name: 'notify_outbox', sql: notifyOutbox },
 ];
