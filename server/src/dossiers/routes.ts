@@ -1,7 +1,118 @@
-import { createRouter } from '../http/openapi';
-import type { RateLimiter } from '../http/rateLimit';
+import { createRoute } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { credentialAreas } from '../auth/areas';
+import { authenticate } from '../auth/authenticate';
+import { type Permission, requirePermission } from '../auth/permissions';
+import type { AppEnv } from '../context';
+import { integrationSecurity } from '../files/routes';
+import { limitBody } from '../http/bodyLimit';
+import { createRouter, errorResponses, jsonContent } from '../http/openapi';
+import { type RateLimiter, rateLimit } from '../http/rateLimit';
+import {
+  creationLimits,
+  DocumentIdParam,
+  DossierCreateBody,
+  DossierCreatedEnvelope,
+  DossierFileListEnvelope,
+  DossierLookupEnvelope,
+  DossierStartedEnvelope,
+} from './schemas';
+import { createDossier, listDossierFiles, lookupDossier, startDossier } from './service';
 
-/** Integration API routes of this domain, mounted under /api/integration by app.ts. */
-export function dossierRoutes(_limiter: RateLimiter) {
-  return createRouter();
+/** The REST envelope of the integration API. */
+function envelopeOf<T>(c: Context<AppEnv>, data: T) {
+  return { statusCode: 200, data, timestamp: c.get('deps').clock.now().toISOString() };
+}
+
+/** Dossier endpoints 1–4, mounted under /api/integration by app.ts. */
+export function dossierRoutes(limiter: RateLimiter) {
+  const router = createRouter();
+
+  const guarded = (permission: Permission) => ({
+    tags: ['Dossiers'],
+    security: integrationSecurity,
+    middleware: [
+      authenticate(credentialAreas.integration),
+      rateLimit(limiter, 'api'),
+      requirePermission(permission),
+    ],
+  });
+  const creationGuard = guarded('document:create');
+
+  const create = createRoute({
+    ...creationGuard,
+    // The body (templateData and metadata included) is refused with 413 before it is read.
+    middleware: [...creationGuard.middleware, limitBody(creationLimits.bodyBytes)],
+    method: 'post',
+    path: '/documents',
+    summary: 'Create a signing dossier (1)',
+    description:
+      'Atomic: files are fetched (SSRF-safe) or rendered first, then everything is written at once; any failure leaves nothing behind. fileUrl failures: see docs/file-url-errors.md.',
+    request: {
+      body: { required: true, content: { 'application/json': { schema: DossierCreateBody } } },
+    },
+    responses: {
+      201: jsonContent(DossierCreatedEnvelope, 'HTTP 201 with body statusCode 200'),
+      ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 502),
+    },
+  });
+  router.openapi(create, async (c) => {
+    const data = await createDossier(c.get('deps'), c.get('principal'), c.req.valid('json'));
+    return c.json(envelopeOf(c, data), 201);
+  });
+
+  const start = createRoute({
+    ...guarded('document:start'),
+    method: 'post',
+    path: '/documents/{documentId}/start',
+    summary: 'Start a dossier created with disableStart (2)',
+    description:
+      'PENDING → PENDING_SIGN and the first task. 404 unknown documentId; 400 DOSSIER_NOT_PENDING when the dossier is not PENDING (also a second call).',
+    request: { params: DocumentIdParam },
+    responses: {
+      200: jsonContent(DossierStartedEnvelope, 'The dossier, now PENDING_SIGN'),
+      ...errorResponses(400, 401, 403, 404, 429),
+    },
+  });
+  router.openapi(start, async (c) => {
+    const { documentId } = c.req.valid('param');
+    const data = await startDossier(c.get('deps'), c.get('principal'), documentId);
+    return c.json(envelopeOf(c, data), 200);
+  });
+
+  const lookup = createRoute({
+    ...guarded('document:view'),
+    method: 'get',
+    path: '/documents/{documentId}',
+    summary: 'Look up a dossier (3)',
+    request: { params: DocumentIdParam },
+    responses: {
+      200: jsonContent(DossierLookupEnvelope, 'The dossier with files and signers'),
+      ...errorResponses(401, 403, 404, 429),
+    },
+  });
+  router.openapi(lookup, async (c) => {
+    const { documentId } = c.req.valid('param');
+    const data = await lookupDossier(c.get('deps'), c.get('principal'), documentId);
+    return c.json(envelopeOf(c, data), 200);
+  });
+
+  const files = createRoute({
+    ...guarded('document:view'),
+    method: 'get',
+    path: '/documents/{documentId}/files',
+    summary: 'List the files of a dossier (4)',
+    request: { params: DocumentIdParam },
+    responses: {
+      200: jsonContent(DossierFileListEnvelope, 'MAIN files and attachments'),
+      ...errorResponses(401, 403, 404, 429),
+    },
+  });
+  router.openapi(files, async (c) => {
+    const { documentId } = c.req.valid('param');
+    const data = await listDossierFiles(c.get('deps'), c.get('principal'), documentId);
+    return c.json(envelopeOf(c, data), 200);
+  });
+
+  return router;
 }

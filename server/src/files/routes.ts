@@ -1,7 +1,86 @@
-import { createRouter } from '../http/openapi';
-import type { RateLimiter } from '../http/rateLimit';
+import { createRoute, z } from '@hono/zod-openapi';
+import { credentialAreas } from '../auth/areas';
+import { authenticate } from '../auth/authenticate';
+import { requirePermission } from '../auth/permissions';
+import { scopeOf } from '../dossiers/scope';
+import { createRouter, errorResponses } from '../http/openapi';
+import { type RateLimiter, rateLimit } from '../http/rateLimit';
+import { fileNotFound, fileResponse } from './download';
+import { verifyPresigned } from './presign';
+import { fileByUuid, fileInScope } from './queries';
 
-/** Integration API routes of this domain, mounted under /api/integration by app.ts. */
-export function fileRoutes(_limiter: RateLimiter) {
-  return createRouter();
+const FileUuidParam = z.object({
+  fileUuid: z
+    .string()
+    .openapi({ param: { name: 'fileUuid', in: 'path' }, description: 'fileUuid of a file item' }),
+});
+
+/** Endpoint 5 accepts `X-API-Key` or `x-access-token`. */
+export const integrationSecurity: Record<string, string[]>[] = [
+  { ApiKey: [] },
+  { PartnerToken: [] },
+];
+
+const PresignedQuery = z.object({
+  expires: z.string().optional().openapi({ description: 'Expiry, Unix seconds' }),
+  signature: z.string().optional().openapi({ description: 'HMAC-SHA256, hex' }),
+});
+
+const fileBytes = {
+  description:
+    'The newest version of the file, streamed, with Content-Type, Content-Disposition (attachment), Content-Length and Cache-Control: private, no-store',
+  content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } },
+};
+
+/** Endpoint 5 (under /api/integration) and the presigned file URL (under /api), mounted at /api. */
+export function fileRoutes(limiter: RateLimiter) {
+  const router = createRouter();
+
+  const download = createRoute({
+    method: 'get',
+    path: '/integration/files/{fileUuid}/download',
+    tags: ['Dossiers'],
+    summary: 'Download the newest version of a file (5)',
+    description:
+      'Streams the content directly, no redirect; works in any dossier state. A file unknown or of another organization gives 404 FILE_NOT_FOUND.',
+    security: integrationSecurity,
+    middleware: [
+      authenticate(credentialAreas.integration),
+      rateLimit(limiter, 'api'),
+      requirePermission('document:view'),
+    ],
+    request: { params: FileUuidParam },
+    responses: { 200: fileBytes, ...errorResponses(401, 403, 404, 429) },
+  });
+  router.openapi(download, async (c) => {
+    const deps = c.get('deps');
+    const { fileUuid } = c.req.valid('param');
+    const scope = await scopeOf(deps.db, c.get('principal'));
+    const file = await fileInScope(deps.db, scope, fileUuid);
+    if (!file) throw fileNotFound(fileUuid);
+    return fileResponse(deps, file);
+  });
+
+  const presigned = createRoute({
+    method: 'get',
+    path: '/files/{fileUuid}',
+    tags: ['Dossiers'],
+    summary: 'Presigned file URL (the `url` of file items)',
+    description:
+      'No credential: the signature is one. 403 PRESIGNED_URL_INVALID for a missing or wrong signature, 410 PRESIGNED_URL_EXPIRED after 24 hours.',
+    middleware: [rateLimit(limiter, 'api')],
+    request: { params: FileUuidParam, query: PresignedQuery },
+    responses: { 200: fileBytes, ...errorResponses(403, 404, 410, 429) },
+  });
+  router.openapi(presigned, async (c) => {
+    const deps = c.get('deps');
+    const { fileUuid } = c.req.valid('param');
+    const { expires, signature } = c.req.valid('query');
+    verifyPresigned(deps, fileUuid, expires, signature);
+    const file = await fileByUuid(deps.db, fileUuid);
+    if (!file) throw fileNotFound(fileUuid);
+    return fileResponse(deps, file);
+  });
+
+  return router;
 }

@@ -1,0 +1,335 @@
+import crypto from 'node:crypto';
+import type { z } from '@hono/zod-openapi';
+import { requireActor } from '../auth/authenticate';
+import type { Principal } from '../auth/principal';
+import type { AppDeps } from '../context';
+import { type Db, inTransaction } from '../db/database';
+import { ApiError } from '../http/errors';
+import { isoNow } from '../platform/clock';
+import { type LoadedProcess, loadProcess } from '../processes/queries';
+import { startWorkflow } from '../workflow/start';
+import { fileItems } from './fileItems';
+import { guestAccountId } from './guestAccounts';
+import {
+  documentIdTaken,
+  dossierById,
+  dossierTurns,
+  duplicateDocumentId,
+  insertDossier,
+  insertFiles,
+  insertTurns,
+  type TurnView,
+} from './queries';
+import type {
+  DossierCreated,
+  DossierCreateInput,
+  DossierFileList,
+  DossierLookup,
+  DossierStarted,
+  FileInputValue,
+  SignerView,
+} from './schemas';
+import { dossierByDocumentId, scopeOf } from './scope';
+import { type PlannedTurn, planTurns } from './signers';
+import {
+  discardFiles,
+  type FileRequest,
+  keepFiles,
+  type SourceFile,
+  storeFiles,
+} from './sourceFiles';
+
+/** Who creates: the organization (and tenant) the dossier belongs to and the acting user. */
+interface Creator {
+  tenantId: number;
+  tenantCode: string;
+  organizationId: number;
+  userId: number;
+}
+
+/**
+ * "Identify organization from the API key": an organization key's organization; with a partner
+ * token, the organization the (internal) user sits in. Outside signers create nothing.
+ */
+async function creatorOf(db: Db, principal: Principal): Promise<Creator> {
+  const actor = requireActor(principal);
+  let tenantId: number | null;
+  let organizationId: number | null;
+  if (principal.kind === 'apiKey') {
+    tenantId = principal.tenantId;
+    organizationId = principal.organizationId;
+  } else {
+    const user = await db
+      .selectFrom('users')
+      .select(['tenant_id', 'organization_id', 'type'])
+      .where('id', '=', actor.id)
+      .executeTakeFirstOrThrow();
+    if (user.type === 'external') {
+      throw new ApiError(403, 'FORBIDDEN', 'Outside signers cannot create dossiers');
+    }
+    tenantId = user.tenant_id;
+    organizationId = user.organization_id;
+  }
+  if (tenantId === null || organizationId === null) {
+    throw new ApiError(403, 'FORBIDDEN', 'The caller belongs to no organization');
+  }
+  const tenant = await db
+    .selectFrom('tenants')
+    .select('code')
+    .where('id', '=', tenantId)
+    .executeTakeFirstOrThrow();
+  return { tenantId, tenantCode: tenant.code, organizationId, userId: actor.id };
+}
+
+function processNotFound(code: string): ApiError {
+  return new ApiError(404, 'PROCESS_NOT_FOUND', `No process ${code} in the organization`, {
+    field: 'processDefCode',
+  });
+}
+
+/**
+ * The class rule for a signed (MAIN) file: with one class configured the file inherits it; with
+ * two or more it must send `ecmClassCode` (422 MISSING_ECM_CLASS_CODE). A sent class is kept.
+ */
+function mainFileClass(process: LoadedProcess, input: FileInputValue, at: string): string | null {
+  if (input.ecmClassCode !== undefined) return input.ecmClassCode;
+  if (process.documentClasses.length <= 1) return process.documentClasses[0] ?? null;
+  throw new ApiError(
+    422,
+    'MISSING_ECM_CLASS_CODE',
+    `${at}.ecmClassCode is required: process ${process.process.code} signs ${process.documentClasses.join(', ')}`,
+    { field: `${at}.ecmClassCode` },
+  );
+}
+
+/** files[] then attachments[]; attachments keep what they send (no class rule, no inheritance). */
+function fileRequests(process: LoadedProcess, input: DossierCreateInput): FileRequest[] {
+  const main = input.files.map((file, index) => ({
+    kind: 'MAIN' as const,
+    position: index + 1,
+    at: `files.${index}`,
+    input: file,
+    ecmClassCode: mainFileClass(process, file, `files.${index}`),
+  }));
+  const attachments = (input.attachments ?? []).map((file, index) => ({
+    kind: 'ATTACHMENT' as const,
+    position: index + 1,
+    at: `attachments.${index}`,
+    input: file,
+    ecmClassCode: file.ecmClassCode ?? null,
+  }));
+  return [...main, ...attachments];
+}
+
+/** The one transaction of a creation: accounts, dossier, files, turns, then the workflow start. */
+async function writeDossier(
+  deps: AppDeps,
+  creator: Creator,
+  process: LoadedProcess,
+  input: DossierCreateInput,
+  turns: PlannedTurn[],
+  files: SourceFile[],
+): Promise<number> {
+  const now = isoNow(deps.clock);
+  return inTransaction(deps.db, async (trx) => {
+    const assigned: { planned: PlannedTurn; assigneeUserId: number | null }[] = [];
+    for (const planned of turns) {
+      const { assignee } = planned;
+      const assigneeUserId =
+        assignee.kind === 'user'
+          ? assignee.userId
+          : assignee.kind === 'guest'
+            ? await guestAccountId(trx, creator.tenantId, assignee.account, now)
+            : null;
+      assigned.push({ planned, assigneeUserId });
+    }
+    const dossierId = await insertDossier(trx, {
+      uuid: crypto.randomUUID(),
+      tenant_id: creator.tenantId,
+      organization_id: creator.organizationId,
+      document_id: input.documentId,
+      title: input.documentTitle ?? input.documentId,
+      process_id: process.process.id,
+      ecm_class_code: input.ecmClassCode ?? null,
+      status: 'PENDING',
+      transaction_id: null,
+      metadata: JSON.stringify({ ...(input.metadata ?? {}), tenantCode: creator.tenantCode }),
+      created_by_user_id: creator.userId,
+      required_count: turns.length,
+      created_at: now,
+      updated_at: now,
+    });
+    await insertFiles(trx, dossierId, creator.organizationId, files, now);
+    await insertTurns(trx, dossierId, assigned);
+    if (!input.disableStart) await startWorkflow(trx, deps.clock, dossierId);
+    return dossierId;
+  });
+}
+
+/**
+ * Endpoint 1, in the spec's order: organization, idempotency on documentId (409), process, the
+ * class rule, signers by stepCode, files (fetched or rendered before any write), then one
+ * transaction writing everything and starting the workflow unless `disableStart`. Any failure
+ * leaves no row and no stored file behind.
+ */
+export async function createDossier(
+  deps: AppDeps,
+  principal: Principal,
+  input: DossierCreateInput,
+): Promise<z.output<typeof DossierCreated>> {
+  const creator = await creatorOf(deps.db, principal);
+  if (await documentIdTaken(deps.db, creator.organizationId, input.documentId)) {
+    throw duplicateDocumentId(input.documentId);
+  }
+  const process = await loadProcess(deps.db, creator.organizationId, input.processDefCode);
+  if (!process) throw processNotFound(input.processDefCode);
+  const requests = fileRequests(process, input);
+  const turns = await planTurns(
+    deps.db,
+    creator.tenantId,
+    process.steps,
+    input.signers,
+    deps.logger,
+  );
+  if (turns.length === 0) {
+    throw new ApiError(
+      422,
+      'PROCESS_HAS_NO_STEPS',
+      `Process ${process.process.code} has no steps`,
+      {
+        field: 'processDefCode',
+      },
+    );
+  }
+  const files = await storeFiles(deps, creator.organizationId, requests);
+  let dossierId: number;
+  try {
+    dossierId = await writeDossier(deps, creator, process, input, turns, files);
+  } catch (error) {
+    await discardFiles(deps, files);
+    throw error;
+  }
+  keepFiles(deps, files);
+  const dossier = await dossierById(deps.db, dossierId);
+  const items = await fileItems(deps, dossierId, { detailed: false });
+  return {
+    transactionId: dossier.transaction_id,
+    documentId: input.documentId,
+    documentTitle: dossier.title,
+    folderId: dossier.id,
+    documentUuid: dossier.uuid,
+    files: items.files,
+    attachments: items.attachments,
+    status: dossier.status === 'PENDING' ? 'PENDING' : 'PENDING_SIGN',
+    createdAt: dossier.created_at,
+  };
+}
+
+/** Endpoint 2: PENDING → PENDING_SIGN and the first task; 404 unknown, 400 not PENDING. */
+export async function startDossier(
+  deps: AppDeps,
+  principal: Principal,
+  documentId: string,
+): Promise<z.output<typeof DossierStarted>> {
+  const scope = await scopeOf(deps.db, principal);
+  const found = await dossierByDocumentId(deps.db, scope, documentId);
+  await inTransaction(deps.db, async (trx) => {
+    // Read again under the write lock: a concurrent start may have won.
+    const { status } = await dossierById(trx, found.id);
+    if (status !== 'PENDING') {
+      throw new ApiError(
+        400,
+        'DOSSIER_NOT_PENDING',
+        `The dossier is ${status}; only a PENDING dossier (created with disableStart) can be started`,
+      );
+    }
+    await startWorkflow(trx, deps.clock, found.id);
+  });
+  const dossier = await dossierById(deps.db, found.id);
+  return {
+    documentId,
+    documentUuid: dossier.uuid,
+    transactionId: dossier.transaction_id ?? '',
+    status: 'PENDING_SIGN',
+  };
+}
+
+/**
+ * A signer of the lookup: SIGNED, REJECTED (as webhooks say), otherwise PENDING; identity fields
+ * by step kind, never a numeric id.
+ */
+export function signerView(turn: TurnView): z.output<typeof SignerView> {
+  const status =
+    turn.status === 'SIGNED' ? 'SIGNED' : turn.status === 'REJECTED' ? 'REJECTED' : 'PENDING';
+  const view: z.output<typeof SignerView> = {
+    stepName: turn.stepName,
+    stepCode: turn.stepCode,
+    status,
+    signedAt: status === 'SIGNED' ? turn.actedAt : null,
+  };
+  const present = (fields: Record<string, string | null>) => {
+    for (const [name, value] of Object.entries(fields)) {
+      if (value !== null) (view as Record<string, unknown>)[name] = value;
+    }
+  };
+  switch (turn.stepKind) {
+    case 'guest':
+    case 'phone_guest':
+      present({
+        email: turn.signerEmail,
+        phone: turn.signerPhone,
+        identityNumber: turn.signerIdentityNumber,
+        taxCode: turn.signerTaxCode,
+      });
+      break;
+    case 'internal':
+      present({ username: turn.assigneeUsername });
+      break;
+    case 'role':
+      present({
+        roleCode: turn.roleCode,
+        roleName: turn.roleName,
+        username: status === 'PENDING' ? null : turn.actorUsername,
+      });
+      break;
+  }
+  return view;
+}
+
+/** Endpoint 3: the dossier as it is now. */
+export async function lookupDossier(
+  deps: AppDeps,
+  principal: Principal,
+  documentId: string,
+): Promise<z.output<typeof DossierLookup>> {
+  const scope = await scopeOf(deps.db, principal);
+  const dossier = await dossierByDocumentId(deps.db, scope, documentId);
+  const items = await fileItems(deps, dossier.id, { detailed: true });
+  const turns = await dossierTurns(deps.db, dossier.id);
+  return {
+    documentId,
+    documentUuid: dossier.uuid,
+    transactionId: dossier.transaction_id,
+    status: dossier.status,
+    signedCount: dossier.signed_count,
+    requiredCount: dossier.required_count,
+    files: items.files,
+    attachments: items.attachments,
+    signers: turns.map(signerView),
+    metadata: JSON.parse(dossier.metadata) as Record<string, unknown>,
+    createdAt: dossier.created_at,
+    completedAt: dossier.completed_at,
+  };
+}
+
+/** Endpoint 4: MAIN files and attachments with their details. */
+export async function listDossierFiles(
+  deps: AppDeps,
+  principal: Principal,
+  documentId: string,
+): Promise<z.output<typeof DossierFileList>> {
+  const scope = await scopeOf(deps.db, principal);
+  const dossier = await dossierByDocumentId(deps.db, scope, documentId);
+  const items = await fileItems(deps, dossier.id, { detailed: true });
+  return { documentId, documentUuid: dossier.uuid, ...items };
+}

@@ -1,0 +1,70 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { AppDeps } from '../context';
+import { ApiError } from '../http/errors';
+import type { NewestFile } from './queries';
+
+export function fileNotFound(fileUuid: string): ApiError {
+  return new ApiError(404, 'FILE_NOT_FOUND', `No file ${fileUuid}`, { field: 'fileUuid' });
+}
+
+/** The download name: the title, NFC, without path separators or controls, with `.pdf` for PDFs. */
+export function downloadName(title: string, mimeType: string): string {
+  const cleaned = title
+    .normalize('NFC')
+    .replace(/[\p{Cc}/\\]/gu, '_')
+    .trim();
+  const name = cleaned === '' ? 'file' : cleaned;
+  return mimeType === 'application/pdf' && !/\.pdf$/i.test(name) ? `${name}.pdf` : name;
+}
+
+/** RFC 5987 value: UTF-8, percent-encoded except the attr-chars. */
+function extendedValue(name: string): string {
+  return encodeURIComponent(name).replace(
+    /['()*]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+}
+
+/** ASCII fallback for old clients: "Hợp đồng" becomes "Hop dong". */
+function asciiFallback(name: string): string {
+  return name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/đ/g, 'd')
+    .replace(/Đ/g, 'D')
+    .replace(/[^\x20-\x7e]/g, '_')
+    .replace(/["\\]/g, '_');
+}
+
+/**
+ * `attachment; filename="<ASCII>"`, plus `filename*=UTF-8''<encoded>` (RFC 6266 / 5987) when the
+ * name is not plain ASCII, so Vietnamese titles arrive intact in every browser and client.
+ */
+export function contentDisposition(name: string): string {
+  const ascii = asciiFallback(name);
+  const plain = `attachment; filename="${ascii}"`;
+  return ascii === name ? plain : `${plain}; filename*=UTF-8''${extendedValue(name)}`;
+}
+
+/**
+ * Streams the newest version of a file with the spec's headers (Content-Type, Content-Disposition,
+ * Content-Length, Cache-Control `private, no-store`). The bytes flow from disk to the socket; the
+ * file is never held in memory.
+ */
+export async function fileResponse(
+  deps: Pick<AppDeps, 'files'>,
+  file: NewestFile,
+): Promise<Response> {
+  const opened = await deps.files.open(file.sha256);
+  const body = Readable.toWeb(opened.stream) as WebReadableStream<Uint8Array>;
+  return new Response(body as unknown as ReadableStream<Uint8Array>, {
+    status: 200,
+    headers: {
+      'Content-Type': file.mimeType,
+      'Content-Disposition': contentDisposition(downloadName(file.title, file.mimeType)),
+      'Content-Length': String(opened.size),
+      'Cache-Control': 'private, no-store',
+    },
+  });
+}

@@ -1,0 +1,284 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  pdfBytes,
+  routes,
+  startHttpsServer,
+  type TestHttpsServer,
+} from '../../../test/support/httpsServer';
+import { inTransaction } from '../../src/db/database';
+import type { SignType, StepKind } from '../../src/db/schema';
+import type { TenantRow } from '../../src/tenancy/resolveTenant';
+import { createOrganization, createRole } from '../../src/tenancy/service';
+import {
+  addUser,
+  createHarness,
+  type Harness,
+  readJson,
+  type SeededTenant,
+  seedTenant,
+} from '../support/harness';
+
+export const documentsPath = '/api/integration/documents';
+
+export interface ErrorReply {
+  statusCode: number;
+  message: string;
+  error: string;
+  code: string;
+  details?: { field?: string; code?: string };
+}
+
+/** The status and the body of a reply, for one `expect`. */
+export async function reply<T = ErrorReply>(response: Response): Promise<[number, T]> {
+  return [response.status, await readJson<T>(response)];
+}
+
+export interface StepFixture {
+  stepCode: string;
+  name: string;
+  kind: StepKind;
+  signType?: SignType;
+  deadlineSeconds?: number | null;
+  roleId?: number | null;
+  defaultUserId?: number | null;
+}
+
+/** A process written straight into SQLite (the operator CLI's loader is another module). */
+export async function addProcess(
+  h: Harness,
+  tenant: { tenantId: number; organizationId: number },
+  code: string,
+  documentClasses: string[],
+  steps: StepFixture[],
+): Promise<number> {
+  const now = h.now();
+  return inTransaction(h.deps.db, async (trx) => {
+    const process = await trx
+      .insertInto('processes')
+      .values({
+        tenant_id: tenant.tenantId,
+        organization_id: tenant.organizationId,
+        code,
+        name: `Quy trình ${code}`,
+        document_classes: JSON.stringify(documentClasses),
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    for (const [index, step] of steps.entries()) {
+      await trx
+        .insertInto('process_steps')
+        .values({
+          process_id: process.id,
+          position: index + 1,
+          step_code: step.stepCode,
+          name: step.name,
+          kind: step.kind,
+          sign_type: step.signType ?? 'digital_signature',
+          deadline_seconds: step.deadlineSeconds ?? null,
+          approve_label: 'Ký',
+          reject_label: 'Từ chối',
+          role_id: step.roleId ?? null,
+          default_user_id: step.defaultUserId ?? null,
+        })
+        .execute();
+    }
+    return process.id;
+  });
+}
+
+/** A PDF whose bytes (and so whose SHA-256) no other test uses. */
+export function uniquePdf(label = crypto.randomUUID(), size = 2048): Buffer {
+  return Buffer.concat([pdfBytes(size), Buffer.from(`\n% ${label}\n`, 'latin1')]);
+}
+
+export function sha256(bytes: Buffer): string {
+  return crypto.createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * One tenant (ACME) with: the legal department role "Phòng Pháp chế" held by two users, a
+ * director (internal), a sub-organization SALES with its own key, and a second tenant (BETA).
+ * Processes:
+ * - HDLD (one class `HD_LAO_DONG`): APPROVE role → GUEST guest (3 days) → PHONE phone_guest →
+ *   DIRECTOR internal (default: the director);
+ * - MULTI (classes `HD`, `PL`): SIGN guest;
+ * - NODEFAULT (one class): STAFF internal without a default user.
+ */
+export interface World {
+  h: Harness;
+  server: TestHttpsServer;
+  acme: SeededTenant;
+  acmeTenant: TenantRow;
+  beta: SeededTenant;
+  legalRole: { id: number; code: string; name: string };
+  directorId: number;
+  lawyerIds: [number, number];
+  /** Organization key of ACME's root, bound to the administrator (every permission). */
+  key: string;
+  /** Serves `bytes` at a fresh path of the test HTTPS server; returns its URL. */
+  serve(bytes: Buffer, name?: string): string;
+  create(body: unknown, key?: string): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function openWorld(env: Record<string, string> = {}): Promise<World> {
+  const h = createHarness({ OUTBOUND_ALLOWLIST: '127.0.0.1', ...env });
+  const server = await startHttpsServer();
+  const acme = await seedTenant(h, 'ACME');
+  const beta = await seedTenant(h, 'BETA');
+  const acmeTenant = await h.deps.db
+    .selectFrom('tenants')
+    .selectAll()
+    .where('id', '=', acme.tenantId)
+    .executeTakeFirstOrThrow();
+  const legal = await createRole(h.deps.db, acmeTenant, h.now(), {
+    organizationCode: 'ACME',
+    name: 'Phòng Pháp chế',
+    code: 'PHAP_CHE',
+  });
+  await createOrganization(h.deps.db, acmeTenant, h.now(), { code: 'SALES', name: 'Kinh doanh' });
+  const member = (username: string, name: string, roleId?: number) =>
+    addUser(
+      h,
+      {
+        tenantId: acme.tenantId,
+        organizationId: acme.rootOrganizationId,
+        code: username.toUpperCase(),
+        username,
+        email: `${username}@acme.example`,
+        name,
+        phone: '0901000000',
+        status: 2,
+        type: 'internal',
+      },
+      roleId === undefined ? [] : [{ organizationId: acme.rootOrganizationId, roleId }],
+    );
+  const director = await member('giam.doc', 'Trần Văn Giám');
+  const lawyer1 = await member('phap.che1', 'Lê Thị Luật', legal.id);
+  const lawyer2 = await member('phap.che2', 'Phạm Văn Lý', legal.id);
+  const org = { tenantId: acme.tenantId, organizationId: acme.rootOrganizationId };
+  await addProcess(
+    h,
+    org,
+    'HDLD',
+    ['HD_LAO_DONG'],
+    [
+      {
+        stepCode: 'APPROVE',
+        name: 'Phòng Pháp chế duyệt',
+        kind: 'role',
+        roleId: legal.id,
+        signType: 'app_submit',
+      },
+      { stepCode: 'GUEST', name: 'Người lao động ký', kind: 'guest', deadlineSeconds: 3 * 86400 },
+      {
+        stepCode: 'PHONE',
+        name: 'Người bảo lãnh ký',
+        kind: 'phone_guest',
+        signType: 'image_signature',
+      },
+      { stepCode: 'DIRECTOR', name: 'Giám đốc ký', kind: 'internal', defaultUserId: director.id },
+    ],
+  );
+  await addProcess(
+    h,
+    org,
+    'MULTI',
+    ['HD', 'PL'],
+    [{ stepCode: 'SIGN', name: 'Khách hàng ký', kind: 'guest' }],
+  );
+  await addProcess(
+    h,
+    org,
+    'NODEFAULT',
+    ['HD'],
+    [{ stepCode: 'STAFF', name: 'Nhân viên ký', kind: 'internal' }],
+  );
+  let served = 0;
+  const world: World = {
+    h,
+    server,
+    acme,
+    acmeTenant,
+    beta,
+    legalRole: { id: legal.id, code: legal.code, name: legal.name },
+    directorId: director.id,
+    lawyerIds: [lawyer1.id, lawyer2.id],
+    key: acme.orgKey,
+    serve: (bytes, name = 'hop-dong.pdf') => {
+      served += 1;
+      const pathname = `/files/${served}/${name}`;
+      server.route(pathname, routes.bytes(bytes));
+      return server.url(pathname);
+    },
+    create: (body, key = acme.orgKey) =>
+      h.request('POST', documentsPath, { headers: { 'X-API-Key': key }, json: body }),
+    close: async () => {
+      await server.close();
+      await h.close();
+    },
+  };
+  return world;
+}
+
+/** A valid body for HDLD with one signer per outside step; override what a test needs. */
+export function hdldBody(world: World, overrides: Record<string, unknown> = {}) {
+  return {
+    documentId: `HD-${crypto.randomUUID()}`,
+    documentTitle: 'Hợp đồng lao động Nguyễn Văn Ánh',
+    processDefCode: 'HDLD',
+    files: [{ source: 'url', fileUrl: world.serve(uniquePdf()), title: 'Hợp đồng lao động' }],
+    signers: [
+      {
+        stepCode: 'GUEST',
+        fullName: 'Nguyễn Văn Ánh',
+        email: 'anh.nguyen@example.com',
+        identityNumber: '001099012345',
+      },
+      { stepCode: 'PHONE', fullName: 'Trần Thị Bảo', phone: '+84 912-345-678' },
+    ],
+    ...overrides,
+  };
+}
+
+/** Every stored content file under the file store (temp files excluded). */
+export function storedFiles(h: Harness): string[] {
+  const root = h.deps.files.root;
+  if (!fs.existsSync(root)) return [];
+  const found: string[] = [];
+  const walk = (directory: string) => {
+    for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
+      const full = path.join(directory, entry.name);
+      if (entry.isDirectory()) {
+        if (full !== h.deps.files.tempDir) walk(full);
+      } else found.push(entry.name);
+    }
+  };
+  walk(root);
+  return found;
+}
+
+/** Row counts of every table a creation writes. */
+export async function rowCounts(h: Harness) {
+  const count = async (
+    table: 'dossiers' | 'dossier_files' | 'file_versions' | 'turns' | 'tasks' | 'users',
+  ) => {
+    const row = await h.deps.db
+      .selectFrom(table)
+      .select(({ fn }) => fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  };
+  return {
+    dossiers: await count('dossiers'),
+    files: await count('dossier_files'),
+    versions: await count('file_versions'),
+    turns: await count('turns'),
+    tasks: await count('tasks'),
+    users: await count('users'),
+  };
+}
