@@ -107,6 +107,7 @@ export function sha256(bytes: Buffer): string {
  *   DIRECTOR internal (default: the director);
  * - MULTI (classes `HD`, `PL`): SIGN guest;
  * - NODEFAULT (one class): STAFF internal without a default user.
+ * BETA's root has its own HDLD (one class `HD`): GUEST guest.
  */
 export interface World {
   h: Harness;
@@ -198,6 +199,14 @@ export async function openWorld(env: Record<string, string> = {}): Promise<World
     ['HD'],
     [{ stepCode: 'STAFF', name: 'Nhân viên ký', kind: 'internal' }],
   );
+  const betaOrg = { tenantId: beta.tenantId, organizationId: beta.rootOrganizationId };
+  await addProcess(
+    h,
+    betaOrg,
+    'HDLD',
+    ['HD'],
+    [{ stepCode: 'GUEST', name: 'Khách ký', kind: 'guest' }],
+  );
   let served = 0;
   const world: World = {
     h,
@@ -243,6 +252,19 @@ export function hdldBody(world: World, overrides: Record<string, unknown> = {}) 
     ],
     ...overrides,
   };
+}
+
+/** A partner token (x-access-token) of a tenant user, from ACME's organization key. */
+export async function partnerToken(world: World, username: string): Promise<string> {
+  const response = await world.h.request('POST', '/api/auth/partner-login', {
+    headers: { 'x-api-key': world.key },
+    json: { username },
+  });
+  const body = (await response.json()) as { data?: { accessToken?: string } };
+  if (response.status !== 201 || !body.data?.accessToken) {
+    throw new Error(`partner login of ${username} failed: ${JSON.stringify(body)}`);
+  }
+  return body.data.accessToken;
 }
 
 /** Every stored content file under the file store (temp files excluded). */
