@@ -1,7 +1,117 @@
-import { createRouter } from '../http/openapi';
-import type { RateLimiter } from '../http/rateLimit';
+import { createRoute } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import { credentialAreas } from '../auth/areas';
+import { authenticate } from '../auth/authenticate';
+import { type Permission, requirePermission } from '../auth/permissions';
+import { findUserById } from '../auth/queries';
+import type { AppEnv } from '../context';
+import { DocumentIdParam } from '../dossiers/schemas';
+import { integrationSecurity } from '../files/routes';
+import { createRouter, errorResponses, jsonContent } from '../http/openapi';
+import { type RateLimiter, rateLimit } from '../http/rateLimit';
+import {
+  DossierHistoryEnvelope,
+  TaskCodeParam,
+  TaskDetailEnvelope,
+  TaskListEnvelope,
+  TaskListQuery,
+} from './schemas';
+import { dossierHistory, listTasks, taskDetail, taskScopeOf } from './service';
 
-/** Integration API routes of this domain, mounted under /api/integration by app.ts. */
-export function taskRoutes(_limiter: RateLimiter) {
-  return createRouter();
+function envelopeOf<T>(c: Context<AppEnv>, data: T) {
+  return { statusCode: 200, data, timestamp: c.get('deps').clock.now().toISOString() };
+}
+
+/**
+ * `requirePermission`, except for outside signers. An external account holds no role, hence no
+ * permission, yet the spec gives it its own tasks and "history only for dossiers they took part
+ * in" (scope rule 5) through a partner token: the scope of these endpoints already limits such a
+ * caller to its own participation.
+ */
+function requirePermissionOrSigner(permission: Permission): MiddlewareHandler<AppEnv> {
+  const guard = requirePermission(permission);
+  return async (c, next) => {
+    const principal = c.get('principal');
+    if (principal.kind !== 'apiKey') {
+      const user = await findUserById(c.get('deps').db, principal.actor.id);
+      if (user?.type === 'external') return next();
+    }
+    return guard(c, next);
+  };
+}
+
+/** Endpoints 6, 7 and 8 (tasks and history), mounted under /api/integration by app.ts. */
+export function taskRoutes(limiter: RateLimiter) {
+  const router = createRouter();
+
+  const guarded = (permission: Permission) => ({
+    tags: ['Tasks and history'],
+    security: integrationSecurity,
+    middleware: [
+      authenticate(credentialAreas.integration),
+      rateLimit(limiter, 'api'),
+      requirePermissionOrSigner(permission),
+    ],
+  });
+
+  const list = createRoute({
+    ...guarded('task:view'),
+    method: 'get',
+    path: '/tasks',
+    summary: "The caller's signing tasks (6)",
+    description:
+      'Pending records are tasks in which the caller takes part (directly, by a role held, or by delegation); handled records are the turns the caller handled, so one multi-signer step can appear twice. With X-API-Key: the key organization and its bound user. No tasks: 200 with total 0.',
+    request: { query: TaskListQuery },
+    responses: {
+      200: jsonContent(TaskListEnvelope, 'One page of task items'),
+      ...errorResponses(400, 401, 403, 429),
+    },
+  });
+  router.openapi(list, async (c) => {
+    const deps = c.get('deps');
+    const scope = await taskScopeOf(deps, c.get('principal'));
+    return c.json(envelopeOf(c, await listTasks(deps, scope, c.req.valid('query'))), 200);
+  });
+
+  const detail = createRoute({
+    ...guarded('task:view'),
+    method: 'get',
+    path: '/tasks/{taskCode}',
+    summary: 'One task with its assignee, files and history (7)',
+    description: 'Unknown or out-of-scope taskCode: 404 TASK_NOT_FOUND.',
+    request: { params: TaskCodeParam },
+    responses: {
+      200: jsonContent(TaskDetailEnvelope, 'The task item with assignee, files, history'),
+      ...errorResponses(400, 401, 403, 404, 429),
+    },
+  });
+  router.openapi(detail, async (c) => {
+    const deps = c.get('deps');
+    const scope = await taskScopeOf(deps, c.get('principal'));
+    const data = await taskDetail(deps, scope, c.req.valid('param').taskCode);
+    return c.json(envelopeOf(c, data), 200);
+  });
+
+  const history = createRoute({
+    ...guarded('document:view'),
+    method: 'get',
+    path: '/documents/{documentId}/history',
+    summary: 'Approval history of a dossier, oldest first (8)',
+    description: 'Unknown or out-of-scope documentId: 404 DOCUMENT_NOT_FOUND.',
+    request: { params: DocumentIdParam },
+    responses: {
+      200: jsonContent(DossierHistoryEnvelope, 'The dossier state and every history record'),
+      ...errorResponses(400, 401, 403, 404, 429),
+    },
+  });
+  router.openapi(history, async (c) => {
+    const data = await dossierHistory(
+      c.get('deps'),
+      c.get('principal'),
+      c.req.valid('param').documentId,
+    );
+    return c.json(envelopeOf(c, data), 200);
+  });
+
+  return router;
 }

@@ -13,6 +13,7 @@ export interface TaskContext {
     id: number;
     code: string;
     tenantId: number;
+    organizationId: number;
     dossierId: number;
     status: number;
     expireAt: string | null;
@@ -33,6 +34,7 @@ export async function loadTaskContext(
       't.id',
       't.code',
       't.tenant_id',
+      't.organization_id',
       't.dossier_id',
       't.step_id',
       't.status',
@@ -61,6 +63,7 @@ export async function loadTaskContext(
       id: row.id,
       code: row.code,
       tenantId: row.tenant_id,
+      organizationId: row.organization_id,
       dossierId: row.dossier_id,
       status: row.status,
       expireAt: row.expire_at,
