@@ -1,0 +1,110 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type Mail from 'nodemailer/lib/mailer';
+import type { Config, MailSettings } from '../platform/config';
+
+/**
+ * How e-mail leaves the service. Both transports compose the message with nodemailer (UTF-8,
+ * MIME encoded-words for non-ASCII headers, quoted-printable parts, multipart/alternative with
+ * the plain-text part first), so the development `.eml` file is byte for byte what SMTP would
+ * carry.
+ */
+
+export interface OutgoingMail {
+  from: string;
+  to: { name: string | null; address: string };
+  subject: string;
+  text: string;
+  html: string;
+  /** Extra headers, e.g. X-Original-To in sandbox mode. */
+  headers: Record<string, string>;
+  /** `<…@…>`; the same on every retry, so a receiver can spot a duplicate. */
+  messageId: string;
+  date: Date;
+}
+
+export interface MailTransport {
+  /** Resolves once the message is accepted (SMTP 250) or written; rejects otherwise. */
+  send(mail: OutgoingMail): Promise<{ providerMessageId: string }>;
+  close(): void;
+}
+
+function mailOptions(mail: OutgoingMail): Mail.Options {
+  return {
+    from: mail.from,
+    to: mail.to.name ? { name: mail.to.name, address: mail.to.address } : mail.to.address,
+    subject: mail.subject,
+    text: mail.text,
+    html: mail.html,
+    headers: mail.headers,
+    messageId: mail.messageId,
+    date: mail.date,
+    textEncoding: 'quoted-printable',
+  };
+}
+
+/** SMTP with the configured host, port, TLS and credentials; one connection per message. */
+export function smtpMailTransport(
+  settings: Extract<MailSettings, { transport: 'smtp' }>,
+): MailTransport {
+  const transporter = nodemailer.createTransport({
+    host: settings.host,
+    port: settings.port,
+    secure: settings.secure,
+    requireTLS: settings.requireTls,
+    ...(settings.user !== undefined
+      ? { auth: { user: settings.user, pass: settings.password ?? '' } }
+      : {}),
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+    logger: false,
+    debug: false,
+  });
+  return {
+    send: async (mail) => {
+      const info = await transporter.sendMail(mailOptions(mail));
+      return { providerMessageId: info.messageId };
+    },
+    close: () => transporter.close(),
+  };
+}
+
+/**
+ * The development transport: each message becomes an RFC 5322 `.eml` file (CRLF line ends) in
+ * `directory`, written to a temporary name and renamed, so a reader never sees half a message.
+ * The provider message id is the file's path.
+ */
+export function fileMailTransport(directory: string): MailTransport {
+  const composer = nodemailer.createTransport({
+    streamTransport: true,
+    buffer: true,
+    newline: 'windows',
+  });
+  return {
+    send: async (mail) => {
+      const info = await composer.sendMail(mailOptions(mail));
+      fs.mkdirSync(directory, { recursive: true });
+      const stamp = mail.date
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d+Z$/, 'Z');
+      const name = mail.messageId.replace(/^<|@.*$/g, '').replace(/[^A-Za-z0-9._-]/g, '_');
+      const file = path.join(directory, `${stamp}-${name}.eml`);
+      const temporary = `${file}.${crypto.randomUUID()}.tmp`;
+      fs.writeFileSync(temporary, info.message as Buffer);
+      fs.renameSync(temporary, file);
+      return { providerMessageId: file };
+    },
+    close: () => composer.close(),
+  };
+}
+
+export function mailTransportFrom(config: Config): MailTransport {
+  const settings = config.notify.mail;
+  return settings.transport === 'smtp'
+    ? smtpMailTransport(settings)
+    : fileMailTransport(config.notify.mailDir);
+}

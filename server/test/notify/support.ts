@@ -1,0 +1,290 @@
+import type net from 'node:net';
+import { SMTPServer, type SMTPServerAuthentication } from 'smtp-server';
+import { testTls } from '../../../test/support/httpsServer';
+import type { AppDeps } from '../../src/context';
+import { inTransaction } from '../../src/db/database';
+import type { NotificationData, NotificationRecipient } from '../../src/notify/messages';
+import { type NotifyWorkerOptions, startNotifyWorker, type Timers } from '../../src/notify/worker';
+import { createLogger } from '../../src/platform/logger';
+
+/** Timers that never fire: the worker then moves only when a test calls drain(). */
+export const stoppedTimers: Timers = { setTimeout: () => null, clearTimeout: () => {} };
+
+export function manualWorker(deps: AppDeps, options: NotifyWorkerOptions = {}) {
+  return startNotifyWorker(deps, { timers: stoppedTimers, ...options });
+}
+
+export interface ReceivedMail {
+  from: string | undefined;
+  to: string[];
+  user: string | undefined;
+  /** The message as received (dot-unstuffed), CRLF line ends. */
+  raw: Buffer;
+}
+
+export interface TestSmtpServer {
+  port: number;
+  received: ReceivedMail[];
+  /** Answers the next DATA commands with this SMTP error (a temporary failure by default). */
+  failNext(count: number, code?: number): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A real SMTP server (smtp-server) on 127.0.0.1, port 0. Without `auth` it takes mail from
+ * anyone in clear (no STARTTLS offered); with `auth` it offers STARTTLS with the TEST-ONLY
+ * certificate and accepts only that user and password.
+ */
+export async function startSmtpServer(
+  options: { auth?: { user: string; password: string } } = {},
+): Promise<TestSmtpServer> {
+  const received: ReceivedMail[] = [];
+  let failures = 0;
+  let failureCode = 451;
+  const auth = options.auth;
+  const server = new SMTPServer({
+    logger: false,
+    banner: 'test smtp',
+    size: 10 * 1024 * 1024,
+    ...(auth
+      ? {
+          key: testTls.key(),
+          cert: testTls.cert(),
+          authMethods: ['PLAIN', 'LOGIN'],
+          onAuth(
+            login: SMTPServerAuthentication,
+            _session: unknown,
+            callback: (error: Error | null | undefined, response?: { user: string }) => void,
+          ) {
+            if (login.username === auth.user && login.password === auth.password) {
+              callback(null, { user: login.username ?? '' });
+            } else {
+              callback(new Error('Invalid username or password'));
+            }
+          },
+        }
+      : { authOptional: true, disabledCommands: ['AUTH', 'STARTTLS'] }),
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        if (failures > 0) {
+          failures -= 1;
+          const error = new Error('Try again later') as Error & { responseCode: number };
+          error.responseCode = failureCode;
+          callback(error);
+          return;
+        }
+        received.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
+          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          user: typeof session.user === 'string' ? session.user : undefined,
+          raw: Buffer.concat(chunks),
+        });
+        callback();
+      });
+    },
+  });
+  server.on('error', () => {});
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = ((server as unknown as { server: net.Server }).server.address() as net.AddressInfo)
+    .port;
+  return {
+    port,
+    received,
+    failNext: (count, code = 451) => {
+      failures = count;
+      failureCode = code;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A pino logger writing into an array, to prove what is and is not logged. */
+export function capturedLogger() {
+  const lines: string[] = [];
+  const logger = createLogger('debug', {
+    write: (line: string) => {
+      lines.push(line);
+    },
+  });
+  return { logger, lines, text: () => lines.join('') };
+}
+
+export async function setDeveloperAccount(
+  deps: AppDeps,
+  tenantId: number,
+  account: { email?: string | null; phone?: string | null },
+): Promise<void> {
+  await inTransaction(deps.db, (trx) =>
+    trx
+      .updateTable('tenants')
+      .set({
+        developer_email: account.email ?? null,
+        developer_phone: account.phone ?? null,
+      })
+      .where('id', '=', tenantId)
+      .execute(),
+  );
+}
+
+export const vietnameseTitle = 'Hợp đồng lao động <2026>';
+export const vietnameseName = 'Nguyễn Văn Ánh';
+
+export function externalRecipient(
+  overrides: Partial<NotificationRecipient> = {},
+): NotificationRecipient {
+  return {
+    type: 'external',
+    name: vietnameseName,
+    email: 'anh.nguyen@partner.example',
+    phone: null,
+    credentials: null,
+    ...overrides,
+  };
+}
+
+export function internalRecipient(
+  overrides: Partial<NotificationRecipient> = {},
+): NotificationRecipient {
+  return {
+    type: 'internal',
+    name: 'Trần Thị Bình',
+    email: 'binh.tran@company.example',
+    phone: '0912 345 678',
+    credentials: null,
+    ...overrides,
+  };
+}
+
+/** A `notification.*` data object as the workflow will produce it. */
+export function notificationData(overrides: Partial<NotificationData> = {}): NotificationData {
+  return {
+    transactionId: 'TX-2026-0001',
+    documentId: 'HD-2026-001',
+    documentUuid: '5b0f6a8e-0d0c-4f3e-9d53-3f5a2b1c4d7e',
+    documentTitle: vietnameseTitle,
+    totalSteps: 3,
+    step: { stepCode: 'KY_KHACH_HANG', stepName: 'Khách hàng ký', order: 2 },
+    recipients: [externalRecipient()],
+    signUrl: 'https://sign.example/ky-so/abc?token=t1&lang=vi',
+    expireAt: '2026-11-27T10:30:00.000Z',
+    prevActorName: 'Lê Văn Cường',
+    completeDate: null,
+    note: null,
+    metadata: { contractNo: 'C-1' },
+    ...overrides,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// A small independent MIME reader (RFC 5322 + 2045/2047), so the tests do not trust nodemailer
+// to check nodemailer.
+
+export interface MimePart {
+  headers: Map<string, string>;
+  contentType: string;
+  /** Decoded body text (charset UTF-8). */
+  body: string;
+}
+
+export interface ParsedMail {
+  /** Raw (unfolded, not decoded) header values by lower-case name; the first of each. */
+  headers: Map<string, string>;
+  /** A header with its encoded-words decoded. */
+  header(name: string): string | undefined;
+  parts: MimePart[];
+  text: string | undefined;
+  html: string | undefined;
+}
+
+function splitHead(source: string): { headers: Map<string, string>; body: string } {
+  const end = source.indexOf('\n\n');
+  const head = end === -1 ? source : source.slice(0, end);
+  const body = end === -1 ? '' : source.slice(end + 2);
+  const headers = new Map<string, string>();
+  const unfolded = head.replace(/\n[ \t]/g, ' ');
+  for (const line of unfolded.split('\n')) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    if (!headers.has(name)) headers.set(name, line.slice(colon + 1).trim());
+  }
+  return { headers, body };
+}
+
+function qpBytes(text: string): Buffer {
+  const bytes: number[] = [];
+  const source = text.replace(/=\n/g, '');
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i]!;
+    if (char === '=' && /^[0-9A-Fa-f]{2}$/.test(source.slice(i + 1, i + 3))) {
+      bytes.push(Number.parseInt(source.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else {
+      bytes.push(...Buffer.from(char, 'utf8'));
+    }
+  }
+  return Buffer.from(bytes);
+}
+
+/** RFC 2047: adjacent encoded-words join (the white space between them is dropped). */
+export function decodeWords(value: string): string {
+  const joined = value.replace(/(\?=)\s+(=\?)/g, '$1$2');
+  return joined.replace(/(?:=\?([^?]+)\?([QqBb])\?([^?]*)\?=)+/g, (run) => {
+    const bytes: Buffer[] = [];
+    for (const word of run.matchAll(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g)) {
+      const [, , encoding, text = ''] = word;
+      bytes.push(
+        encoding!.toUpperCase() === 'B'
+          ? Buffer.from(text, 'base64')
+          : qpBytes(text.replaceAll('_', ' ')),
+      );
+    }
+    return Buffer.concat(bytes).toString('utf8');
+  });
+}
+
+function decodeBody(headers: Map<string, string>, body: string): string {
+  const encoding = (headers.get('content-transfer-encoding') ?? '7bit').toLowerCase();
+  if (encoding === 'base64')
+    return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+  if (encoding === 'quoted-printable') return qpBytes(body).toString('utf8');
+  return body;
+}
+
+export function parseMail(raw: Buffer | string): ParsedMail {
+  const source = (typeof raw === 'string' ? raw : raw.toString('utf8')).replace(/\r\n/g, '\n');
+  const { headers, body } = splitHead(source);
+  const type = headers.get('content-type') ?? 'text/plain';
+  const parts: MimePart[] = [];
+  const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
+  if (boundary) {
+    const sections = body.split(`--${boundary}`);
+    for (const section of sections.slice(1)) {
+      if (section.startsWith('--')) break;
+      const part = splitHead(section.replace(/^\n/, ''));
+      parts.push({
+        headers: part.headers,
+        contentType: (part.headers.get('content-type') ?? 'text/plain').split(';')[0]!.trim(),
+        body: decodeBody(part.headers, part.body.replace(/\n$/, '')),
+      });
+    }
+  } else {
+    parts.push({
+      headers,
+      contentType: type.split(';')[0]!.trim(),
+      body: decodeBody(headers, body),
+    });
+  }
+  return {
+    headers,
+    header: (name) => {
+      const value = headers.get(name.toLowerCase());
+      return value === undefined ? undefined : decodeWords(value);
+    },
+    parts,
+    text: parts.find((part) => part.contentType === 'text/plain')?.body,
+    html: parts.find((part) => part.contentType === 'text/html')?.body,
+  };
+}
