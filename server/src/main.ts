@@ -3,6 +3,7 @@ import { buildApp } from './app';
 import { seedDemoTenant } from './demo';
 import { loadConfig } from './platform/config';
 import { openRuntime } from './runtime';
+import { startWebhookWorker, webhookWorkerOptionsFromEnv } from './webhooks/worker';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -12,6 +13,7 @@ async function main(): Promise<void> {
   if (instructions) process.stdout.write(`${instructions}\n`);
 
   const app = buildApp(deps);
+  const webhooks = startWebhookWorker(deps, webhookWorkerOptionsFromEnv(process.env));
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
     deps.logger.info(
       {
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     server.close(async () => {
+      await webhooks.stop();
       await database.close();
       process.exit(0);
     });

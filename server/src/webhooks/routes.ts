@@ -1,7 +1,104 @@
-import { createRouter } from '../http/openapi';
-import type { RateLimiter } from '../http/rateLimit';
+import { createRoute } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { credentialAreas } from '../auth/areas';
+import { authenticate } from '../auth/authenticate';
+import { requirePermission } from '../auth/permissions';
+import type { AppEnv } from '../context';
+import { createRouter, errorResponses, jsonContent } from '../http/openapi';
+import { clientAddress, type RateLimiter, rateLimit } from '../http/rateLimit';
+import {
+  keptHeaders,
+  readCappedBody,
+  recordSandboxRequest,
+  sandboxLimits,
+  sandboxTag,
+} from './sandboxReceiver';
+import { SandboxReceiptEnvelope, SandboxTagParam, WebhookTestEnvelope } from './schemas';
+import { organizationKeyRequired, sendWebhookTest } from './testEvent';
+
+/** A global key passes the area's authentication only to get this 400 before any permission. */
+const organizationKeyOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const principal = c.get('principal');
+  if (principal.kind === 'apiKey' && principal.keyKind !== 'organization') {
+    throw organizationKeyRequired();
+  }
+  await next();
+};
 
 /** Endpoints 17 (webhook test) and 18 (sandbox receiver), mounted under /api by app.ts. */
-export function webhookRoutes(_limiter: RateLimiter) {
-  return createRouter();
+export function webhookRoutes(limiter: RateLimiter) {
+  const router = createRouter();
+
+  const testRoute = createRoute({
+    method: 'post',
+    path: '/integration/webhooks/test',
+    tags: ['Webhooks'],
+    summary: 'Send webhook.test to the organization subscriptions (17)',
+    description:
+      'Organization API key bound to a user; no body. One webhook.test per active subscription of the key organization, sent once and never retried. 400 ORGANIZATION_KEY_REQUIRED for a global key, 403 with an access or partner token, 404 WEBHOOK_SUBSCRIPTION_NOT_FOUND without an active subscription.',
+    security: [{ ApiKey: [] }],
+    middleware: [
+      authenticate(credentialAreas.webhookTest),
+      rateLimit(limiter, 'api'),
+      organizationKeyOnly,
+      requirePermission('webhook:test'),
+    ] as const,
+    responses: {
+      200: jsonContent(WebhookTestEnvelope, 'One result per subscription'),
+      ...errorResponses(400, 401, 403, 404, 429),
+    },
+  });
+  router.openapi(testRoute, async (c) => {
+    const deps = c.get('deps');
+    const data = await sendWebhookTest(deps, c.get('principal'));
+    return c.json(
+      {
+        statusCode: 200,
+        message: 'Webhook test sent',
+        data,
+        timestamp: deps.clock.now().toISOString(),
+      },
+      200,
+    );
+  });
+
+  const sandboxRoute = createRoute({
+    method: 'post',
+    path: '/webhook-test/{tag}',
+    tags: ['Webhooks'],
+    summary: 'Sandbox receiver: records the request and answers 201 (18)',
+    description: `No credential, no signature check, any body. Keeps the headers (credential headers redacted) and the first ${sandboxLimits.bodyBytes} bytes of the body; the last ${sandboxLimits.perTag} requests per tag. Onboarding only: never a production subscription target, never real data. Rate-limited per client address.`,
+    middleware: [rateLimit(limiter, 'api')] as const,
+    request: { params: SandboxTagParam },
+    responses: {
+      201: jsonContent(SandboxReceiptEnvelope, 'Recorded'),
+      ...errorResponses(429),
+    },
+  });
+  router.openapi(sandboxRoute, async (c) => {
+    const deps = c.get('deps');
+    const tag = sandboxTag(c.req.valid('param').tag);
+    const { body, bytesRead, truncated } = await readCappedBody(c.req.raw);
+    const announced = Number(c.req.header('content-length'));
+    const bodyBytes = truncated && Number.isSafeInteger(announced) ? announced : bytesRead;
+    const { receivedAt } = await recordSandboxRequest(deps, {
+      tag,
+      headers: keptHeaders(c.req.raw.headers),
+      body,
+      bodyBytes,
+      truncated,
+      remoteAddress: clientAddress(c),
+    });
+    return c.json(
+      {
+        statusCode: 201,
+        message: 'Recorded',
+        data: { tag, receivedAt, bodyBytes, truncated },
+        timestamp: receivedAt,
+      },
+      201,
+    );
+  });
+
+  return router;
 }

@@ -3,9 +3,10 @@ import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import { ApiError } from '../http/errors';
 import { isoNow } from '../platform/clock';
-import { encryptSecret, randomToken } from '../platform/secrets';
+import { decryptSecret, encryptSecret, type ServiceSecrets } from '../platform/secrets';
 import type { TenantRow } from '../tenancy/resolveTenant';
 import { organizationByCode } from '../tenancy/service';
+import { newWebhookSecret } from './signature';
 
 /** Events a subscription may list. `webhook.test` is never listed: it bypasses the filter. */
 export const subscribableEvents = [
@@ -95,7 +96,7 @@ export function createWebhookSubscription(
   const events = webhookEvents(input.events);
   return inTransaction(deps.db, async (trx) => {
     const organization = await organizationByCode(trx, tenant.id, input.organizationCode);
-    const secret = `whsec_${randomToken(32)}`;
+    const secret = newWebhookSecret();
     const now = isoNow(deps.clock);
     const id = crypto.randomUUID();
     await trx
@@ -169,9 +170,7 @@ export function disableWebhookSubscription(
       .select(['id', 'active'])
       .where('id', '=', id)
       .executeTakeFirst();
-    if (!row) {
-      throw new ApiError(404, 'WEBHOOK_SUBSCRIPTION_NOT_FOUND', `No webhook subscription ${id}`);
-    }
+    if (!row) throw subscriptionNotFound(id);
     if (row.active === 0) return { id, alreadyDisabled: true };
     await trx
       .updateTable('webhook_subscriptions')
@@ -180,4 +179,94 @@ export function disableWebhookSubscription(
       .execute();
     return { id, alreadyDisabled: false };
   });
+}
+
+function subscriptionNotFound(id: string): ApiError {
+  return new ApiError(404, 'WEBHOOK_SUBSCRIPTION_NOT_FOUND', `No webhook subscription ${id}`);
+}
+
+/** The longest grace period of a rotation: 30 days. */
+export const maxRotationGraceHours = 720;
+
+/** `--grace-hours`: a whole number of hours from 0 (no grace) to 720. */
+export function rotationGraceHours(raw: string): number {
+  if (!/^\d{1,4}$/.test(raw) || Number(raw) > maxRotationGraceHours) {
+    throw new ApiError(
+      400,
+      'VALIDATION_ERROR',
+      `grace-hours must be a whole number from 0 to ${maxRotationGraceHours}, got "${raw}"`,
+      { field: 'graceHours' },
+    );
+  }
+  return Number(raw);
+}
+
+/**
+ * Gives a subscription a new secret (returned here only: shown once). The secret it replaces
+ * keeps signing, next to the new one, until `graceHours` from now; a rotation during a grace
+ * period drops the older previous secret at once (two secrets at most). 0 hours: no grace.
+ */
+export function rotateWebhookSecret(
+  deps: Pick<AppDeps, 'db' | 'secrets' | 'clock'>,
+  id: string,
+  graceHours: number,
+): Promise<{ id: string; secret: string; previousValidUntil: string | null }> {
+  return inTransaction(deps.db, async (trx) => {
+    const row = await trx
+      .selectFrom('webhook_subscriptions')
+      .select(['id', 'secret_encrypted'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) throw subscriptionNotFound(id);
+    const now = deps.clock.now();
+    const previousValidUntil =
+      graceHours > 0 ? new Date(now.getTime() + graceHours * 3_600_000).toISOString() : null;
+    const secret = newWebhookSecret();
+    await trx
+      .updateTable('webhook_subscriptions')
+      .set({
+        secret_encrypted: encryptSecret(deps.secrets, secret),
+        previous_secret_encrypted: previousValidUntil === null ? null : row.secret_encrypted,
+        previous_secret_expires_at: previousValidUntil,
+        updated_at: now.toISOString(),
+      })
+      .where('id', '=', id)
+      .execute();
+    return { id, secret, previousValidUntil };
+  });
+}
+
+/** The sealed secrets of a subscription row, as stored. */
+export interface SealedSecrets {
+  secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: string | null;
+}
+
+/** The secrets that sign a request sent at `now`: the current one, then a previous one in grace. */
+export function signingSecrets(
+  secrets: ServiceSecrets,
+  sealed: SealedSecrets,
+  now: Date,
+): string[] {
+  const current = decryptSecret(secrets, sealed.secret_encrypted);
+  const inGrace =
+    sealed.previous_secret_encrypted !== null &&
+    sealed.previous_secret_expires_at !== null &&
+    sealed.previous_secret_expires_at > now.toISOString();
+  return inGrace && sealed.previous_secret_encrypted !== null
+    ? [current, decryptSecret(secrets, sealed.previous_secret_encrypted)]
+    : [current];
+}
+
+/** Active subscriptions of an organization, oldest first. */
+export function activeSubscriptions(db: Db, organizationId: number) {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .select(['id', 'tenant_id', 'url', 'events'])
+    .where('organization_id', '=', organizationId)
+    .where('active', '=', 1)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
