@@ -1,8 +1,8 @@
 import type { AppDeps } from '../context';
 import type { FileKind } from '../db/schema';
-import { ApiError } from '../http/errors';
 import { downloadPdf } from '../outbound/downloadPdf';
 import type { StoredFile } from '../storage/fileStore';
+import { renderTemplate } from '../templates/service';
 import type { FileInputValue } from './schemas';
 
 /**
@@ -54,11 +54,13 @@ async function storeOne(
 ): Promise<StoredFile> {
   const { input, at } = request;
   if (input.source === 'template') {
-    // TEMPORARY until templates/service.ts (renderTemplate) lands.
-    void organizationId;
-    throw new ApiError(400, 'TEMPLATE_NOT_FOUND', `No template ${input.templateCode}`, {
-      field: `${at}.templateCode`,
-    });
+    return renderTemplate(
+      deps,
+      organizationId,
+      input.templateCode!,
+      input.templateData ?? {},
+      `${at}.templateCode`,
+    );
   }
   const downloaded = await downloadPdf(input.fileUrl!, {
     destination: deps.files.tempDir,

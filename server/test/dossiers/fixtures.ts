@@ -91,7 +91,7 @@ export async function addProcess(
 }
 
 /** A PDF whose bytes (and so whose SHA-256) no other test uses. */
-export function uniquePdf(label = crypto.randomUUID(), size = 2048): Buffer {
+export function uniquePdf(label: string = crypto.randomUUID(), size = 2048): Buffer {
   return Buffer.concat([pdfBytes(size), Buffer.from(`\n% ${label}\n`, 'latin1')]);
 }
 
