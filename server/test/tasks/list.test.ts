@@ -1,5 +1,8 @@
 import { createApiKey } from '../../src/auth/apiKeys';
 import { issueToken } from '../../src/auth/tokens';
+import { acknowledge, approve } from '../../src/workflow/actions';
+import { createDelegation, revokeDelegation } from '../../src/workflow/delegations';
+import { createDossier, openTask } from '../support/dossiers';
 import { addUser, readJson } from '../support/harness';
 import { accountOf, guestAnh } from '../workflow/world';
 import {
@@ -315,6 +318,59 @@ describe('Task list scope rules', () => {
       data: { items: [], page: 1, pageSize: 20, total: 0 },
       timestamp: at('11:00'),
     });
+  });
+});
+
+describe('Task list scope rule 1: roles held and delegations', () => {
+  const context = useTaskWorld();
+  const pendingOf = async (key: string) =>
+    data<TaskListBody>(await get(context.h, { key }, '/tasks', { status: 'pending' }));
+
+  it('a role-based step is listed for every holder of the role until the first who acts takes it', async () => {
+    const { h, world } = context;
+    const dossier = await createDossier(h, world.process, {
+      documentId: 'HD-ROLE',
+      signers: [{ ...guestAnh }, { stepCode: 'DUYET', userId: world.lan.row.id }],
+    });
+    const anh = await accountOf(h, guestAnh.identityNumber);
+    await approve(h.deps, { taskCode: (await openTask(h, dossier.id))!.code, actorUserId: anh.id });
+    await approve(h.deps, {
+      taskCode: (await openTask(h, dossier.id))!.code,
+      actorUserId: world.lan.row.id,
+    });
+    const roleTask = (await openTask(h, dossier.id))!;
+    for (const holder of [world.minh, world.nga]) {
+      const pending = await pendingOf(holder.key);
+      expect(pending.items.map((item) => [item.taskCode, item.stepCode])).toEqual([
+        [roleTask.code, 'KTT'],
+      ]);
+    }
+    expect((await pendingOf(world.hung.key)).items.map((item) => item.taskCode)).not.toContain(
+      roleTask.code,
+    );
+    await acknowledge(h.deps, { taskCode: roleTask.code, actorUserId: world.nga.row.id });
+    expect((await pendingOf(world.minh.key)).total).toBe(0);
+    const nga = await data<TaskListBody>(await get(h, { key: world.nga.key }, '/tasks'));
+    expect(summary(nga)).toEqual([['HD-ROLE', 'KTT', 'APPROVED', h.now()]]);
+  });
+
+  it('a delegate sees the delegator’s pending tasks during the delegation period only, never the handled ones', async () => {
+    const { h, world } = context;
+    const delegation = await createDelegation(h.deps, world.acme, {
+      fromUsername: 'hung',
+      toUsername: 'thu',
+      startsAt: '2026-11-25T12:00:00Z',
+      endsAt: '2026-11-25T14:00:00Z',
+    });
+    expect((await pendingOf(world.thu.key)).total).toBe(0);
+    h.clock.set('2026-11-25T12:00:00.000Z');
+    const during = await data<TaskListBody>(await get(h, { key: world.thu.key }, '/tasks'));
+    expect(summary(during)).toEqual([d4Pending, d1Pending]);
+    h.clock.set('2026-11-25T14:00:00.000Z');
+    expect((await pendingOf(world.thu.key)).total).toBe(0);
+    h.clock.set('2026-11-25T13:00:00.000Z');
+    await revokeDelegation(h.deps, delegation.id);
+    expect((await pendingOf(world.thu.key)).total).toBe(0);
   });
 });
 
