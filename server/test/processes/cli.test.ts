@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../admin/runCli';
 import { createHarness, type Harness } from '../support/harness';
-import { exampleProcessFile, withStep } from './fixtures';
+import { exampleProcessFile, exampleSteps, expectBadArguments, withStep } from './fixtures';
 
 jest.setTimeout(120_000);
 
@@ -39,29 +39,7 @@ describe('admin process create / list: loading examples/process.json end to end'
       code: 'HD_DICH_VU',
       name: 'Ký hợp đồng dịch vụ',
       documentClasses: ['HOP_DONG_DICH_VU'],
-      steps: [
-        {
-          stepCode: 'PHAP_CHE_DUYET',
-          name: 'Phòng Pháp chế duyệt',
-          kind: 'role',
-          signType: 'app_submit',
-          deadlineSeconds: 172_800,
-        },
-        {
-          stepCode: 'KHACH_HANG_KY',
-          name: 'Khách hàng ký',
-          kind: 'guest',
-          signType: 'digital_signature',
-          deadlineSeconds: 604_800,
-        },
-        {
-          stepCode: 'GIAM_DOC_KY',
-          name: 'Giám đốc ký',
-          kind: 'internal',
-          signType: 'digital_signature',
-          deadlineSeconds: 172_800,
-        },
-      ],
+      steps: exampleSteps,
     });
     // What the CLI wrote is what the server reads.
     const steps = await h.deps.db
@@ -132,14 +110,7 @@ describe('admin process create / list: loading examples/process.json end to end'
       ['process list', /process list: --tenant is required/],
       ['process list --tenant DEMO --bogus', /Unknown option '--bogus'/],
     ];
-    const fresh = path.join(h.dataDir, 'never-created');
-    const results = await Promise.all(cases.map(([args]) => runCli(fresh, args)));
-    cases.forEach(([args, message], index) => {
-      const result = results[index]!;
-      expect({ args, code: result.code }).toEqual({ args, code: 2 });
-      expect(result.stderr).toMatch(message);
-    });
-    expect(fs.existsSync(fresh)).toBe(false);
+    await expectBadArguments(h.dataDir, cases);
   });
 
   it('a file that is not JSON exits 1 with INVALID_JSON', async () => {

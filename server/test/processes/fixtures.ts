@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ApiError } from '../../src/http/errors';
 import type { TenantRow } from '../../src/tenancy/resolveTenant';
 import { createOrganization, createRole } from '../../src/tenancy/service';
+import { runCli } from '../admin/runCli';
 import { addUser, type Harness, seedTenant } from '../support/harness';
 
 export const repoRoot = path.resolve(__dirname, '../../..');
@@ -100,4 +101,55 @@ export async function seedProcessWorld(h: Harness): Promise<ProcessWorld> {
     });
   }
   return { tenant: tenants[0]!, other: tenants[1]!, legalRoleId, directorId };
+}
+
+/** The id of an organization of the world's tenant. */
+export async function organizationId(h: Harness, world: ProcessWorld, code: string) {
+  const row = await h.deps.db
+    .selectFrom('organizations')
+    .select('id')
+    .where('tenant_id', '=', world.tenant.id)
+    .where('code', '=', code)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** The steps of examples/process.json as createProcess and `admin process create` show them. */
+export const exampleSteps = [
+  {
+    stepCode: 'PHAP_CHE_DUYET',
+    name: 'Phòng Pháp chế duyệt',
+    kind: 'role',
+    signType: 'app_submit',
+    deadlineSeconds: 172_800,
+  },
+  {
+    stepCode: 'KHACH_HANG_KY',
+    name: 'Khách hàng ký',
+    kind: 'guest',
+    signType: 'digital_signature',
+    deadlineSeconds: 604_800,
+  },
+  {
+    stepCode: 'GIAM_DOC_KY',
+    name: 'Giám đốc ký',
+    kind: 'internal',
+    signType: 'digital_signature',
+    deadlineSeconds: 172_800,
+  },
+];
+
+/**
+ * Runs each command line on a data directory that does not exist and expects exit 2 with the
+ * message on stderr, and the directory still absent: refused before the database is opened.
+ */
+export async function expectBadArguments(parent: string, cases: [string, RegExp][]) {
+  const fresh = path.join(parent, 'never-created');
+  const results = await Promise.all(cases.map(([args]) => runCli(fresh, args)));
+  cases.forEach(([args, message], index) => {
+    const result = results[index]!;
+    expect({ args, code: result.code }).toEqual({ args, code: 2 });
+    expect(result.stderr).toMatch(message);
+  });
+  expect(fs.existsSync(fresh)).toBe(false);
 }

@@ -5,6 +5,8 @@ import { createOrganization } from '../../src/tenancy/service';
 import { addUser, createHarness, type Harness } from '../support/harness';
 import {
   exampleDefinition,
+  exampleSteps,
+  organizationId,
   type ProcessWorld,
   refusal,
   seedProcessWorld,
@@ -24,6 +26,10 @@ describe('createProcess: roles and users resolved with the directory errors', ()
       ).n,
     );
 
+  /** The refusal of the example with `change` applied to step `index`. */
+  const refusedStep = (index: number, change: Record<string, unknown>) =>
+    refusal(() => createProcess(h.deps, world.tenant, 'DEMO', withStep(index, change)));
+
   beforeAll(async () => {
     h = createHarness();
     world = await seedProcessWorld(h);
@@ -41,29 +47,7 @@ describe('createProcess: roles and users resolved with the directory errors', ()
       code: 'RESOLVED',
       name: 'Ký hợp đồng dịch vụ',
       documentClasses: ['HOP_DONG_DICH_VU'],
-      steps: [
-        {
-          stepCode: 'PHAP_CHE_DUYET',
-          name: 'Phòng Pháp chế duyệt',
-          kind: 'role',
-          signType: 'app_submit',
-          deadlineSeconds: 172_800,
-        },
-        {
-          stepCode: 'KHACH_HANG_KY',
-          name: 'Khách hàng ký',
-          kind: 'guest',
-          signType: 'digital_signature',
-          deadlineSeconds: 604_800,
-        },
-        {
-          stepCode: 'GIAM_DOC_KY',
-          name: 'Giám đốc ký',
-          kind: 'internal',
-          signType: 'digital_signature',
-          deadlineSeconds: 172_800,
-        },
-      ],
+      steps: exampleSteps,
     });
     const loaded = await loadProcess(h.deps.db, await rootId(), 'RESOLVED');
     expect(loaded!.documentClasses).toEqual(['HOP_DONG_DICH_VU']);
@@ -84,15 +68,7 @@ describe('createProcess: roles and users resolved with the directory errors', ()
     ]);
   });
 
-  async function rootId(): Promise<number> {
-    const root = await h.deps.db
-      .selectFrom('organizations')
-      .select('id')
-      .where('tenant_id', '=', world.tenant.id)
-      .where('code', '=', 'DEMO')
-      .executeTakeFirstOrThrow();
-    return root.id;
-  }
+  const rootId = () => organizationId(h, world, 'DEMO');
 
   it('the organization of the process must exist in the tenant: 404 ORGANIZATION_CODE_NOT_FOUND', async () => {
     expect(
@@ -110,11 +86,7 @@ describe('createProcess: roles and users resolved with the directory errors', ()
 
   it('a role step names an organization of the tenant: 404 ORGANIZATION_CODE_NOT_FOUND at the step', async () => {
     const before = await countProcesses();
-    expect(
-      await refusal(() =>
-        createProcess(h.deps, world.tenant, 'DEMO', withStep(0, { organizationCode: 'KETOAN' })),
-      ),
-    ).toMatchObject({
+    expect(await refusedStep(0, { organizationCode: 'KETOAN' })).toMatchObject({
       status: 404,
       code: 'ORGANIZATION_CODE_NOT_FOUND',
       field: 'steps.0.organizationCode',
@@ -144,11 +116,7 @@ describe('createProcess: roles and users resolved with the directory errors', ()
         updated_at: h.now(),
       })
       .execute();
-    expect(
-      await refusal(() =>
-        createProcess(h.deps, world.tenant, 'DEMO', withStep(0, { organizationCode: 'KHO' })),
-      ),
-    ).toMatchObject({
+    expect(await refusedStep(0, { organizationCode: 'KHO' })).toMatchObject({
       status: 400,
       code: 'ORGANIZATION_CODE_AMBIGUOUS',
       field: 'steps.0.organizationCode',
@@ -156,33 +124,22 @@ describe('createProcess: roles and users resolved with the directory errors', ()
   });
 
   it('the role name must exist in that organization: 404 ROLE_NOT_FOUND_IN_ORGANIZATION', async () => {
-    expect(
-      await refusal(() =>
-        createProcess(h.deps, world.tenant, 'DEMO', withStep(0, { roleName: 'Kế toán' })),
-      ),
-    ).toMatchObject({
+    expect(await refusedStep(0, { roleName: 'Kế toán' })).toMatchObject({
       status: 404,
       code: 'ROLE_NOT_FOUND_IN_ORGANIZATION',
       field: 'steps.0.roleName',
     });
     // The role exists, but in another organization.
-    expect(
-      await refusal(() =>
-        createProcess(h.deps, world.tenant, 'DEMO', withStep(0, { organizationCode: 'DEMO' })),
-      ),
-    ).toMatchObject({ code: 'ROLE_NOT_FOUND_IN_ORGANIZATION', field: 'steps.0.roleName' });
+    expect(await refusedStep(0, { organizationCode: 'DEMO' })).toMatchObject({
+      code: 'ROLE_NOT_FOUND_IN_ORGANIZATION',
+      field: 'steps.0.roleName',
+    });
   });
 
   it('several roles with that name in the organization: 400 ROLE_AMBIGUOUS_IN_ORGANIZATION', async () => {
-    const organization = await h.deps.db
-      .selectFrom('organizations')
-      .select('id')
-      .where('tenant_id', '=', world.tenant.id)
-      .where('code', '=', 'PHAP_CHE')
-      .executeTakeFirstOrThrow();
     const role = {
       tenant_id: world.tenant.id,
-      organization_id: organization.id,
+      organization_id: await organizationId(h, world, 'PHAP_CHE'),
       code: 'DEFAULT',
       name: 'Trưởng phòng',
       is_department_head: 1,
@@ -191,11 +148,7 @@ describe('createProcess: roles and users resolved with the directory errors', ()
       updated_at: h.now(),
     };
     await h.deps.db.insertInto('roles').values([role, role]).execute();
-    expect(
-      await refusal(() =>
-        createProcess(h.deps, world.tenant, 'DEMO', withStep(0, { roleName: 'Trưởng phòng' })),
-      ),
-    ).toMatchObject({
+    expect(await refusedStep(0, { roleName: 'Trưởng phòng' })).toMatchObject({
       status: 400,
       code: 'ROLE_AMBIGUOUS_IN_ORGANIZATION',
       field: 'steps.0.roleName',
@@ -203,11 +156,11 @@ describe('createProcess: roles and users resolved with the directory errors', ()
   });
 
   it('defaultUsername names a user of the tenant (login names compare case-insensitively): else 404 USERNAME_NOT_FOUND', async () => {
-    expect(
-      await refusal(() =>
-        createProcess(h.deps, world.tenant, 'DEMO', withStep(2, { defaultUsername: 'nobody' })),
-      ),
-    ).toMatchObject({ status: 404, code: 'USERNAME_NOT_FOUND', field: 'steps.2.defaultUsername' });
+    expect(await refusedStep(2, { defaultUsername: 'nobody' })).toMatchObject({
+      status: 404,
+      code: 'USERNAME_NOT_FOUND',
+      field: 'steps.2.defaultUsername',
+    });
     await addUser(h, {
       tenantId: world.other.id,
       organizationId: null,
@@ -301,13 +254,7 @@ describe('createProcess: the same code again (replace, update in place, PROCESS_
   beforeEach(async () => {
     h = createHarness();
     world = await seedProcessWorld(h);
-    rootOrganizationId = (
-      await h.deps.db
-        .selectFrom('organizations')
-        .select('id')
-        .where('code', '=', 'DEMO')
-        .executeTakeFirstOrThrow()
-    ).id;
+    rootOrganizationId = await organizationId(h, world, 'DEMO');
   });
   afterEach(() => h.close());
 
