@@ -1,6 +1,7 @@
 import { serve } from '@hono/node-server';
 import { buildApp } from './app';
 import { seedDemoTenant } from './demo';
+import { startNotifyWorker } from './notify/worker';
 import { loadConfig } from './platform/config';
 import { openRuntime } from './runtime';
 import { startWebhookWorker, webhookWorkerOptionsFromEnv } from './webhooks/worker';
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
 
   const app = buildApp(deps);
   const webhooks = startWebhookWorker(deps, webhookWorkerOptionsFromEnv(process.env));
+  const notify = startNotifyWorker(deps);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
     deps.logger.info(
       {
@@ -34,6 +36,7 @@ async function main(): Promise<void> {
     force.unref();
     server.close(async () => {
       await webhooks.stop();
+      await notify.stop();
       await database.close();
       process.exit(0);
     });
