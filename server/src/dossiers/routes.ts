@@ -17,6 +17,7 @@ import {
   DossierLookupEnvelope,
   DossierStartedEnvelope,
 } from './schemas';
+import { requirePermissionOrSigner } from './scope';
 import { createDossier, listDossierFiles, lookupDossier, startDossier } from './service';
 
 /** The REST envelope of the integration API. */
@@ -28,13 +29,14 @@ function envelopeOf<T>(c: Context<AppEnv>, data: T) {
 export function dossierRoutes(limiter: RateLimiter) {
   const router = createRouter();
 
-  const guarded = (permission: Permission) => ({
+  /** Writes need the permission; reads also let outside signers reach their own dossiers. */
+  const guarded = (permission: Permission, readable = false) => ({
     tags: ['Dossiers'],
     security: integrationSecurity,
     middleware: [
       authenticate(credentialAreas.integration),
       rateLimit(limiter, 'api'),
-      requirePermission(permission),
+      readable ? requirePermissionOrSigner(permission) : requirePermission(permission),
     ],
   });
   const creationGuard = guarded('document:create');
@@ -81,7 +83,7 @@ export function dossierRoutes(limiter: RateLimiter) {
   });
 
   const lookup = createRoute({
-    ...guarded('document:view'),
+    ...guarded('document:view', true),
     method: 'get',
     path: '/documents/{documentId}',
     summary: 'Look up a dossier (3)',
@@ -98,7 +100,7 @@ export function dossierRoutes(limiter: RateLimiter) {
   });
 
   const files = createRoute({
-    ...guarded('document:view'),
+    ...guarded('document:view', true),
     method: 'get',
     path: '/documents/{documentId}/files',
     summary: 'List the files of a dossier (4)',

@@ -1,6 +1,10 @@
+import type { MiddlewareHandler } from 'hono';
 import type { ExpressionBuilder, Selectable } from 'kysely';
 import { requireActor } from '../auth/authenticate';
+import { type Permission, requirePermission } from '../auth/permissions';
 import type { Principal } from '../auth/principal';
+import { findUserById } from '../auth/queries';
+import type { AppEnv } from '../context';
 import type { Db } from '../db/database';
 import type { Database, DossiersTable } from '../db/schema';
 import { ApiError } from '../http/errors';
@@ -104,4 +108,23 @@ export async function dossierByDocumentId(
     });
   }
   return dossier;
+}
+
+/**
+ * `requirePermission` for the read endpoints of dossiers, files, tasks and history, except for
+ * outside signers. An external account holds no role, hence no permission, yet it is given its
+ * tasks, the files of those tasks (`downloadUrl`) and "history only for dossiers they took part
+ * in" through a partner token; `dossierInScope` already limits such a caller to its own
+ * participation. An API key always needs the permission.
+ */
+export function requirePermissionOrSigner(permission: Permission): MiddlewareHandler<AppEnv> {
+  const guard = requirePermission(permission);
+  return async (c, next) => {
+    const principal = c.get('principal');
+    if (principal.kind !== 'apiKey') {
+      const user = await findUserById(c.get('deps').db, principal.actor.id);
+      if (user?.type === 'external') return next();
+    }
+    return guard(c, next);
+  };
 }

@@ -1,8 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { credentialAreas } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
-import { requirePermission } from '../auth/permissions';
-import { scopeOf } from '../dossiers/scope';
+import { requirePermissionOrSigner, scopeOf } from '../dossiers/scope';
 import { createRouter, errorResponses } from '../http/openapi';
 import { type RateLimiter, rateLimit } from '../http/rateLimit';
 import { fileNotFound, fileResponse } from './download';
@@ -47,7 +46,7 @@ export function fileRoutes(limiter: RateLimiter) {
     middleware: [
       authenticate(credentialAreas.integration),
       rateLimit(limiter, 'api'),
-      requirePermission('document:view'),
+      requirePermissionOrSigner('document:view'),
     ],
     request: { params: FileUuidParam },
     responses: { 200: fileBytes, ...errorResponses(401, 403, 404, 429) },
