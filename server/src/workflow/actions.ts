@@ -315,7 +315,7 @@ async function perform(
 }
 
 /** Approves the active turn of an image_signature or app_submit step. */
-export function approve(deps: ActionDeps, input: TaskActionInput): Promise<ActionOutcome> {
+export async function approve(deps: ActionDeps, input: TaskActionInput): Promise<ActionOutcome> {
   const comment = cleanText(input.comment, 'comment', false);
   return perform(deps, input, (trx, acting) => {
     requireSignType(
@@ -333,7 +333,10 @@ export function approve(deps: ActionDeps, input: TaskActionInput): Promise<Actio
 }
 
 /** Acknowledges the active turn of a notification step (it counts as signed). */
-export function acknowledge(deps: ActionDeps, input: TaskActionInput): Promise<ActionOutcome> {
+export async function acknowledge(
+  deps: ActionDeps,
+  input: TaskActionInput,
+): Promise<ActionOutcome> {
   const comment = cleanText(input.comment, 'comment', false);
   return perform(deps, input, (trx, acting) => {
     requireSignType(
@@ -351,7 +354,7 @@ export function acknowledge(deps: ActionDeps, input: TaskActionInput): Promise<A
  * label and the reason, the task rejected (3), every remaining turn CANCELLED and the dossier
  * REJECTED.
  */
-export function reject(deps: ActionDeps, input: RejectInput): Promise<ActionOutcome> {
+export async function reject(deps: ActionDeps, input: RejectInput): Promise<ActionOutcome> {
   const reason = cleanText(input.reason, 'reason', true);
   return perform(deps, input, async (trx, acting) => {
     const now = deps.clock.now().toISOString();

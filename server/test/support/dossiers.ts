@@ -21,6 +21,7 @@ import type { Harness } from './harness';
  *   code "EXT-…"), the user for internal steps (the signer's user, else the step's default user),
  *   the signer's user on a role step when one is named (role distribution skipped), otherwise
  *   null with role_id = the step's role; a role step without signers gets one role turn;
+ * - an internal step without signers gets one turn for its default user;
  * - required_count = number of turns; then startWorkflow unless `start: false`.
  */
 
@@ -179,10 +180,13 @@ export async function createDossier(
       const mine = signers
         .filter(({ signer }) => signer.stepCode === step.step_code)
         .sort(
-          (a, b) => (a.signer.order ?? a.index) - (b.signer.order ?? b.index) || a.index - b.index,
+          (a, b) =>
+            (a.signer.order ?? a.index + 1) - (b.signer.order ?? b.index + 1) || a.index - b.index,
         );
-      if (mine.length === 0 && step.kind === 'role')
+      // A step nobody was sent for: a role step gets one role turn, an internal step its default user.
+      if (mine.length === 0 && (step.kind === 'role' || step.default_user_id !== null)) {
         mine.push({ signer: { stepCode: step.step_code }, index: -1 });
+      }
       for (const [order, { signer }] of mine.entries()) {
         let assignee: number | null = signer.userId ?? null;
         if (step.kind === 'guest' || step.kind === 'phone_guest') {
