@@ -133,11 +133,14 @@ export async function readFormFields(bytes: Uint8Array): Promise<FormField[]> {
 }
 
 /** A subset tag (six capitals) derived from the input, so equal input gives equal bytes. */
-function subsetTag(seed: string): string {
-  const digest = crypto.createHash('sha256').update(seed).digest();
-  return Array.from(digest.subarray(0, 6), (byte) => String.fromCharCode(65 + (byte % 26))).join(
-    '',
-  );
+function subsetTag(template: Uint8Array, values: Record<string, TemplateValue>): string {
+  const digest = crypto.createHash('sha256').update(template).update(JSON.stringify(values));
+  const bytes = digest.digest().subarray(0, 6);
+  return Array.from(bytes, (byte) => String.fromCharCode(65 + (byte % 26))).join('');
+}
+
+function invalid(key: string, message: string): TemplateValueError {
+  return new TemplateValueError(key, 'INVALID_VALUE', message);
 }
 
 /** The text a text-like field shows: NFC, line breaks only where the field has several lines. */
@@ -154,9 +157,8 @@ function textOf(
     const codePoint = character.codePointAt(0)!;
     if (codePoint === 0x0a || codePoint === 0x09 || font.has(codePoint)) continue;
     const hex = codePoint.toString(16).toUpperCase().padStart(4, '0');
-    throw new TemplateValueError(
+    throw invalid(
       key,
-      'INVALID_VALUE',
       `The character U+${hex} cannot be printed with the template font (DejaVu Sans)`,
     );
   }
@@ -165,11 +167,7 @@ function textOf(
 
 function choose(key: string, options: string[], text: string): string {
   if (options.includes(text)) return text;
-  throw new TemplateValueError(
-    key,
-    'INVALID_VALUE',
-    `"${text}" is not an option of this field; options: ${options.join(', ')}`,
-  );
+  throw invalid(key, `"${text}" is not an option of this field; options: ${options.join(', ')}`);
 }
 
 function setValue(
@@ -181,11 +179,7 @@ function setValue(
 ): void {
   if (kind === 'checkbox') {
     if (typeof value !== 'boolean') {
-      throw new TemplateValueError(
-        key,
-        'INVALID_VALUE',
-        'This field is a check box: send true or false',
-      );
+      throw invalid(key, 'This field is a check box: send true or false');
     }
     const box = field as PDFCheckBox;
     if (value) box.check();
@@ -193,22 +187,14 @@ function setValue(
     return;
   }
   if (typeof value === 'boolean' && kind !== 'text') {
-    throw new TemplateValueError(
-      key,
-      'INVALID_VALUE',
-      'This field is a choice: send one of its options as text',
-    );
+    throw invalid(key, 'This field is a choice: send one of its options as text');
   }
   if (kind === 'text') {
     const textField = field as PDFTextField;
     const text = textOf(key, value, textField.isMultiline(), charset);
     const maxLength = textField.getMaxLength();
     if (maxLength !== undefined && text.length > maxLength) {
-      throw new TemplateValueError(
-        key,
-        'INVALID_VALUE',
-        `At most ${maxLength} characters fit in this field`,
-      );
+      throw invalid(key, `At most ${maxLength} characters fit in this field`);
     }
     textField.setText(text);
     return;
@@ -238,10 +224,9 @@ export async function fillTemplate(
 ): Promise<Uint8Array> {
   const doc = await loadPdf(template);
   doc.registerFontkit(fontkit);
-  const seed = crypto.createHash('sha256').update(template).update(JSON.stringify(values));
   const font = await doc.embedFont(await dejaVuSans(), {
     subset: true,
-    customName: `${subsetTag(seed.digest('hex'))}+DejaVuSans`,
+    customName: `${subsetTag(template, values)}+DejaVuSans`,
   });
   const charset = new Set(font.getCharacterSet());
   const fields = fillable(doc);

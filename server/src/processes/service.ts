@@ -108,7 +108,7 @@ async function defaultUserOfStep(
     .where('username_key', '=', identityKey(username))
     .executeTakeFirst();
   if (!user) {
-    throw new ApiError(404, 'USERNAME_NOT_FOUND', `No user ${username} in the tenant`, {
+    throw new ApiError(400, 'USERNAME_NOT_FOUND', `No user ${username} in the tenant`, {
       field: `${at}.defaultUsername`,
     });
   }

@@ -155,9 +155,9 @@ describe('createProcess: roles and users resolved with the directory errors', ()
     });
   });
 
-  it('defaultUsername names a user of the tenant (login names compare case-insensitively): else 404 USERNAME_NOT_FOUND', async () => {
+  it('defaultUsername names a user of the tenant (login names compare case-insensitively): else 400 USERNAME_NOT_FOUND', async () => {
     expect(await refusedStep(2, { defaultUsername: 'nobody' })).toMatchObject({
-      status: 404,
+      status: 400,
       code: 'USERNAME_NOT_FOUND',
       field: 'steps.2.defaultUsername',
     });
@@ -179,7 +179,7 @@ describe('createProcess: roles and users resolved with the directory errors', ()
           withStep(2, { defaultUsername: 'other.director' }),
         ),
       ),
-    ).toMatchObject({ status: 404, code: 'USERNAME_NOT_FOUND' });
+    ).toMatchObject({ status: 400, code: 'USERNAME_NOT_FOUND' });
     const { process } = await createProcess(h.deps, world.tenant, 'DEMO', {
       ...withStep(2, { defaultUsername: 'GiamDoc' }),
       code: 'CASE',
