@@ -17,6 +17,9 @@ admin webhook list   [--tenant T]        admin webhook disable --id ID
 admin domain add     --tenant T --origin https://partner.example
 
 Also:
+admin process list   --tenant T [--org C]
+admin template create --tenant T --org C --code K --name N --file form.pdf   # fillable PDF (AcroForm)
+admin template list  --tenant T [--org C]
 admin domain list    [--tenant T]        admin domain remove --tenant T --origin O
 admin help                               # this text (also: --help on any command)
 

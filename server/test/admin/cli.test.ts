@@ -96,18 +96,4 @@ describe('admin CLI: synopsis, exit codes and output', () => {
       },
     });
   });
-
-  it('refuses process definitions clearly until the dossier workflow exists', async () => {
-    const result = await runCli(
-      dataDir,
-      'process create --tenant ACME --org ACME --file process.json --json',
-    );
-    expect(result.code).toBe(1);
-    expect(result.json()).toEqual({
-      error: {
-        code: 'NOT_AVAILABLE',
-        message: 'process definitions arrive with the dossier workflow; not available yet',
-      },
-    });
-  });
 });
