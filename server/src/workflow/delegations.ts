@@ -37,7 +37,7 @@ function invalid(field: string, message: string): ApiError {
 }
 
 /** An ISO 8601 date-time with `Z` or an offset (what the CLI and the spec call ISO), as UTC. */
-function instant(raw: string, field: string): string {
+export function delegationInstant(raw: string, field: string): string {
   const valid = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw);
   const parsed = new Date(raw);
   if (!valid || Number.isNaN(parsed.getTime())) {
@@ -83,8 +83,8 @@ export async function createDelegation(
   tenant: TenantRow,
   input: NewDelegation,
 ): Promise<DelegationView> {
-  const startsAt = instant(input.startsAt, 'startsAt');
-  const endsAt = instant(input.endsAt, 'endsAt');
+  const startsAt = delegationInstant(input.startsAt, 'startsAt');
+  const endsAt = delegationInstant(input.endsAt, 'endsAt');
   const now = isoNow(deps.clock);
   if (startsAt >= endsAt) throw invalid('endsAt', 'endsAt must be after startsAt');
   if (endsAt <= now) throw invalid('endsAt', `endsAt ${input.endsAt} is already over`);
