@@ -1,10 +1,15 @@
 /**
  * Notification e-mail and SMS: what the rest of the service calls.
  *
- * In a business transaction (no I/O):
- * - `queueNotification(trx, deps, { tenantId, kind, data, delegatedByWebhook })`: the e-mails
- *   (or the invitation SMS of a phone-only signer) of one `notification.*` event, from the same
- *   `data` object as the webhook event;
+ * In a business transaction (no I/O), for one `notification.*` event:
+ *
+ *   const data = notificationData(event, facts);                       // webhooks/payloads
+ *   const { deliveries } = await enqueueEvent(trx, deps, { tenantId, organizationId, type: event, data });
+ *   await queueNotification(trx, deps, { tenantId, event, data, delegatedByWebhook: deliveries > 0 });
+ *
+ * queueNotification queues the e-mails the service sends itself (or the invitation SMS of a
+ * phone-only signer); internal recipients always get theirs, external ones only when no
+ * subscription took the event. For a single message:
  * - `queueMail(trx, deps, message)` / `queueSms(trx, deps, message)`: one message.
  *
  * In main.ts: `startNotifyWorker(deps)` sends what was queued; `stop()` on shutdown.
@@ -18,9 +23,11 @@ export {
   type MessageOptions,
   type NotificationCredentials,
   type NotificationData,
+  type NotificationEvent,
   type NotificationKind,
   type NotificationRecipient,
   type NotificationStep,
+  notificationKind,
   notificationKinds,
   notificationMail,
   otpSms,

@@ -1,4 +1,10 @@
 import type { NotifyLocale } from '../platform/config';
+import {
+  type NotificationData,
+  type NotificationEvent,
+  type NotificationStep,
+  notificationEvents,
+} from '../webhooks/payloads';
 
 /**
  * The notification e-mails the service sends itself, in Vietnamese and English, each with an
@@ -8,56 +14,25 @@ import type { NotifyLocale } from '../platform/config';
  * escaped where it enters HTML.
  */
 
-export const notificationKinds = [
-  'task_assigned_internal',
-  'task_assigned_external',
-  'task_rejected',
-  'process_finished',
-] as const;
+type KindOf<E> = E extends `notification.${infer K}` ? K : never;
 
-export type NotificationKind = (typeof notificationKinds)[number];
+/** `task_assigned_internal`, …: the event type without its `notification.` prefix. */
+export type NotificationKind = KindOf<NotificationEvent>;
 
-/** `credentials` exists only for external recipients: null, `{userName, password: null}` or both set. */
-export interface NotificationCredentials {
-  userName: string;
-  password: string | null;
+/** The kind of a `notification.*` event type. */
+export function notificationKind(event: NotificationEvent): NotificationKind {
+  return event.slice('notification.'.length) as NotificationKind;
 }
 
-export interface NotificationRecipient {
-  type: 'internal' | 'external';
-  name: string;
-  /** Null for a recipient invited by phone number. */
-  email: string | null;
-  phone: string | null;
-  credentials: NotificationCredentials | null;
-}
+export const notificationKinds: readonly NotificationKind[] =
+  notificationEvents.map(notificationKind);
 
-export interface NotificationStep {
-  stepCode: string;
-  stepName: string;
-  /** From 1. */
-  order: number;
-}
+export type NotificationRecipient = NotificationData['recipients'][number];
 
-/** The `data` object of the `notification.*` webhook events, field for field. */
-export interface NotificationData {
-  transactionId: string | null;
-  documentId: string | null;
-  documentUuid: string | null;
-  documentTitle: string | null;
-  totalSteps: number;
-  /** Null for process_finished. */
-  step: NotificationStep | null;
-  recipients: NotificationRecipient[];
-  /** Null for process_finished. */
-  signUrl: string | null;
-  expireAt: string | null;
-  prevActorName: string | null;
-  completeDate: string | null;
-  /** The rejection reason, only in task_rejected. */
-  note: string | null;
-  metadata: Record<string, unknown>;
-}
+/** `{userName, password: null}` (an existing account) or `{userName, password}` (a new one). */
+export type NotificationCredentials = NonNullable<NotificationRecipient['credentials']>;
+
+export type { NotificationData, NotificationEvent, NotificationStep };
 
 export interface MessageOptions {
   locale: NotifyLocale;
@@ -303,8 +278,37 @@ function stepFact(data: NotificationData, w: Wording): [string, string | null] {
   return [w.step, data.step ? w.stepValue(data.step, data.totalSteps) : null];
 }
 
-function link(label: string, url: string | null): Block[] {
-  return url ? [{ kind: 'link', label, url }] : [];
+/**
+ * The shape every notification shares: greeting, one sentence, the facts, the link (when there
+ * is one), then anything else.
+ */
+function notificationMessage(
+  options: MessageOptions,
+  data: NotificationData,
+  recipient: NotificationRecipient,
+  content: {
+    subject: string;
+    intro: string;
+    facts: [string, string | null][];
+    linkLabel: string;
+    more?: Block[];
+    sensitive?: boolean;
+  },
+): RenderedMail {
+  return compose(
+    options,
+    recipient,
+    content.subject,
+    [
+      { kind: 'paragraph', text: content.intro },
+      { kind: 'facts', rows: content.facts },
+      ...(data.signUrl
+        ? [{ kind: 'link', label: content.linkLabel, url: data.signUrl } as const]
+        : []),
+      ...(content.more ?? []),
+    ],
+    content.sensitive ?? false,
+  );
 }
 
 /** `notification.task_assigned_internal`: an internal staff member is assigned a task. */
@@ -314,25 +318,39 @@ export function taskAssignedInternalMail(
   options: MessageOptions,
 ): RenderedMail {
   const w = wording[options.locale];
-  return compose(
-    options,
-    recipient,
-    w.internal.subject(title(data, w)),
-    [
-      { kind: 'paragraph', text: w.internal.intro(title(data, w), data.step) },
-      {
-        kind: 'facts',
-        rows: [
-          ...documentFacts(data, w),
-          stepFact(data, w),
-          [w.prevActor, data.prevActorName],
-          [w.dueBy, at(data.expireAt, options.locale)],
-        ],
-      },
-      ...link(w.internal.link, data.signUrl),
+  return notificationMessage(options, data, recipient, {
+    subject: w.internal.subject(title(data, w)),
+    intro: w.internal.intro(title(data, w), data.step),
+    facts: [
+      ...documentFacts(data, w),
+      stepFact(data, w),
+      [w.prevActor, data.prevActorName],
+      [w.dueBy, at(data.expireAt, options.locale)],
     ],
-    false,
-  );
+    linkLabel: w.internal.link,
+  });
+}
+
+/** The account part of an invitation: a new account's user name and password, or the existing one. */
+function accountBlocks(w: Wording, credentials: NotificationCredentials | null): Block[] {
+  if (credentials === null) return [];
+  if (credentials.password === null) {
+    return [
+      { kind: 'paragraph', text: w.external.existingAccount },
+      { kind: 'facts', rows: [[w.userName, credentials.userName]] },
+    ];
+  }
+  return [
+    { kind: 'paragraph', text: w.external.newAccount },
+    {
+      kind: 'facts',
+      rows: [
+        [w.userName, credentials.userName],
+        [w.password, credentials.password],
+      ],
+    },
+    { kind: 'notice', text: w.external.keepSecret },
+  ];
 }
 
 /**
@@ -346,41 +364,17 @@ export function taskAssignedExternalMail(
 ): RenderedMail {
   const w = wording[options.locale];
   const credentials = recipient.type === 'external' ? recipient.credentials : null;
-  const account: Block[] = [];
-  if (credentials?.password != null) {
-    account.push(
-      { kind: 'paragraph', text: w.external.newAccount },
-      {
-        kind: 'facts',
-        rows: [
-          [w.userName, credentials.userName],
-          [w.password, credentials.password],
-        ],
-      },
-      { kind: 'notice', text: w.external.keepSecret },
-    );
-  } else if (credentials) {
-    account.push(
-      { kind: 'paragraph', text: w.external.existingAccount },
-      { kind: 'facts', rows: [[w.userName, credentials.userName]] },
-    );
-  }
-  return compose(
-    options,
-    recipient,
-    w.external.subject(title(data, w)),
-    [
-      { kind: 'paragraph', text: w.external.intro(title(data, w)) },
-      {
-        kind: 'facts',
-        rows: [...documentFacts(data, w), stepFact(data, w), [w.prevActor, data.prevActorName]],
-      },
-      ...link(w.external.link, data.signUrl),
+  return notificationMessage(options, data, recipient, {
+    subject: w.external.subject(title(data, w)),
+    intro: w.external.intro(title(data, w)),
+    facts: [...documentFacts(data, w), stepFact(data, w), [w.prevActor, data.prevActorName]],
+    linkLabel: w.external.link,
+    more: [
       { kind: 'facts', rows: [[w.linkValidUntil, at(data.expireAt, options.locale)]] },
-      ...account,
+      ...accountBlocks(w, credentials),
     ],
-    credentials?.password != null,
-  );
+    sensitive: credentials?.password != null,
+  });
 }
 
 /** `notification.task_rejected`: to the creator and the participants, with the reason. */
@@ -390,25 +384,17 @@ export function taskRejectedMail(
   options: MessageOptions,
 ): RenderedMail {
   const w = wording[options.locale];
-  return compose(
-    options,
-    recipient,
-    w.rejected.subject(title(data, w)),
-    [
-      { kind: 'paragraph', text: w.rejected.intro(title(data, w), data.step) },
-      {
-        kind: 'facts',
-        rows: [
-          ...documentFacts(data, w),
-          stepFact(data, w),
-          [w.rejectedBy, data.prevActorName],
-          [w.reason, data.note],
-        ],
-      },
-      ...link(w.rejected.link, data.signUrl),
+  return notificationMessage(options, data, recipient, {
+    subject: w.rejected.subject(title(data, w)),
+    intro: w.rejected.intro(title(data, w), data.step),
+    facts: [
+      ...documentFacts(data, w),
+      stepFact(data, w),
+      [w.rejectedBy, data.prevActorName],
+      [w.reason, data.note],
     ],
-    false,
-  );
+    linkLabel: w.rejected.link,
+  });
 }
 
 /** `notification.process_finished`: the whole process is finished. */
@@ -418,20 +404,12 @@ export function processFinishedMail(
   options: MessageOptions,
 ): RenderedMail {
   const w = wording[options.locale];
-  return compose(
-    options,
-    recipient,
-    w.finished.subject(title(data, w)),
-    [
-      { kind: 'paragraph', text: w.finished.intro(title(data, w)) },
-      {
-        kind: 'facts',
-        rows: [...documentFacts(data, w), [w.completedAt, at(data.completeDate, options.locale)]],
-      },
-      ...link(w.finished.link, data.signUrl),
-    ],
-    false,
-  );
+  return notificationMessage(options, data, recipient, {
+    subject: w.finished.subject(title(data, w)),
+    intro: w.finished.intro(title(data, w)),
+    facts: [...documentFacts(data, w), [w.completedAt, at(data.completeDate, options.locale)]],
+    linkLabel: w.finished.link,
+  });
 }
 
 /** The renderer of each kind. */

@@ -3,7 +3,8 @@ import type { NotifyLocale } from '../platform/config';
 import {
   invitationSms,
   type NotificationData,
-  type NotificationKind,
+  type NotificationEvent,
+  notificationKind,
   notificationMail,
 } from './messages';
 import {
@@ -18,12 +19,13 @@ import { shouldSendEmail } from './policy';
 
 export interface NotificationInput {
   tenantId: number;
-  kind: NotificationKind;
-  /** The same object as the `data` of the `notification.<kind>` webhook event. */
+  /** The webhook event type, e.g. `notification.task_assigned_external`. */
+  event: NotificationEvent;
+  /** The same object as the `data` of that webhook event (webhooks/payloads `notificationData`). */
   data: NotificationData;
   /**
-   * True when an active subscription of the organization takes `notification.<kind>` (for
-   * instance: the webhook outbox fanned the event out to at least one subscription).
+   * True when an active subscription of the organization takes this event: `enqueueEvent`
+   * fanned it out to at least one subscription (`deliveries > 0`).
    */
   delegatedByWebhook: boolean;
   /** Defaults to NOTIFY_LOCALE. */
@@ -49,6 +51,7 @@ export async function queueNotification(
   deps: QueueDeps,
   input: NotificationInput,
 ): Promise<NotificationOutcome> {
+  const kind = notificationKind(input.event);
   const locale = input.locale ?? deps.config.notify.locale;
   const options = { locale, serviceName: deps.config.serviceName };
   const outcome: NotificationOutcome = { queued: [], skipped: [] };
@@ -69,7 +72,7 @@ export async function queueNotification(
     const phone = normalizePhone(recipient.phone ?? '');
     const address = isEmailAddress(email)
       ? `mail:${email.toLowerCase()}`
-      : phone && recipient.type === 'external' && input.kind === 'task_assigned_external'
+      : phone && recipient.type === 'external' && kind === 'task_assigned_external'
         ? `sms:${phone}`
         : null;
     if (address === null) {
@@ -82,10 +85,10 @@ export async function queueNotification(
     }
     seen.add(address);
     if (address.startsWith('mail:')) {
-      const rendered = notificationMail[input.kind](input.data, recipient, options);
+      const rendered = notificationMail[kind](input.data, recipient, options);
       const queued = await queueMail(trx, deps, {
         tenantId: input.tenantId,
-        kind: input.kind,
+        kind,
         to: email,
         toName: recipient.name,
         ...rendered,
@@ -97,7 +100,7 @@ export async function queueNotification(
       const message = invitationSms(locale, deps.config.serviceName, input.data, credentials);
       const queued = await queueSms(trx, deps, {
         tenantId: input.tenantId,
-        kind: input.kind,
+        kind,
         to: phone!,
         ...message,
         locale,

@@ -6,7 +6,7 @@ import type { SmsProvider } from '../../src/notify/sms';
 import type { OutboxView } from '../../src/notify/views';
 import { runCli } from '../admin/runCli';
 import { createHarness, type Harness, seedTenant } from '../support/harness';
-import { externalRecipient, internalRecipient, manualWorker, notificationData } from './support';
+import { externalRecipient, internalRecipient, manualWorker, sampleData } from './support';
 
 jest.setTimeout(120_000);
 
@@ -27,8 +27,8 @@ describe('admin mail last / mail show / sms last', () => {
     const { queued } = await inTransaction(h.deps.db, (trx) =>
       queueNotification(trx, h.deps, {
         tenantId,
-        kind: 'task_assigned_external',
-        data: notificationData({
+        event: 'notification.task_assigned_external',
+        data: sampleData({
           recipients: [
             internalRecipient(),
             externalRecipient({ credentials: { userName: 'anh.nguyen', password: 'Xy7&pw' } }),

@@ -5,7 +5,7 @@ import { taskAssignedExternalMail } from '../../src/notify/messages';
 import { queueNotification } from '../../src/notify/notifications';
 import { ConfigError, loadConfig } from '../../src/platform/config';
 import { createHarness, type Harness, seedTenant } from '../support/harness';
-import { externalRecipient, manualWorker, notificationData, parseMail } from './support';
+import { externalRecipient, manualWorker, parseMail, sampleData } from './support';
 
 describe('the development mail transport (default): .eml files under DATA_DIR/outbox/mail', () => {
   let h: Harness;
@@ -19,11 +19,11 @@ describe('the development mail transport (default): .eml files under DATA_DIR/ou
     const recipient = externalRecipient({
       credentials: { userName: 'anh.nguyen', password: 'Xy7&<pw>' },
     });
-    const data = notificationData({ recipients: [recipient] });
+    const data = sampleData({ recipients: [recipient] });
     const { queued } = await inTransaction(h.deps.db, (trx) =>
       queueNotification(trx, h.deps, {
         tenantId,
-        kind: 'task_assigned_external',
+        event: 'notification.task_assigned_external',
         data,
         delegatedByWebhook: false,
       }),

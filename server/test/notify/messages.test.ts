@@ -15,7 +15,7 @@ import {
 import {
   externalRecipient,
   internalRecipient,
-  notificationData,
+  sampleData,
   vietnameseName,
   vietnameseTitle,
 } from './support';
@@ -25,7 +25,7 @@ const en = { locale: 'en' as const, serviceName: 'ESign' };
 
 describe('notification e-mails: the four kinds in Vietnamese and English', () => {
   it('task assigned (internal staff): subject, step, previous handler, due date and link', () => {
-    const data = notificationData({ recipients: [internalRecipient()] });
+    const data = sampleData({ recipients: [internalRecipient()] });
     const mail = taskAssignedInternalMail(data, internalRecipient(), vi);
     expect(mail.subject).toBe('[ESign] Bạn có công việc cần xử lý: Hợp đồng lao động <2026>');
     expect(mail.text).toBe(
@@ -50,7 +50,7 @@ describe('notification e-mails: the four kinds in Vietnamese and English', () =>
     const recipient = externalRecipient({
       credentials: { userName: 'anh.nguyen', password: 'Xy7&<pw>' },
     });
-    const mail = taskAssignedExternalMail(notificationData(), recipient, vi);
+    const mail = taskAssignedExternalMail(sampleData(), recipient, vi);
     expect(mail.subject).toBe('[ESign] Mời bạn ký hồ sơ: Hợp đồng lao động <2026>');
     expect(mail.text).toContain('Kính gửi Nguyễn Văn Ánh,');
     expect(mail.text).toContain(
@@ -63,18 +63,18 @@ describe('notification e-mails: the four kinds in Vietnamese and English', () =>
     expect(mail.html).toContain('<strong>Xy7&amp;&lt;pw&gt;</strong>');
     expect(mail.sensitive).toBe(true);
 
-    const english = taskAssignedExternalMail(notificationData(), recipient, en);
+    const english = taskAssignedExternalMail(sampleData(), recipient, en);
     expect(english.subject).toBe('[ESign] You are invited to sign: Hợp đồng lao động <2026>');
     expect(english.text).toContain('User name: anh.nguyen\nPassword: Xy7&<pw>');
   });
 
   it('credentials variants: null (no account), user name only (existing account), both', () => {
-    const none = taskAssignedExternalMail(notificationData(), externalRecipient(), vi);
+    const none = taskAssignedExternalMail(sampleData(), externalRecipient(), vi);
     expect(none.text).not.toContain('Tên đăng nhập');
     expect(none.sensitive).toBe(false);
 
     const existing = taskAssignedExternalMail(
-      notificationData(),
+      sampleData(),
       externalRecipient({ credentials: { userName: 'anh.nguyen', password: null } }),
       vi,
     );
@@ -86,7 +86,7 @@ describe('notification e-mails: the four kinds in Vietnamese and English', () =>
 
     // Internal recipients never carry credentials, whatever the object says.
     const internal = taskAssignedExternalMail(
-      notificationData(),
+      sampleData(),
       internalRecipient({ credentials: { userName: 'x', password: 'y' } }),
       vi,
     );
@@ -94,7 +94,7 @@ describe('notification e-mails: the four kinds in Vietnamese and English', () =>
   });
 
   it('task rejected: to the creator and participants, with who rejected and the reason', () => {
-    const data = notificationData({ note: 'Sai số tiền ở điều 3 & phụ lục <A>' });
+    const data = sampleData({ note: 'Sai số tiền ở điều 3 & phụ lục <A>' });
     const mail = taskRejectedMail(data, internalRecipient(), vi);
     expect(mail.subject).toBe('[ESign] Hồ sơ bị từ chối: Hợp đồng lao động <2026>');
     expect(mail.text).toContain(
@@ -109,7 +109,7 @@ describe('notification e-mails: the four kinds in Vietnamese and English', () =>
   });
 
   it('process finished: completion time, no step and no link', () => {
-    const data = notificationData({
+    const data = sampleData({
       step: null,
       signUrl: null,
       expireAt: null,
@@ -128,7 +128,7 @@ describe('notification e-mails: the four kinds in Vietnamese and English', () =>
   it('every kind has a renderer, and both parts of every message carry the same facts', () => {
     for (const kind of notificationKinds) {
       for (const options of [vi, en]) {
-        const mail = notificationMail[kind](notificationData(), externalRecipient(), options);
+        const mail = notificationMail[kind](sampleData(), externalRecipient(), options);
         expect(mail.text).toContain(vietnameseName);
         expect(mail.text).toContain(vietnameseTitle);
         expect(mail.html).toContain(escapeHtml(vietnameseName));
@@ -142,7 +142,7 @@ describe('notification e-mails: the four kinds in Vietnamese and English', () =>
 describe('HTML escaping of every interpolated value', () => {
   it('escapes names, titles, reasons and link text; the raw markup never reaches the HTML part', () => {
     const hostile = 'Nguyễn "Ánh" <script>alert(1)</script> & co';
-    const data = notificationData({
+    const data = sampleData({
       documentTitle: 'Hợp đồng lao động <2026>',
       prevActorName: '<b>Cường</b>',
       documentId: `HD'1`,
@@ -159,10 +159,10 @@ describe('HTML escaping of every interpolated value', () => {
   });
 
   it('puts the sign URL in href with & as &amp; and only links http(s) URLs', () => {
-    const mail = taskAssignedExternalMail(notificationData(), externalRecipient(), vi);
+    const mail = taskAssignedExternalMail(sampleData(), externalRecipient(), vi);
     expect(mail.html).toContain('href="https://sign.example/ky-so/abc?token=t1&amp;lang=vi"');
     const hostile = taskAssignedExternalMail(
-      notificationData({ signUrl: 'javascript:alert(1)' }),
+      sampleData({ signUrl: 'javascript:alert(1)' }),
       externalRecipient(),
       vi,
     );
@@ -179,7 +179,7 @@ describe('HTML escaping of every interpolated value', () => {
 
 describe('sandbox notice', () => {
   it('names the real recipient at the top of both parts and marks the subject', () => {
-    const mail = taskAssignedInternalMail(notificationData(), internalRecipient(), vi);
+    const mail = taskAssignedInternalMail(sampleData(), internalRecipient(), vi);
     const marked = withSandboxNotice(mail, 'vi', 'a<b>@x.example');
     expect(marked.subject).toBe(`[SANDBOX] ${mail.subject}`);
     expect(marked.text.split('\n\n')[0]).toBe(
@@ -203,11 +203,11 @@ describe('SMS texts', () => {
 
   it('invitationSms: title without diacritics, sign link as is, credentials when created', () => {
     const credentials = { userName: 'anh.nguyen', password: 'Xy7&pw' };
-    expect(invitationSms('vi', 'ESign', notificationData(), credentials)).toEqual({
+    expect(invitationSms('vi', 'ESign', sampleData(), credentials)).toEqual({
       text: 'ESign: Ban duoc moi ky ho so "Hop dong lao dong <2026>". Ky tai: https://sign.example/ky-so/abc?token=t1&lang=vi Tai khoan: anh.nguyen, mat khau: Xy7&pw',
       sensitive: true,
     });
-    expect(invitationSms('en', 'ESign', notificationData(), null)).toEqual({
+    expect(invitationSms('en', 'ESign', sampleData(), null)).toEqual({
       text: 'ESign: You are invited to sign "Hop dong lao dong <2026>". Sign at: https://sign.example/ky-so/abc?token=t1&lang=vi',
       sensitive: false,
     });

@@ -5,12 +5,7 @@ import { queueMail, queueSms } from '../../src/notify/outbox';
 import { shouldSendEmail } from '../../src/notify/policy';
 import { decryptSecret } from '../../src/platform/secrets';
 import { createHarness, type Harness, seedTenant } from '../support/harness';
-import {
-  externalRecipient,
-  internalRecipient,
-  notificationData,
-  setDeveloperAccount,
-} from './support';
+import { externalRecipient, internalRecipient, sampleData, setDeveloperAccount } from './support';
 
 const mail = (tenantId: number, to = 'anh.nguyen@partner.example') => ({
   tenantId,
@@ -243,8 +238,8 @@ describe('queueNotification: the e-mails of one notification.* event', () => {
     const outcome = await inTransaction(h.deps.db, (trx) =>
       queueNotification(trx, h.deps, {
         tenantId,
-        kind: 'task_assigned_external',
-        data: notificationData({ recipients }),
+        event: 'notification.task_assigned_external',
+        data: sampleData({ recipients }),
         delegatedByWebhook: false,
       }),
     );
@@ -282,8 +277,8 @@ describe('queueNotification: the e-mails of one notification.* event', () => {
     const outcome = await inTransaction(h.deps.db, (trx) =>
       queueNotification(trx, h.deps, {
         tenantId,
-        kind: 'task_assigned_external',
-        data: notificationData({ recipients }),
+        event: 'notification.task_assigned_external',
+        data: sampleData({ recipients }),
         delegatedByWebhook: true,
         locale: 'vi',
       }),
@@ -303,8 +298,8 @@ describe('queueNotification: the e-mails of one notification.* event', () => {
     const outcome = await inTransaction(h.deps.db, (trx) =>
       queueNotification(trx, h.deps, {
         tenantId,
-        kind: 'task_rejected',
-        data: notificationData({ recipients: [recipients[2]!], note: 'Sai' }),
+        event: 'notification.task_rejected',
+        data: sampleData({ recipients: [recipients[2]!], note: 'Sai' }),
         delegatedByWebhook: false,
       }),
     );

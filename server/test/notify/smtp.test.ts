@@ -8,8 +8,8 @@ import {
   capturedLogger,
   externalRecipient,
   manualWorker,
-  notificationData,
   parseMail,
+  sampleData,
   setDeveloperAccount,
   startSmtpServer,
   type TestSmtpServer,
@@ -67,11 +67,11 @@ describe('notification e-mails through a real SMTP server', () => {
     const recipient = externalRecipient({
       credentials: { userName: 'anh.nguyen', password: 'Xy7&<pw>' },
     });
-    const data = notificationData({ recipients: [recipient] });
+    const data = sampleData({ recipients: [recipient] });
     const { queued } = await inTransaction(h.deps.db, (trx) =>
       queueNotification(trx, h.deps, {
         tenantId,
-        kind: 'task_assigned_external',
+        event: 'notification.task_assigned_external',
         data,
         delegatedByWebhook: false,
       }),

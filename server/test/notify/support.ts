@@ -158,7 +158,7 @@ export function internalRecipient(
 }
 
 /** A `notification.*` data object as the workflow will produce it. */
-export function notificationData(overrides: Partial<NotificationData> = {}): NotificationData {
+export function sampleData(overrides: Partial<NotificationData> = {}): NotificationData {
   return {
     transactionId: 'TX-2026-0001',
     documentId: 'HD-2026-001',
