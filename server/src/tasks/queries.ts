@@ -210,12 +210,9 @@ export function handledRows(query: HandledQuery) {
     .$castTo<TaskListRow>();
 }
 
-/** Counts the matches of a pending or handled query. */
-export async function countOf(query: PendingQuery | HandledQuery): Promise<number> {
-  const row = await (query as PendingQuery)
-    .select(sql<number>`count(*)`.as('total'))
-    .executeTakeFirstOrThrow();
-  return Number(row.total);
+/** The number of matches of a pending or handled query. */
+export function countQuery(query: PendingQuery | HandledQuery) {
+  return (query as PendingQuery).select(sql<number>`count(*)`.as('total'));
 }
 
 export interface Paging {
@@ -224,31 +221,27 @@ export interface Paging {
 }
 
 /** One page of pending records, handled records or both merged, newest first. */
-export async function pageOfRows(
+export function pageQuery(
   db: Db,
   pending: PendingQuery | null,
   handled: HandledQuery | null,
   paging: Paging,
-): Promise<TaskListRow[]> {
+) {
   const offset = (paging.page - 1) * paging.pageSize;
-  if (pending && handled) {
-    return db
-      .selectFrom(pendingRows(pending).unionAll(handledRows(handled)).as('items'))
-      .selectAll()
-      .orderBy('sort_at', 'desc')
-      .orderBy('kind')
-      .orderBy('sort_id', 'desc')
-      .limit(paging.pageSize)
-      .offset(offset)
-      .execute();
-  }
-  const single = pending ? pendingRows(pending) : handledRows(handled!);
-  return single
+  const rows =
+    pending && handled
+      ? pendingRows(pending).unionAll(handledRows(handled))
+      : pending
+        ? pendingRows(pending)
+        : handledRows(handled!);
+  return db
+    .selectFrom(rows.as('items'))
+    .selectAll()
     .orderBy('sort_at', 'desc')
+    .orderBy('kind')
     .orderBy('sort_id', 'desc')
     .limit(paging.pageSize)
-    .offset(offset)
-    .execute();
+    .offset(offset);
 }
 
 /** One task as a list row (no action), for the task detail. */

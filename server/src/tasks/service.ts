@@ -15,11 +15,11 @@ import {
   takesPart,
 } from '../workflow/taskContext';
 import {
-  countOf,
+  countQuery,
   type HistoryRow,
   handledTurns,
   historyRows,
-  pageOfRows,
+  pageQuery,
   pendingTasks,
   type TaskListRow,
   type TaskScope,
@@ -123,8 +123,11 @@ export async function listTasks(deps: TaskDeps, scope: TaskScope, filter: TaskLi
   const pending =
     status === 'pending' || status === 'all' ? pendingTasks(deps.db, scope, filter) : null;
   const handled = actions.length > 0 ? handledTurns(deps.db, scope, filter, actions) : null;
-  const total = (pending ? await countOf(pending) : 0) + (handled ? await countOf(handled) : 0);
-  const rows = total === 0 ? [] : await pageOfRows(deps.db, pending, handled, paging);
+  let total = 0;
+  for (const query of [pending, handled]) {
+    if (query) total += Number((await countQuery(query).executeTakeFirstOrThrow()).total);
+  }
+  const rows = total === 0 ? [] : await pageQuery(deps.db, pending, handled, paging).execute();
   return { items: rows.map(listItem), page: paging.page, pageSize: paging.pageSize, total };
 }
 

@@ -105,26 +105,31 @@ export async function cancelRemainingTurns(trx: Db, dossierId: number): Promise<
  */
 export async function expireOverdueTasks(deps: SchedulerDeps): Promise<number> {
   let expired = 0;
-  let afterId = 0;
   for (;;) {
-    const now = deps.clock.now().toISOString();
-    // status = 1 AND expire_at IS NOT NULL: the partial index tasks_waiting_deadline.
-    const due = await deps.db
-      .selectFrom('tasks')
-      .select('id')
-      .where('status', '=', 1)
-      .where('expire_at', 'is not', null)
-      .where('expire_at', '<=', now)
-      .where('id', '>', afterId)
-      .orderBy('id')
-      .limit(batchSize)
-      .execute();
+    const due = await overdueTasks(deps.db, deps.clock.now().toISOString(), batchSize).execute();
+    let expiredNow = 0;
     for (const { id } of due) {
-      if (await inTransaction(deps.db, (trx) => expireTask(trx, deps.clock, id))) expired += 1;
+      if (await inTransaction(deps.db, (trx) => expireTask(trx, deps.clock, id))) expiredNow += 1;
     }
-    if (due.length < batchSize) return expired;
-    afterId = due[due.length - 1]!.id;
+    expired += expiredNow;
+    // An expired task leaves the index, so the next batch starts where this one ended.
+    if (due.length < batchSize || expiredNow === 0) return expired;
   }
+}
+
+/**
+ * Waiting tasks whose deadline is at or before `now`, earliest first. `status = 1 AND expire_at
+ * IS NOT NULL` matches the partial index tasks_waiting_deadline, so a pass reads only what is due.
+ */
+export function overdueTasks(db: Db, now: string, limit: number) {
+  return db
+    .selectFrom('tasks')
+    .select('id')
+    .where('status', '=', 1)
+    .where('expire_at', 'is not', null)
+    .where('expire_at', '<=', now)
+    .orderBy('expire_at')
+    .limit(limit);
 }
 
 export interface DeadlineScheduler {
