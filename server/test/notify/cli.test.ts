@@ -2,19 +2,18 @@ import { inTransaction } from '../../src/db/database';
 import { otpSms } from '../../src/notify/messages';
 import { queueNotification } from '../../src/notify/notifications';
 import { queueMail, queueSms } from '../../src/notify/outbox';
-import type { SmsProvider } from '../../src/notify/sms';
 import type { OutboxView } from '../../src/notify/views';
 import { runCli } from '../admin/runCli';
 import { createHarness, type Harness, seedTenant } from '../support/harness';
-import { externalRecipient, internalRecipient, manualWorker, sampleData } from './support';
+import {
+  externalRecipient,
+  failingProvider,
+  internalRecipient,
+  manualWorker,
+  sampleData,
+} from './support';
 
 jest.setTimeout(120_000);
-
-const failingProvider: SmsProvider = {
-  send: async () => {
-    throw new Error('gateway down');
-  },
-};
 
 describe('admin mail last / mail show / sms last', () => {
   let h: Harness;

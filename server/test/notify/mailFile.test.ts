@@ -1,11 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { inTransaction } from '../../src/db/database';
-import { taskAssignedExternalMail } from '../../src/notify/messages';
-import { queueNotification } from '../../src/notify/notifications';
 import { ConfigError, loadConfig } from '../../src/platform/config';
 import { createHarness, type Harness, seedTenant } from '../support/harness';
-import { externalRecipient, manualWorker, parseMail, sampleData } from './support';
+import { parseMail, sendInvitation } from './support';
 
 describe('the development mail transport (default): .eml files under DATA_DIR/outbox/mail', () => {
   let h: Harness;
@@ -16,25 +13,10 @@ describe('the development mail transport (default): .eml files under DATA_DIR/ou
 
   it('writes one parseable RFC 5322 message per e-mail, CRLF line ends, both parts in UTF-8', async () => {
     const tenantId = (await seedTenant(h, 'ACME')).tenantId;
-    const recipient = externalRecipient({
-      credentials: { userName: 'anh.nguyen', password: 'Xy7&<pw>' },
-    });
-    const data = sampleData({ recipients: [recipient] });
-    const { queued } = await inTransaction(h.deps.db, (trx) =>
-      queueNotification(trx, h.deps, {
-        tenantId,
-        event: 'notification.task_assigned_external',
-        data,
-        delegatedByWebhook: false,
-      }),
-    );
-    const worker = manualWorker(h.deps);
-    await worker.drain();
-    await worker.stop();
+    const { id, expected } = await sendInvitation(h, tenantId);
 
     const directory = path.join(h.dataDir, 'outbox', 'mail');
     const files = fs.readdirSync(directory);
-    const id = queued[0]!.id;
     expect(files).toEqual([`20261125T080000Z-notify-${id}.eml`]);
     const raw = fs.readFileSync(path.join(directory, files[0]!));
     const text = raw.toString('latin1');
@@ -46,10 +28,6 @@ describe('the development mail transport (default): .eml files under DATA_DIR/ou
     ).toBe(true);
     expect(text).toMatch(/^MIME-Version: 1\.0\r$/m);
 
-    const expected = taskAssignedExternalMail(data, recipient, {
-      locale: 'vi',
-      serviceName: 'ESign',
-    });
     const parsed = parseMail(raw);
     expect(parsed.header('from')).toBe('ESign <no-reply@localhost>');
     expect(parsed.header('to')).toBe('Nguyễn Văn Ánh <anh.nguyen@partner.example>');

@@ -14,7 +14,7 @@ import { devSmsIdPrefix, fillTemplate, httpSmsProvider, readDevSms } from '../..
 import { emptyAllowlist } from '../../src/outbound/addressPolicy';
 import { ConfigError, loadConfig } from '../../src/platform/config';
 import { createHarness, type Harness, seedTenant } from '../support/harness';
-import { manualWorker, setDeveloperAccount } from './support';
+import { manualWorker, outboxRow, setDeveloperAccount } from './support';
 
 jest.setTimeout(60_000);
 
@@ -43,14 +43,6 @@ function capture(into: Captured[], status = 200, answer = '{"messageId":"gw-1"}'
 }
 
 const awkwardText = 'Mã "OTP": 042917 \\ dòng 2\nline & more <tag> 100% +84';
-
-async function outboxRow(h: Harness, id: number) {
-  return h.deps.db
-    .selectFrom('notify_outbox')
-    .selectAll()
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
-}
 
 describe('HTTP SMS gateway against a real HTTPS server', () => {
   let gateway: TestHttpsServer;

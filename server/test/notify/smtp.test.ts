@@ -1,15 +1,13 @@
 import type { AppDeps } from '../../src/context';
 import { inTransaction } from '../../src/db/database';
-import { taskAssignedExternalMail } from '../../src/notify/messages';
-import { queueNotification } from '../../src/notify/notifications';
 import { queueMail } from '../../src/notify/outbox';
 import { createHarness, type Harness, seedTenant } from '../support/harness';
 import {
   capturedLogger,
-  externalRecipient,
   manualWorker,
+  outboxRow,
   parseMail,
-  sampleData,
+  sendInvitation,
   setDeveloperAccount,
   startSmtpServer,
   type TestSmtpServer,
@@ -27,14 +25,6 @@ function smtpEnv(port: number, extra: Record<string, string> = {}): Record<strin
     MAIL_FROM: from,
     ...extra,
   };
-}
-
-async function outboxRow(h: Harness, id: number) {
-  return h.deps.db
-    .selectFrom('notify_outbox')
-    .selectAll()
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
 }
 
 function simpleMail(tenantId: number) {
@@ -64,21 +54,7 @@ describe('notification e-mails through a real SMTP server', () => {
   });
 
   it('delivers subject and both parts with exact Vietnamese text, HTML escaped, From/To and a stable Message-ID', async () => {
-    const recipient = externalRecipient({
-      credentials: { userName: 'anh.nguyen', password: 'Xy7&<pw>' },
-    });
-    const data = sampleData({ recipients: [recipient] });
-    const { queued } = await inTransaction(h.deps.db, (trx) =>
-      queueNotification(trx, h.deps, {
-        tenantId,
-        event: 'notification.task_assigned_external',
-        data,
-        delegatedByWebhook: false,
-      }),
-    );
-    const worker = manualWorker(h.deps);
-    await worker.drain();
-    await worker.stop();
+    const { id, expected } = await sendInvitation(h, tenantId);
 
     expect(smtp.received).toHaveLength(1);
     const [received] = smtp.received;
@@ -87,15 +63,11 @@ describe('notification e-mails through a real SMTP server', () => {
     // Every byte on the wire is ASCII: non-ASCII travels as encoded-words and quoted-printable.
     expect([...received!.raw].every((byte) => byte < 0x80)).toBe(true);
 
-    const expected = taskAssignedExternalMail(data, recipient, {
-      locale: 'vi',
-      serviceName: 'ESign',
-    });
     const parsed = parseMail(received!.raw);
     expect(parsed.header('subject')).toBe('[ESign] Mời bạn ký hồ sơ: Hợp đồng lao động <2026>');
     expect(parsed.header('from')).toBe('ESign <no-reply@esign.example>');
     expect(parsed.header('to')).toBe('Nguyễn Văn Ánh <anh.nguyen@partner.example>');
-    expect(parsed.header('message-id')).toBe(`<notify-${queued[0]!.id}@esign.example>`);
+    expect(parsed.header('message-id')).toBe(`<notify-${id}@esign.example>`);
     expect(parsed.header('date')).toBe('Wed, 25 Nov 2026 08:00:00 +0000');
     expect(parsed.header('content-type')).toMatch(/^multipart\/alternative;/);
     expect(parsed.parts.map((part) => part.headers.get('content-type'))).toEqual([
@@ -109,12 +81,12 @@ describe('notification e-mails through a real SMTP server', () => {
     expect(parsed.html).toContain('Hợp đồng lao động &lt;2026&gt;');
     expect(parsed.html).toContain('<strong>Xy7&amp;&lt;pw&gt;</strong>');
 
-    const row = await outboxRow(h, queued[0]!.id);
+    const row = await outboxRow(h, id);
     expect(row).toMatchObject({
       status: 'sent',
       attempts: 1,
       sent_at: '2026-11-25T08:00:00.000Z',
-      provider_message_id: `<notify-${queued[0]!.id}@esign.example>`,
+      provider_message_id: `<notify-${id}@esign.example>`,
       last_error: null,
       lease_id: null,
       // The password is not kept once the message is sent.
@@ -273,6 +245,27 @@ describe('SMTP with STARTTLS and credentials', () => {
     expect(row.last_error).not.toContain('wrong-Pw-123');
     expect(text()).not.toContain('wrong-Pw-123');
     expect(smtp.received).toEqual([]);
+  });
+});
+
+describe('SMTP with implicit TLS (SMTP_SECURE=1)', () => {
+  it('delivers over TLS from the first byte, trusting the system CAs (here the test CA)', async () => {
+    const smtp = await startSmtpServer({ implicitTls: true });
+    const h = createHarness(smtpEnv(smtp.port, { SMTP_SECURE: '1' }));
+    try {
+      const tenantId = (await seedTenant(h, 'ACME')).tenantId;
+      const { id } = await inTransaction(h.deps.db, (trx) =>
+        queueMail(trx, h.deps, simpleMail(tenantId)),
+      );
+      const worker = manualWorker(h.deps);
+      await worker.drain();
+      await worker.stop();
+      expect(await outboxRow(h, id)).toMatchObject({ status: 'sent', attempts: 1 });
+      expect(parseMail(smtp.received[0]!.raw).header('subject')).toBe('Việc cần xử lý');
+    } finally {
+      await h.close();
+      await smtp.close();
+    }
   });
 });
 

@@ -3,15 +3,75 @@ import { SMTPServer, type SMTPServerAuthentication } from 'smtp-server';
 import { testTls } from '../../../test/support/httpsServer';
 import type { AppDeps } from '../../src/context';
 import { inTransaction } from '../../src/db/database';
-import type { NotificationData, NotificationRecipient } from '../../src/notify/messages';
+import {
+  type NotificationData,
+  type NotificationRecipient,
+  taskAssignedExternalMail,
+} from '../../src/notify/messages';
+import { queueNotification } from '../../src/notify/notifications';
+import type { SmsProvider } from '../../src/notify/sms';
 import { type NotifyWorkerOptions, startNotifyWorker, type Timers } from '../../src/notify/worker';
 import { createLogger } from '../../src/platform/logger';
+import type { Harness } from '../support/harness';
 
 /** Timers that never fire: the worker then moves only when a test calls drain(). */
 export const stoppedTimers: Timers = { setTimeout: () => null, clearTimeout: () => {} };
 
 export function manualWorker(deps: AppDeps, options: NotifyWorkerOptions = {}) {
   return startNotifyWorker(deps, { timers: stoppedTimers, ...options });
+}
+
+export function outboxRow(h: Harness, id: number) {
+  return h.deps.db
+    .selectFrom('notify_outbox')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+}
+
+/** An SMS provider that records what it was given. */
+export function recordingProvider(): SmsProvider & { sent: { to: string; text: string }[] } {
+  const sent: { to: string; text: string }[] = [];
+  return {
+    sent,
+    send: async (to, text) => {
+      sent.push({ to, text });
+      return { providerMessageId: `p-${sent.length}` };
+    },
+  };
+}
+
+export const failingProvider: SmsProvider = {
+  send: async () => {
+    throw new Error('gateway down');
+  },
+};
+
+/**
+ * Queues and sends the invitation of an outside signer whose account was just created (the
+ * password has characters HTML must escape); returns its outbox id and the expected rendering.
+ */
+export async function sendInvitation(h: Harness, tenantId: number) {
+  const recipient = externalRecipient({
+    credentials: { userName: 'anh.nguyen', password: 'Xy7&<pw>' },
+  });
+  const data = sampleData({ recipients: [recipient] });
+  const { queued } = await inTransaction(h.deps.db, (trx) =>
+    queueNotification(trx, h.deps, {
+      tenantId,
+      event: 'notification.task_assigned_external',
+      data,
+      delegatedByWebhook: false,
+    }),
+  );
+  const worker = manualWorker(h.deps);
+  await worker.drain();
+  await worker.stop();
+  const expected = taskAssignedExternalMail(data, recipient, {
+    locale: 'vi',
+    serviceName: 'ESign',
+  });
+  return { id: queued[0]!.id, expected };
 }
 
 export interface ReceivedMail {
@@ -33,10 +93,11 @@ export interface TestSmtpServer {
 /**
  * A real SMTP server (smtp-server) on 127.0.0.1, port 0. Without `auth` it takes mail from
  * anyone in clear (no STARTTLS offered); with `auth` it offers STARTTLS with the TEST-ONLY
- * certificate and accepts only that user and password.
+ * certificate and accepts only that user and password; with `implicitTls` it speaks TLS from
+ * the first byte (port 465 style).
  */
 export async function startSmtpServer(
-  options: { auth?: { user: string; password: string } } = {},
+  options: { auth?: { user: string; password: string }; implicitTls?: boolean } = {},
 ): Promise<TestSmtpServer> {
   const received: ReceivedMail[] = [];
   let failures = 0;
@@ -63,7 +124,9 @@ export async function startSmtpServer(
             }
           },
         }
-      : { authOptional: true, disabledCommands: ['AUTH', 'STARTTLS'] }),
+      : options.implicitTls
+        ? { secure: true, key: testTls.key(), cert: testTls.cert(), authOptional: true }
+        : { authOptional: true, disabledCommands: ['AUTH', 'STARTTLS'] }),
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -4,35 +4,9 @@ import { claimDue, markSent } from '../../src/notify/queries';
 import type { SmsProvider } from '../../src/notify/sms';
 import { startNotifyWorker } from '../../src/notify/worker';
 import { createHarness, type Harness, seedTenant } from '../support/harness';
-import { manualWorker } from './support';
+import { failingProvider, manualWorker, outboxRow, recordingProvider } from './support';
 
 jest.setTimeout(60_000);
-
-/** An SMS provider that records what it was given. */
-function recordingProvider(): SmsProvider & { sent: { to: string; text: string }[] } {
-  const sent: { to: string; text: string }[] = [];
-  return {
-    sent,
-    send: async (to, text) => {
-      sent.push({ to, text });
-      return { providerMessageId: `p-${sent.length}` };
-    },
-  };
-}
-
-const failingProvider: SmsProvider = {
-  send: async () => {
-    throw new Error('gateway down');
-  },
-};
-
-async function outboxRow(h: Harness, id: number) {
-  return h.deps.db
-    .selectFrom('notify_outbox')
-    .selectAll()
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
-}
 
 describe('notify worker: leases, crashes and completion', () => {
   let h: Harness;
