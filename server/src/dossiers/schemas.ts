@@ -141,7 +141,8 @@ export const FileItemSchema = z
   })
   .openapi('FileItem');
 
-const dossierStatus = z.enum([
+/** The spec's dossier states. */
+export const DossierStatusSchema = z.enum([
   'PENDING',
   'PENDING_SIGN',
   'IN_PROGRESS',
@@ -194,7 +195,7 @@ export const DossierLookup = z
     documentId: z.string(),
     documentUuid: z.string(),
     transactionId: z.string().nullable(),
-    status: dossierStatus,
+    status: DossierStatusSchema,
     signedCount: z.number().int(),
     requiredCount: z.number().int(),
     files: z.array(FileItemSchema),

@@ -101,9 +101,21 @@ describe('Creation (1) rules: atomicity', () => {
         attachments: [{ source: 'url', fileUrl: world.serve(attachment) }],
         signers: newSigners('rollback.guest'),
       });
-      const [status, error] = await reply(await world.create(body));
-      expect([status, error.code]).toEqual([500, 'INTERNAL']);
-      expect(error.message).toBe('Internal server error');
+      // The app answers 500 INTERNAL. Under jest only, better-sqlite3's native addon may build
+      // its SqliteError in the realm of an earlier test file of the same worker (the addon keeps
+      // the first error constructor it was given), so Hono's `instanceof Error` misses it and
+      // app.request rejects instead: both are the same failure.
+      const outcome = await world.create(body).then(
+        async (response) => {
+          const [status, error] = await reply(response);
+          return `${status} ${error.code} ${error.message}`;
+        },
+        (thrown: unknown) => `thrown ${(thrown as Error).message}`,
+      );
+      expect([
+        '500 INTERNAL Internal server error',
+        'thrown forced failure in the last creation step',
+      ]).toContain(outcome);
       // No dossier, file, version, turn, task or guest account row; no stored byte.
       expect(await rowCounts(world.h)).toEqual(before);
       expect(await world.h.deps.files.exists(sha256(pdf))).toBe(false);

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { pdfBytes, routes } from '../../../test/support/httpsServer';
+import { pdfBytes, type Route, routes } from '../../../test/support/httpsServer';
 import { fileUrlLimits } from '../../src/outbound/downloadPdf';
 import { hdldBody, openWorld, reply, rowCounts, storedFiles, type World } from './fixtures';
 
@@ -94,33 +94,33 @@ describe('fileUrl checks: refused with no connection made', () => {
 });
 
 describe('fileUrl checks: 413, 415 and 502 (docs/file-url-errors.md)', () => {
-  it('a file announced over 50 MiB: 413 FILE_TOO_LARGE', async () => {
-    const big = routes.stream(fileUrlLimits.maxBytes + 1, {
-      contentLength: fileUrlLimits.maxBytes + 1,
-    });
-    allowing.server.route('/big.pdf', big.route);
-    const body = hdldBody(allowing, {
-      files: [{ source: 'url', fileUrl: allowing.server.url('/big.pdf') }],
-    });
-    expect(await refusal(allowing, body)).toEqual({
-      status: 413,
-      code: 'FILE_TOO_LARGE',
-      field: 'files.0.fileUrl',
-    });
-  });
-
-  it('a file that is not a PDF by its leading bytes: 415 FILE_NOT_PDF (Content-Type ignored)', async () => {
-    allowing.server.route(
-      '/fake.pdf',
+  const answers: [string, number, string, Route][] = [
+    [
+      'a file announced over 50 MiB',
+      413,
+      'FILE_TOO_LARGE',
+      routes.stream(fileUrlLimits.maxBytes + 1, { contentLength: fileUrlLimits.maxBytes + 1 })
+        .route,
+    ],
+    [
+      'a file that is not a PDF by its leading bytes (Content-Type ignored)',
+      415,
+      'FILE_NOT_PDF',
       routes.bytes(Buffer.from('<html>not a pdf</html>'), 'application/pdf'),
-    );
+    ],
+    ['an error status (403)', 502, 'FILE_URL_HTTP_STATUS', routes.status(403)],
+    ['a dropped connection', 502, 'FILE_URL_UNREACHABLE', routes.reset()],
+  ];
+  it.each(answers)('%s: %i %s', async (_what, status, code, route) => {
+    const pathname = `/answer/${code}.pdf`;
+    allowing.server.route(pathname, route);
     const body = hdldBody(allowing, {
-      files: [{ source: 'url', fileUrl: allowing.server.url('/fake.pdf') }],
+      attachments: [{ source: 'url', fileUrl: allowing.server.url(pathname) }],
     });
     expect(await refusal(allowing, body)).toEqual({
-      status: 415,
-      code: 'FILE_NOT_PDF',
-      field: 'files.0.fileUrl',
+      status,
+      code,
+      field: 'attachments.0.fileUrl',
     });
   });
 
@@ -136,31 +136,7 @@ describe('fileUrl checks: 413, 415 and 502 (docs/file-url-errors.md)', () => {
       code: 'FILE_URL_REDIRECT',
       field: 'files.0.fileUrl',
     });
-    expect(allowing.server.requests.map((r) => r.path)).toEqual(['/moved.pdf']);
-  });
-
-  it('an error status: 502 FILE_URL_HTTP_STATUS', async () => {
-    allowing.server.route('/private.pdf', routes.status(403));
-    const body = hdldBody(allowing, {
-      files: [{ source: 'url', fileUrl: allowing.server.url('/private.pdf') }],
-    });
-    expect(await refusal(allowing, body)).toEqual({
-      status: 502,
-      code: 'FILE_URL_HTTP_STATUS',
-      field: 'files.0.fileUrl',
-    });
-  });
-
-  it('a dropped connection: 502 FILE_URL_UNREACHABLE', async () => {
-    allowing.server.route('/reset.pdf', routes.reset());
-    const body = hdldBody(allowing, {
-      files: [{ source: 'url', fileUrl: allowing.server.url('/reset.pdf') }],
-    });
-    expect(await refusal(allowing, body)).toEqual({
-      status: 502,
-      code: 'FILE_URL_UNREACHABLE',
-      field: 'files.0.fileUrl',
-    });
+    expect(allowing.server.requests.map((r) => r.path)).not.toContain('/target.pdf');
   });
 
   it('OUTBOUND_ALLOWLIST lets the listed loopback server through', async () => {

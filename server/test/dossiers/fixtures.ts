@@ -7,87 +7,31 @@ import {
   startHttpsServer,
   type TestHttpsServer,
 } from '../../../test/support/httpsServer';
-import { inTransaction } from '../../src/db/database';
-import type { SignType, StepKind } from '../../src/db/schema';
 import type { TenantRow } from '../../src/tenancy/resolveTenant';
 import { createOrganization, createRole } from '../../src/tenancy/service';
+import { createProcess, type StepSpec } from '../support/dossiers';
 import {
   addUser,
   createHarness,
   type Harness,
-  readJson,
   type SeededTenant,
   seedTenant,
 } from '../support/harness';
 
+export { type ErrorReply, reply } from '../directory/fixtures';
+
 export const documentsPath = '/api/integration/documents';
 
-export interface ErrorReply {
-  statusCode: number;
-  message: string;
-  error: string;
-  code: string;
-  details?: { field?: string; code?: string };
-}
-
-/** The status and the body of a reply, for one `expect`. */
-export async function reply<T = ErrorReply>(response: Response): Promise<[number, T]> {
-  return [response.status, await readJson<T>(response)];
-}
-
-export interface StepFixture {
-  stepCode: string;
-  name: string;
-  kind: StepKind;
-  signType?: SignType;
-  deadlineSeconds?: number | null;
-  roleId?: number | null;
-  defaultUserId?: number | null;
-}
-
-/** A process written straight into SQLite (the operator CLI's loader is another module). */
+/** A process written straight into SQLite; steps sign digitally unless they say otherwise. */
 export async function addProcess(
   h: Harness,
-  tenant: { tenantId: number; organizationId: number },
+  owner: { tenantId: number; organizationId: number },
   code: string,
   documentClasses: string[],
-  steps: StepFixture[],
+  steps: StepSpec[],
 ): Promise<number> {
-  const now = h.now();
-  return inTransaction(h.deps.db, async (trx) => {
-    const process = await trx
-      .insertInto('processes')
-      .values({
-        tenant_id: tenant.tenantId,
-        organization_id: tenant.organizationId,
-        code,
-        name: `Quy trình ${code}`,
-        document_classes: JSON.stringify(documentClasses),
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    for (const [index, step] of steps.entries()) {
-      await trx
-        .insertInto('process_steps')
-        .values({
-          process_id: process.id,
-          position: index + 1,
-          step_code: step.stepCode,
-          name: step.name,
-          kind: step.kind,
-          sign_type: step.signType ?? 'digital_signature',
-          deadline_seconds: step.deadlineSeconds ?? null,
-          approve_label: 'Ký',
-          reject_label: 'Từ chối',
-          role_id: step.roleId ?? null,
-          default_user_id: step.defaultUserId ?? null,
-        })
-        .execute();
-    }
-    return process.id;
-  });
+  const signed = steps.map((step) => ({ signType: 'digital_signature' as const, ...step }));
+  return (await createProcess(h, { ...owner, code, documentClasses, steps: signed })).id;
 }
 
 /** A PDF whose bytes (and so whose SHA-256) no other test uses. */
