@@ -4,6 +4,8 @@ import {
   invitationSms,
   type NotificationData,
   type NotificationEvent,
+  type NotificationKind,
+  type NotificationRecipient,
   notificationKind,
   notificationMail,
 } from './messages';
@@ -40,11 +42,28 @@ export interface NotificationOutcome {
 }
 
 /**
+ * How the service reaches one recipient itself: by e-mail when the address is usable; an outside
+ * signer invited by phone only gets the invitation (and only it) by SMS; otherwise not at all.
+ */
+function channelOf(
+  recipient: NotificationRecipient,
+  kind: NotificationKind,
+): { channel: 'mail' | 'sms'; to: string } | null {
+  const email = recipient.email?.trim() ?? '';
+  if (isEmailAddress(email)) return { channel: 'mail', to: email };
+  const phone = normalizePhone(recipient.phone ?? '');
+  if (phone !== null && recipient.type === 'external' && kind === 'task_assigned_external') {
+    return { channel: 'sms', to: phone };
+  }
+  return null;
+}
+
+/**
  * Queues, inside the caller's transaction, the e-mails the service itself sends for one
- * `notification.*` event: one per recipient with an e-mail address (rendered in the recipient's
- * language of the tenant, with their own credentials), none for external recipients when the
- * event is delegated to a webhook. An outside signer invited by phone only (`email` null) gets
- * the invitation by SMS instead. A recipient listed twice gets one message.
+ * `notification.*` event: one per recipient with an e-mail address (rendered in the tenant's
+ * language, with the recipient's own credentials), none for external recipients when the event
+ * is delegated to a webhook. An outside signer invited by phone only (`email` null) gets the
+ * invitation by SMS instead. A recipient listed twice gets one message.
  */
 export async function queueNotification(
   trx: Db,
@@ -53,60 +72,53 @@ export async function queueNotification(
 ): Promise<NotificationOutcome> {
   const kind = notificationKind(input.event);
   const locale = input.locale ?? deps.config.notify.locale;
-  const options = { locale, serviceName: deps.config.serviceName };
+  const { tenantId, delegatedByWebhook } = input;
   const outcome: NotificationOutcome = { queued: [], skipped: [] };
   const seen = new Set<string>();
   for (const recipient of input.data.recipients) {
     const recipientName = recipient.name;
     const skip = (reason: SkipReason) => outcome.skipped.push({ recipientName, reason });
-    if (
-      !shouldSendEmail({
-        recipientType: recipient.type,
-        delegatedByWebhook: input.delegatedByWebhook,
-      })
-    ) {
+    if (!shouldSendEmail({ recipientType: recipient.type, delegatedByWebhook })) {
       skip('delegated_to_webhook');
       continue;
     }
-    const email = recipient.email?.trim() ?? '';
-    const phone = normalizePhone(recipient.phone ?? '');
-    const address = isEmailAddress(email)
-      ? `mail:${email.toLowerCase()}`
-      : phone && recipient.type === 'external' && kind === 'task_assigned_external'
-        ? `sms:${phone}`
-        : null;
-    if (address === null) {
+    const target = channelOf(recipient, kind);
+    if (target === null) {
       skip('no_usable_address');
       continue;
     }
-    if (seen.has(address)) {
+    const key = `${target.channel}:${target.to.toLowerCase()}`;
+    if (seen.has(key)) {
       skip('duplicate_address');
       continue;
     }
-    seen.add(address);
-    if (address.startsWith('mail:')) {
-      const rendered = notificationMail[kind](input.data, recipient, options);
-      const queued = await queueMail(trx, deps, {
-        tenantId: input.tenantId,
-        kind,
-        to: email,
-        toName: recipient.name,
-        ...rendered,
-        locale,
-      });
-      outcome.queued.push({ ...queued, recipientName });
-    } else {
-      const credentials = recipient.type === 'external' ? recipient.credentials : null;
-      const message = invitationSms(locale, deps.config.serviceName, input.data, credentials);
-      const queued = await queueSms(trx, deps, {
-        tenantId: input.tenantId,
-        kind,
-        to: phone!,
-        ...message,
-        locale,
-      });
-      outcome.queued.push({ ...queued, recipientName });
-    }
+    seen.add(key);
+    const queued =
+      target.channel === 'mail'
+        ? await queueMail(trx, deps, {
+            tenantId,
+            kind,
+            to: target.to,
+            toName: recipientName,
+            locale,
+            ...notificationMail[kind](input.data, recipient, {
+              locale,
+              serviceName: deps.config.serviceName,
+            }),
+          })
+        : await queueSms(trx, deps, {
+            tenantId,
+            kind,
+            to: target.to,
+            locale,
+            ...invitationSms(
+              locale,
+              deps.config.serviceName,
+              input.data,
+              recipient.type === 'external' ? recipient.credentials : null,
+            ),
+          });
+    outcome.queued.push({ ...queued, recipientName });
   }
   return outcome;
 }

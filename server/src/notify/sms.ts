@@ -57,7 +57,7 @@ export function readDevSms(directory: string): Map<string, DevSmsLine> {
   return lines;
 }
 
-type Escape = (value: string) => string;
+type Encode = (value: string) => string;
 
 type BodyMode = 'json' | 'form' | 'text';
 
@@ -69,7 +69,7 @@ function bodyMode(headers: Record<string, string>): BodyMode {
   return /x-www-form-urlencoded/i.test(type) ? 'form' : 'text';
 }
 
-const escapes: Record<BodyMode, Escape> = {
+const encoders: Record<BodyMode, Encode> = {
   json: (value) => JSON.stringify(value).slice(1, -1),
   form: (value) => new URLSearchParams({ v: value }).toString().slice(2),
   text: (value) => value,
@@ -82,7 +82,7 @@ const escapes: Record<BodyMode, Escape> = {
 export function fillTemplate(
   template: string,
   values: { to: string; text: string },
-  encode: Escape,
+  encode: Encode,
 ): string {
   return template.replace(/\{\{\s*(to|text)\s*\}\}/g, (_, name: 'to' | 'text') =>
     encode(values[name]),
@@ -118,7 +118,7 @@ export function httpSmsProvider(
   options: HttpSmsOptions,
 ): SmsProvider {
   const mode = bodyMode(settings.headers);
-  const encode = escapes[mode];
+  const encode = encoders[mode];
   if (mode === 'json' && settings.method === 'POST') {
     try {
       JSON.parse(

@@ -60,7 +60,7 @@ export interface NotifyWorker {
 }
 
 /** An error as stored in last_error and logged: its code and message, never a body. */
-function describe(error: unknown): string {
+function errorText(error: unknown): string {
   if (error instanceof ApiError) return `${error.code}: ${error.message}`.slice(0, 500);
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
@@ -138,7 +138,7 @@ export function startNotifyWorker(deps: AppDeps, options: NotifyWorkerOptions = 
     try {
       providerMessageId = await send(row);
     } catch (error) {
-      const reason = describe(error);
+      const reason = errorText(error);
       const last = row.attempts >= maxAttempts;
       const retryAt = last ? null : new Date(clock.now().getTime() + delays[row.attempts - 1]!);
       const held = await markAttemptFailed(db, row, reason, retryAt);
@@ -192,7 +192,7 @@ export function startNotifyWorker(deps: AppDeps, options: NotifyWorkerOptions = 
     exclusive(cycle).then(
       (claimed) => schedule(claimed >= batchSize ? 0 : pollIntervalMs),
       (error: unknown) => {
-        logger.error({ error: describe(error) }, 'notify worker cycle failed');
+        logger.error({ error: errorText(error) }, 'notify worker cycle failed');
         schedule(pollIntervalMs);
       },
     );
