@@ -5,6 +5,10 @@ import { startNotifyWorker } from './notify/worker';
 import { loadConfig } from './platform/config';
 import { openRuntime } from './runtime';
 import { startWebhookWorker, webhookWorkerOptionsFromEnv } from './webhooks/worker';
+import { startDeadlineScheduler } from './workflow/deadlines';
+
+/** How often overdue tasks are looked for; the first pass runs at start (catching up). */
+const deadlineIntervalMs = 30_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -16,6 +20,7 @@ async function main(): Promise<void> {
   const app = buildApp(deps);
   const webhooks = startWebhookWorker(deps, webhookWorkerOptionsFromEnv(process.env));
   const notify = startNotifyWorker(deps);
+  const deadlines = startDeadlineScheduler(deps, deadlineIntervalMs);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
     deps.logger.info(
       {
@@ -37,6 +42,7 @@ async function main(): Promise<void> {
     server.close(async () => {
       await webhooks.stop();
       await notify.stop();
+      await deadlines.stop();
       await database.close();
       process.exit(0);
     });
