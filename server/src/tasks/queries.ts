@@ -1,14 +1,6 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { Db } from '../db/database';
-import type {
-  Database,
-  DossierStatus,
-  DossiersTable,
-  HistoryAction,
-  ProcessStepsTable,
-  SignType,
-  TasksTable,
-} from '../db/schema';
+import type { Database, DossierStatus, HistoryAction, SignType, TasksTable } from '../db/schema';
 import { searchMatches } from '../directory/search';
 import type { Participant } from '../workflow/taskContext';
 
@@ -29,9 +21,8 @@ export interface TaskRowFilter {
   keyword?: string | undefined;
 }
 
-/** One record of the task list: a pending task (no action) or a handled turn (a history row). */
-export interface TaskListRow {
-  kind: 'pending' | 'handled';
+/** A task with its step and dossier, as the task item shows them. */
+export interface TaskRow {
   task_id: number;
   task_code: string;
   task_status: number;
@@ -52,65 +43,60 @@ export interface TaskListRow {
   required_count: number;
   signed_count: number;
   document_created_at: string;
+}
+
+/** One record of the task list: a pending task (no action) or a handled turn (a history row). */
+export interface TaskListRow extends TaskRow {
+  kind: 'pending' | 'handled';
   action: HistoryAction | null;
   action_at: string | null;
   comment: string | null;
-  /** assignedAt of a pending record, actionAt of a handled one: the list's order. */
-  sort_at: string;
-  sort_id: number;
 }
 
-type Joined = Database & { t: TasksTable; d: DossiersTable; s: ProcessStepsTable };
+type WithTask = Database & { t: TasksTable };
 
-/** Columns of a task, its step and its dossier, for queries that alias them t, s and d. */
-const taskColumns = [
-  't.id as task_id',
-  't.code as task_code',
-  't.status as task_status',
-  't.assigned_at as assigned_at',
-  't.expire_at as expire_at',
-  't.action_at as task_action_at',
-  't.comment as task_comment',
-  's.step_code as step_code',
-  's.name as step_name',
-  's.sign_type as sign_type',
-  'd.id as folder_id',
-  'd.document_id as document_id',
-  'd.uuid as document_uuid',
-  'd.title as document_title',
-  'd.transaction_id as transaction_id',
-  'd.ecm_class_code as ecm_class_code',
-  'd.status as dossier_status',
-  'd.required_count as required_count',
-  'd.signed_count as signed_count',
-  'd.created_at as document_created_at',
-] as const;
-
-/** `documentId` and `keyword` (dossier title or step name, folded like migration 004's keys). */
+/**
+ * `documentId` and `keyword` (dossier title or step name, folded like migration 004's keys), as
+ * conditions on the task `t`: its dossier and step are probed by primary key, never joined for
+ * rows the filters do not need.
+ */
 function dossierFilters(filter: TaskRowFilter) {
-  return (eb: ExpressionBuilder<Joined, 'd' | 's'>) => {
+  return (eb: ExpressionBuilder<WithTask, 't'>) => {
     const conditions = [];
     if (filter.documentId !== undefined) {
-      conditions.push(eb('d.document_id', '=', filter.documentId));
+      conditions.push(
+        eb.exists(
+          eb
+            .selectFrom('dossiers as fd')
+            .select('fd.id')
+            .whereRef('fd.id', '=', 't.dossier_id')
+            .where('fd.document_id', '=', filter.documentId),
+        ),
+      );
     }
     if (filter.keyword !== undefined) {
+      const keyword = filter.keyword;
       conditions.push(
         eb.or([
-          searchMatches('d.search_key', filter.keyword),
-          searchMatches('s.search_key', filter.keyword),
+          eb.exists(
+            eb
+              .selectFrom('dossiers as kd')
+              .select('kd.id')
+              .whereRef('kd.id', '=', 't.dossier_id')
+              .where(searchMatches('kd.search_key', keyword)),
+          ),
+          eb.exists(
+            eb
+              .selectFrom('process_steps as ks')
+              .select('ks.id')
+              .whereRef('ks.id', '=', 't.step_id')
+              .where(searchMatches('ks.search_key', keyword)),
+          ),
         ]),
       );
     }
     return eb.and(conditions);
   };
-}
-
-/** Tasks with their dossier (d) and step (s). */
-function joinedTasks(db: Db) {
-  return db
-    .selectFrom('tasks as t')
-    .innerJoin('dossiers as d', 'd.id', 't.dossier_id')
-    .innerJoin('process_steps as s', 's.id', 't.step_id');
 }
 
 /**
@@ -121,7 +107,7 @@ function joinedTasks(db: Db) {
  */
 export function pendingTasks(db: Db, scope: TaskScope, filter: TaskRowFilter) {
   const assignees = [scope.userId, ...scope.delegatorIds];
-  const participation = (eb: ExpressionBuilder<Joined, 't'>) => {
+  const participation = (eb: ExpressionBuilder<WithTask, 't'>) => {
     const assigned = eb
       .selectFrom('turns as p')
       .select('p.task_id')
@@ -136,7 +122,8 @@ export function pendingTasks(db: Db, scope: TaskScope, filter: TaskRowFilter) {
     const taskIds = scope.roleIds.length > 0 ? assigned.union(byRole) : assigned;
     return eb('t.id', 'in', taskIds.$narrowType<{ task_id: number }>());
   };
-  return joinedTasks(db)
+  return db
+    .selectFrom('tasks as t')
     .where(participation)
     .where('t.status', '=', 1)
     .where('t.tenant_id', '=', scope.tenantId)
@@ -164,8 +151,6 @@ export function handledTurns(
   return db
     .selectFrom('history as h')
     .innerJoin('tasks as t', 't.id', 'h.task_id')
-    .innerJoin('dossiers as d', 'd.id', 'h.dossier_id')
-    .innerJoin('process_steps as s', 's.id', 't.step_id')
     .where('h.actor_user_id', '=', scope.userId)
     .where('h.tenant_id', '=', scope.tenantId)
     .where('h.action', 'in', actions)
@@ -179,36 +164,8 @@ export function handledTurns(
     .where(dossierFilters(filter));
 }
 
-export type PendingQuery = ReturnType<typeof joinedTasks>;
+export type PendingQuery = ReturnType<typeof pendingTasks>;
 export type HandledQuery = ReturnType<typeof handledTurns>;
-
-export function pendingRows(query: PendingQuery) {
-  return query
-    .select(taskColumns)
-    .select([
-      sql<'pending'>`'pending'`.as('kind'),
-      sql<HistoryAction | null>`NULL`.as('action'),
-      sql<string | null>`NULL`.as('action_at'),
-      sql<string | null>`NULL`.as('comment'),
-      't.assigned_at as sort_at',
-      't.id as sort_id',
-    ])
-    .$castTo<TaskListRow>();
-}
-
-export function handledRows(query: HandledQuery) {
-  return query
-    .select(taskColumns)
-    .select([
-      sql<'handled'>`'handled'`.as('kind'),
-      'h.action as action',
-      'h.action_at as action_at',
-      'h.comment as comment',
-      'h.action_at as sort_at',
-      'h.id as sort_id',
-    ])
-    .$castTo<TaskListRow>();
-}
 
 /** The number of matches of a pending or handled query. */
 export function countQuery(query: PendingQuery | HandledQuery) {
@@ -220,33 +177,128 @@ export interface Paging {
   pageSize: number;
 }
 
-/** One page of pending records, handled records or both merged, newest first. */
+/** What orders and identifies a record of the list: narrow, so a deep page sorts little. */
+interface ListKey {
+  kind: 'pending' | 'handled';
+  task_id: number;
+  history_id: number | null;
+  sort_at: string;
+  sort_id: number;
+}
+
+/**
+ * The keys of one page of pending records, handled records or both merged, newest first by
+ * assignedAt (pending) or actionAt (handled).
+ */
 export function pageQuery(
   db: Db,
   pending: PendingQuery | null,
   handled: HandledQuery | null,
   paging: Paging,
 ) {
-  const offset = (paging.page - 1) * paging.pageSize;
-  const rows =
-    pending && handled
-      ? pendingRows(pending).unionAll(handledRows(handled))
-      : pending
-        ? pendingRows(pending)
-        : handledRows(handled!);
+  const pendingKeys = pending
+    ?.select([
+      sql<'pending'>`'pending'`.as('kind'),
+      't.id as task_id',
+      sql<number | null>`NULL`.as('history_id'),
+      't.assigned_at as sort_at',
+      't.id as sort_id',
+    ])
+    .$castTo<ListKey>();
+  const handledKeys = handled
+    ?.select([
+      sql<'handled'>`'handled'`.as('kind'),
+      'h.task_id as task_id',
+      'h.id as history_id',
+      'h.action_at as sort_at',
+      'h.id as sort_id',
+    ])
+    .$castTo<ListKey>();
+  const keys =
+    pendingKeys && handledKeys ? pendingKeys.unionAll(handledKeys) : (pendingKeys ?? handledKeys!);
   return db
-    .selectFrom(rows.as('items'))
+    .selectFrom(keys.as('items'))
     .selectAll()
     .orderBy('sort_at', 'desc')
     .orderBy('kind')
     .orderBy('sort_id', 'desc')
     .limit(paging.pageSize)
-    .offset(offset);
+    .offset((paging.page - 1) * paging.pageSize);
 }
 
-/** One task as a list row (no action), for the task detail. */
-export function taskRowById(db: Db, taskId: number): Promise<TaskListRow> {
-  return pendingRows(joinedTasks(db).where('t.id', '=', taskId)).executeTakeFirstOrThrow();
+/** Tasks with their step and dossier, by id (primary keys). */
+export function taskRowsQuery(db: Db, taskIds: number[]) {
+  return db
+    .selectFrom('tasks as t')
+    .innerJoin('dossiers as d', 'd.id', 't.dossier_id')
+    .innerJoin('process_steps as s', 's.id', 't.step_id')
+    .select([
+      't.id as task_id',
+      't.code as task_code',
+      't.status as task_status',
+      't.assigned_at as assigned_at',
+      't.expire_at as expire_at',
+      't.action_at as task_action_at',
+      't.comment as task_comment',
+      's.step_code as step_code',
+      's.name as step_name',
+      's.sign_type as sign_type',
+      'd.id as folder_id',
+      'd.document_id as document_id',
+      'd.uuid as document_uuid',
+      'd.title as document_title',
+      'd.transaction_id as transaction_id',
+      'd.ecm_class_code as ecm_class_code',
+      'd.status as dossier_status',
+      'd.required_count as required_count',
+      'd.signed_count as signed_count',
+      'd.created_at as document_created_at',
+    ])
+    .where('t.id', 'in', taskIds);
+}
+
+/** One page of the list, each record with its task, step, dossier and (handled) action. */
+export async function listPage(
+  db: Db,
+  pending: PendingQuery | null,
+  handled: HandledQuery | null,
+  paging: Paging,
+): Promise<TaskListRow[]> {
+  const keys = await pageQuery(db, pending, handled, paging).execute();
+  if (keys.length === 0) return [];
+  const tasks = new Map(
+    (await taskRowsQuery(db, [...new Set(keys.map((key) => key.task_id))]).execute()).map((row) => [
+      row.task_id,
+      row,
+    ]),
+  );
+  const historyIds = keys.flatMap((key) => (key.history_id === null ? [] : [key.history_id]));
+  const actions = new Map(
+    historyIds.length === 0
+      ? []
+      : (
+          await db
+            .selectFrom('history')
+            .select(['id', 'action', 'action_at', 'comment'])
+            .where('id', 'in', historyIds)
+            .execute()
+        ).map((row) => [row.id, row]),
+  );
+  return keys.map((key) => {
+    const action = key.history_id === null ? undefined : actions.get(key.history_id);
+    return {
+      ...tasks.get(key.task_id)!,
+      kind: key.kind,
+      action: action?.action ?? null,
+      action_at: action?.action_at ?? null,
+      comment: action?.comment ?? null,
+    };
+  });
+}
+
+/** One task as a row of the list, for the task detail. */
+export function taskRowById(db: Db, taskId: number): Promise<TaskRow> {
+  return taskRowsQuery(db, [taskId]).executeTakeFirstOrThrow();
 }
 
 /** History rows with their task's code and step, oldest first. */

@@ -19,9 +19,10 @@ import {
   type HistoryRow,
   handledTurns,
   historyRows,
-  pageQuery,
+  listPage,
   pendingTasks,
   type TaskListRow,
+  type TaskRow,
   type TaskScope,
   taskRowById,
 } from './queries';
@@ -72,7 +73,7 @@ function present<T extends Record<string, unknown>>(
  * 3 REJECTED, 4 EXPIRED). `actionAt` and `comment` come with the action.
  */
 function toTaskItem(
-  row: TaskListRow,
+  row: TaskRow,
   action: { action: HistoryAction; actionAt: string; comment: string | null } | null,
 ): TaskItemValue {
   return {
@@ -127,7 +128,7 @@ export async function listTasks(deps: TaskDeps, scope: TaskScope, filter: TaskLi
   for (const query of [pending, handled]) {
     if (query) total += Number((await countQuery(query).executeTakeFirstOrThrow()).total);
   }
-  const rows = total === 0 ? [] : await pageQuery(deps.db, pending, handled, paging).execute();
+  const rows = total === 0 ? [] : await listPage(deps.db, pending, handled, paging);
   return { items: rows.map(listItem), page: paging.page, pageSize: paging.pageSize, total };
 }
 

@@ -7,6 +7,7 @@ import {
   pendingTasks,
   type TaskRowFilter,
   type TaskScope,
+  taskRowsQuery,
 } from '../../src/tasks/queries';
 import { overdueTasks } from '../../src/workflow/deadlines';
 import { useTaskWorld } from './fixtures';
@@ -25,7 +26,21 @@ const everyFilter: TaskRowFilter = {
   keyword: 'duyệt',
 };
 const allActions: HistoryAction[] = ['NEXT', 'REJECT', 'OVERDUE'];
-const tables = ['t', 'd', 's', 'h', 'p', 'r', 'tasks', 'turns', 'history', 'dossiers'];
+const tables = [
+  't',
+  'd',
+  's',
+  'h',
+  'p',
+  'r',
+  'fd',
+  'kd',
+  'ks',
+  'tasks',
+  'turns',
+  'history',
+  'dossiers',
+];
 
 describe('Task list query plans use indexes (EXPLAIN QUERY PLAN)', () => {
   const context = useTaskWorld();
@@ -43,6 +58,20 @@ describe('Task list query plans use indexes (EXPLAIN QUERY PLAN)', () => {
       tables.some((table) => new RegExp(`^SCAN ${table}( |$)`).test(line)),
     );
     expect(scans).toEqual([]);
+  }
+
+  const byKey = (alias: string) =>
+    expect.stringMatching(new RegExp(`^SEARCH ${alias} (EXISTS )?USING INTEGER PRIMARY KEY`));
+
+  /** documentId and keyword probe the task's dossier and step by primary key. */
+  function expectFiltersByKey(plan: string[], filter: TaskRowFilter): void {
+    if (filter.documentId !== undefined) {
+      expect(plan).toContainEqual(byKey('fd'));
+    }
+    if (filter.keyword !== undefined) {
+      expect(plan).toContainEqual(byKey('kd'));
+      expect(plan).toContainEqual(byKey('ks'));
+    }
   }
 
   function scopeOf(options: { roles: boolean; organization: boolean }): TaskScope {
@@ -87,26 +116,42 @@ describe('Task list query plans use indexes (EXPLAIN QUERY PLAN)', () => {
           );
         }
         expect(plan).toContainEqual('SEARCH t USING INTEGER PRIMARY KEY (rowid=?)');
-        expect(plan).toContainEqual('SEARCH d USING INTEGER PRIMARY KEY (rowid=?)');
+        expectFiltersByKey(plan, filter);
       }
     },
   );
 
-  it.each(variants)('handled records (%s) start from history_actor', (_name, filter, options) => {
-    const handled = handledTurns(context.h.deps.db, scopeOf(options), filter, allActions);
-    const bounded = 'fromDate' in filter ? ' AND action_at>\\? AND action_at<\\?' : '';
-    for (const plan of [
-      planOf(countQuery(handled)),
-      planOf(pageQuery(context.h.deps.db, null, handled, { page: 50, pageSize: 20 })),
-    ]) {
-      expectNoTableScan(plan);
-      expect(plan).toContainEqual(
-        expect.stringMatching(
-          new RegExp(`^SEARCH h USING INDEX history_actor \\(actor_user_id=\\?${bounded}\\)`),
-        ),
-      );
-      expect(plan).toContainEqual('SEARCH t USING INTEGER PRIMARY KEY (rowid=?)');
-    }
+  it.each(variants)(
+    'handled records (%s) read only the index history_actor',
+    (_name, filter, options) => {
+      const handled = handledTurns(context.h.deps.db, scopeOf(options), filter, allActions);
+      const bounded = 'fromDate' in filter ? ' AND action_at>\\? AND action_at<\\?' : '';
+      for (const plan of [
+        planOf(countQuery(handled)),
+        planOf(pageQuery(context.h.deps.db, null, handled, { page: 50, pageSize: 20 })),
+      ]) {
+        expectNoTableScan(plan);
+        expect(plan).toContainEqual(
+          expect.stringMatching(
+            new RegExp(
+              `^SEARCH h USING COVERING INDEX history_actor \\(actor_user_id=\\?${bounded}\\)`,
+            ),
+          ),
+        );
+        expect(plan).toContainEqual('SEARCH t USING INTEGER PRIMARY KEY (rowid=?)');
+        expectFiltersByKey(plan, filter);
+      }
+    },
+  );
+
+  it('a page of records is completed by primary key: tasks, dossiers, steps', () => {
+    const plan = planOf(taskRowsQuery(context.h.deps.db, [1, 2, 3]));
+    expectNoTableScan(plan);
+    expect(plan).toEqual([
+      'SEARCH t USING INTEGER PRIMARY KEY (rowid=?)',
+      'SEARCH d USING INTEGER PRIMARY KEY (rowid=?)',
+      'SEARCH s USING INTEGER PRIMARY KEY (rowid=?)',
+    ]);
   });
 
   it.each(variants)(

@@ -4,6 +4,7 @@ import { dossiers } from './003_dossiers';
 import { taskSearch } from './004_task_search';
 import { webhookOutbox } from './005_webhook_outbox';
 import { notifyOutbox } from './006_notify_outbox';
+import { taskListIndexes } from './007_task_list_indexes';
 
 export interface Migration {
   version: number;
@@ -19,4 +20,5 @@ export const migrations: Migration[] = [
   { version: 4, name: 'task_search', sql: taskSearch },
   { version: 5, name: 'webhook_outbox', sql: webhookOutbox },
   { version: 6, name: 'notify_outbox', sql: notifyOutbox },
+  { version: 7, name: 'task_list_indexes', sql: taskListIndexes },
 ];
