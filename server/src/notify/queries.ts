@@ -31,11 +31,21 @@ export interface ClaimOptions {
  * with an expired lease (its sender died). The attempt is counted at claim time, so a message
  * that kills its sender cannot be retried forever.
  */
-export function claimDue(db: Db, options: ClaimOptions): Promise<OutboxRow[]> {
+export async function claimDue(db: Db, options: ClaimOptions): Promise<OutboxRow[]> {
   const now = options.now.toISOString();
+  const free = (eb: ExpressionBuilder<Database, 'notify_outbox'>) =>
+    eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]);
+  // An idle poll reads without taking the write lock.
+  const anyDue = await db
+    .selectFrom('notify_outbox')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where(free)
+    .where((eb) => eb.or([eb('next_attempt_at', '<=', now), eb('discard_after', '<=', now)]))
+    .limit(1)
+    .executeTakeFirst();
+  if (anyDue === undefined) return [];
   return inTransaction(db, async (trx) => {
-    const free = (eb: ExpressionBuilder<Database, 'notify_outbox'>) =>
-      eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]);
     await trx
       .updateTable('notify_outbox')
       .set({
