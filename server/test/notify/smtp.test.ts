@@ -39,6 +39,17 @@ function simpleMail(tenantId: number) {
   };
 }
 
+/** Queues the simple e-mail and lets a worker send it once; returns its outbox id. */
+async function sendSimpleMail(h: Harness, tenantId: number, deps: AppDeps = h.deps) {
+  const { id } = await inTransaction(h.deps.db, (trx) =>
+    queueMail(trx, deps, simpleMail(tenantId)),
+  );
+  const worker = manualWorker(deps);
+  await worker.drain();
+  await worker.stop();
+  return id;
+}
+
 describe('notification e-mails through a real SMTP server', () => {
   let smtp: TestSmtpServer;
   let h: Harness;
@@ -171,10 +182,7 @@ describe('notification e-mails through a real SMTP server', () => {
     h = createHarness(smtpEnv(smtp.port, { SANDBOX: '1' }));
     tenantId = (await seedTenant(h, 'ACME')).tenantId;
     await setDeveloperAccount(h.deps, tenantId, { email: 'dev@acme.example' });
-    await inTransaction(h.deps.db, (trx) => queueMail(trx, h.deps, simpleMail(tenantId)));
-    const worker = manualWorker(h.deps);
-    await worker.drain();
-    await worker.stop();
+    await sendSimpleMail(h, tenantId);
     expect(smtp.received.map((m) => m.to)).toEqual([['dev@acme.example']]);
     const parsed = parseMail(smtp.received[0]!.raw);
     expect(parsed.header('to')).toBe('dev@acme.example');
@@ -190,12 +198,7 @@ describe('notification e-mails through a real SMTP server', () => {
     await h.close();
     h = createHarness(smtpEnv(smtp.port, { SANDBOX: '1' }));
     tenantId = (await seedTenant(h, 'ACME')).tenantId;
-    const { id } = await inTransaction(h.deps.db, (trx) =>
-      queueMail(trx, h.deps, simpleMail(tenantId)),
-    );
-    const worker = manualWorker(h.deps);
-    await worker.drain();
-    await worker.stop();
+    const id = await sendSimpleMail(h, tenantId);
     expect(smtp.received).toEqual([]);
     expect(await outboxRow(h, id)).toMatchObject({ status: 'suppressed', attempts: 0 });
   });
@@ -219,10 +222,7 @@ describe('SMTP with STARTTLS and credentials', () => {
     tenantId = (await seedTenant(h, 'ACME')).tenantId;
     const { logger, text } = capturedLogger();
     const deps: AppDeps = { ...h.deps, logger };
-    await inTransaction(h.deps.db, (trx) => queueMail(trx, deps, simpleMail(tenantId)));
-    const worker = manualWorker(deps);
-    await worker.drain();
-    await worker.stop();
+    await sendSimpleMail(h, tenantId, deps);
     expect(smtp.received.map((m) => m.user)).toEqual(['mailer']);
     expect(text()).toContain('notification sent');
     expect(text()).not.toContain(auth.password);
@@ -233,12 +233,7 @@ describe('SMTP with STARTTLS and credentials', () => {
     tenantId = (await seedTenant(h, 'ACME')).tenantId;
     const { logger, text } = capturedLogger();
     const deps: AppDeps = { ...h.deps, logger };
-    const { id } = await inTransaction(h.deps.db, (trx) =>
-      queueMail(trx, deps, simpleMail(tenantId)),
-    );
-    const worker = manualWorker(deps);
-    await worker.drain();
-    await worker.stop();
+    const id = await sendSimpleMail(h, tenantId, deps);
     const row = await outboxRow(h, id);
     expect(row).toMatchObject({ status: 'pending', attempts: 1 });
     expect(row.last_error).toMatch(/535|auth|Invalid/i);
@@ -254,12 +249,7 @@ describe('SMTP with implicit TLS (SMTP_SECURE=1)', () => {
     const h = createHarness(smtpEnv(smtp.port, { SMTP_SECURE: '1' }));
     try {
       const tenantId = (await seedTenant(h, 'ACME')).tenantId;
-      const { id } = await inTransaction(h.deps.db, (trx) =>
-        queueMail(trx, h.deps, simpleMail(tenantId)),
-      );
-      const worker = manualWorker(h.deps);
-      await worker.drain();
-      await worker.stop();
+      const id = await sendSimpleMail(h, tenantId);
       expect(await outboxRow(h, id)).toMatchObject({ status: 'sent', attempts: 1 });
       expect(parseMail(smtp.received[0]!.raw).header('subject')).toBe('Việc cần xử lý');
     } finally {
@@ -277,12 +267,7 @@ describe('an SMTP server that cannot be reached', () => {
     const h = createHarness(smtpEnv(port));
     try {
       const tenantId = (await seedTenant(h, 'ACME')).tenantId;
-      const { id } = await inTransaction(h.deps.db, (trx) =>
-        queueMail(trx, h.deps, simpleMail(tenantId)),
-      );
-      const worker = manualWorker(h.deps);
-      await worker.drain();
-      await worker.stop();
+      const id = await sendSimpleMail(h, tenantId);
       const row = await outboxRow(h, id);
       expect(row).toMatchObject({
         status: 'pending',
