@@ -151,7 +151,9 @@ export function httpSmsProvider(
         // The answer's body is not kept: a gateway may echo the message (an OTP) back.
         throw new Error(`SMS gateway answered HTTP ${response.status}`);
       }
-      const providerMessageId = gatewayMessageId(await response.readAll());
+      // Accepted: an answer too large or cut short only costs the id, never a second SMS.
+      const answer = await response.readAll().catch(() => Buffer.alloc(0));
+      const providerMessageId = gatewayMessageId(answer);
       return providerMessageId === undefined ? {} : { providerMessageId };
     },
   };

@@ -123,6 +123,14 @@ describe('HTTP SMS gateway against a real HTTPS server', () => {
     expect(url.searchParams.get('key')).toBe('k1');
   });
 
+  it('a 2xx answer too large to read is still a sent message (never sent twice)', async () => {
+    gateway.route('/sms', capture(captured, 200, `{"id":"${'x'.repeat(64 * 1024)}"}`));
+    const setup = await harness({});
+    const row = await sendOne(setup, '0912345678', 'hello');
+    expect(captured).toHaveLength(1);
+    expect(row).toMatchObject({ status: 'sent', attempts: 1, provider_message_id: null });
+  });
+
   it('a non-2xx answer is a failed attempt, retried 10 s later', async () => {
     gateway.route('/sms', capture(captured, 500, '{"error":"echo Mã OTP 042917"}'));
     const setup = await harness({});
