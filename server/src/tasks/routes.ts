@@ -1,11 +1,11 @@
 import { createRoute } from '@hono/zod-openapi';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { credentialAreas } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
-import { type Permission, requirePermission } from '../auth/permissions';
-import { findUserById } from '../auth/queries';
+import type { Permission } from '../auth/permissions';
 import type { AppEnv } from '../context';
 import { DocumentIdParam } from '../dossiers/schemas';
+import { requirePermissionOrSigner } from '../dossiers/scope';
 import { integrationSecurity } from '../files/routes';
 import { createRouter, errorResponses, jsonContent } from '../http/openapi';
 import { type RateLimiter, rateLimit } from '../http/rateLimit';
@@ -20,24 +20,6 @@ import { dossierHistory, listTasks, taskDetail, taskScopeOf } from './service';
 
 function envelopeOf<T>(c: Context<AppEnv>, data: T) {
   return { statusCode: 200, data, timestamp: c.get('deps').clock.now().toISOString() };
-}
-
-/**
- * `requirePermission`, except for outside signers. An external account holds no role, hence no
- * permission, yet the spec gives it its own tasks and "history only for dossiers they took part
- * in" (scope rule 5) through a partner token: the scope of these endpoints already limits such a
- * caller to its own participation.
- */
-function requirePermissionOrSigner(permission: Permission): MiddlewareHandler<AppEnv> {
-  const guard = requirePermission(permission);
-  return async (c, next) => {
-    const principal = c.get('principal');
-    if (principal.kind !== 'apiKey') {
-      const user = await findUserById(c.get('deps').db, principal.actor.id);
-      if (user?.type === 'external') return next();
-    }
-    return guard(c, next);
-  };
 }
 
 /** Endpoints 6, 7 and 8 (tasks and history), mounted under /api/integration by app.ts. */

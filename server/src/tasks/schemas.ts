@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { FileItemSchema } from '../dossiers/schemas';
+import { DossierStatusSchema, FileItemSchema } from '../dossiers/schemas';
 import { envelope, isoDateTime, queryInteger } from '../http/openapi';
 
 /** Task list paging (document 1, "Limits"): default 20, at most 100. */
@@ -87,15 +87,6 @@ export const TaskCodeParam = z.object({
     .openapi({ param: { name: 'taskCode', in: 'path' } }),
 });
 
-const dossierStatus = z.enum([
-  'PENDING',
-  'PENDING_SIGN',
-  'IN_PROGRESS',
-  'COMPLETED',
-  'REJECTED',
-  'EXPIRED',
-]);
-
 export const TaskDocument = z
   .object({
     folderId: z.number().int().openapi({ description: 'Deep link /folders?id={folderId}' }),
@@ -106,7 +97,7 @@ export const TaskDocument = z
     documentTitle: z.string(),
     transactionId: z.string().optional(),
     ecmClassCode: z.string().optional(),
-    status: dossierStatus,
+    status: DossierStatusSchema,
     requiredCount: z.number().int(),
     signedCount: z.number().int(),
     createdAt: z.string(),
@@ -188,7 +179,7 @@ export const DossierHistory = z
     documentUuid: z.string(),
     documentTitle: z.string(),
     transactionId: z.string().nullable(),
-    status: dossierStatus,
+    status: DossierStatusSchema,
     requiredCount: z.number().int(),
     signedCount: z.number().int(),
     history: z.array(HistoryItem),

@@ -6,6 +6,7 @@ import type { SignType, StepKind } from '../../src/db/schema';
 import { insertUser } from '../../src/directory/userRecords';
 import type { StepRow } from '../../src/processes/queries';
 import type { StoredFile } from '../../src/storage/fileStore';
+import { approve } from '../../src/workflow/actions';
 import { startWorkflow } from '../../src/workflow/start';
 import type { TurnRow } from '../../src/workflow/taskContext';
 import type { Harness } from './harness';
@@ -371,4 +372,16 @@ export function historyOf(h: Harness, dossierId: number) {
     .orderBy('action_at')
     .orderBy('id')
     .execute();
+}
+
+/** Approves the dossier's open task as `actorUserId`: the walks of the tests. */
+export async function approveOpenTask(
+  h: Harness,
+  dossierId: number,
+  actorUserId: number,
+  comment?: string,
+) {
+  const task = await openTask(h, dossierId);
+  if (!task) throw new Error(`dossier ${dossierId} has no open task`);
+  return approve(h.deps, { taskCode: task.code, actorUserId, comment });
 }

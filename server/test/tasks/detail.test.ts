@@ -1,10 +1,9 @@
 import { issueToken } from '../../src/auth/tokens';
 import { acknowledge, approve, reject } from '../../src/workflow/actions';
 import { createDelegation } from '../../src/workflow/delegations';
-import { createDossier, openTask, tasksOf } from '../support/dossiers';
-import { readJson } from '../support/harness';
-import { accountOf, guestAnh } from '../workflow/world';
-import { data, get, guestBao, type TaskItemBody, useTaskWorld } from './fixtures';
+import { approveOpenTask, createDossier, openTask, tasksOf } from '../support/dossiers';
+import { accountOf, dossierAtRoleStep, guestAnh } from '../workflow/world';
+import { data, errorOf, get, guestBao, type TaskItemBody, useTaskWorld } from './fixtures';
 
 interface TaskDetailBody extends TaskItemBody {
   assignee: Record<string, string>;
@@ -123,7 +122,7 @@ describe('Task detail (endpoint 7)', () => {
       ],
     });
     const anh = await accountOf(h, guestAnh.identityNumber);
-    await approve(h.deps, { taskCode: (await openTask(h, dossier.id))!.code, actorUserId: anh.id });
+    await approveOpenTask(h, dossier.id, anh.id);
     const task = (await openTask(h, dossier.id))!;
     await reject(h.deps, { taskCode: task.code, actorUserId: world.hung.row.id, reason: 'Sai' });
     const lanView = await data<TaskDetailBody>(
@@ -172,12 +171,7 @@ describe('Task detail (endpoint 7)', () => {
       [{ key: world.adminKey }, second],
     ] as const) {
       const response = await get(h, credential, `/tasks/${code}`);
-      const body = await readJson<{ code: string; details: { field: string } }>(response);
-      expect([response.status, body.code, body.details.field]).toEqual([
-        404,
-        'TASK_NOT_FOUND',
-        'taskCode',
-      ]);
+      expect(await errorOf(response)).toEqual([404, 'TASK_NOT_FOUND', 'taskCode']);
     }
   });
 
@@ -204,16 +198,7 @@ describe('Task detail of a role-based step', () => {
 
   it('gives roleCode and roleName while untaken, plus the person once someone took it', async () => {
     const { h, world } = context;
-    const dossier = await createDossier(h, world.process, {
-      signers: [{ ...guestAnh }, { stepCode: 'DUYET', userId: world.lan.row.id }],
-    });
-    const anh = await accountOf(h, guestAnh.identityNumber);
-    await approve(h.deps, { taskCode: (await openTask(h, dossier.id))!.code, actorUserId: anh.id });
-    await approve(h.deps, {
-      taskCode: (await openTask(h, dossier.id))!.code,
-      actorUserId: world.lan.row.id,
-    });
-    const roleTask = (await openTask(h, dossier.id))!;
+    const { roleTask } = await dossierAtRoleStep(h, world);
     const untaken = await data<TaskDetailBody>(
       await get(h, { key: world.nga.key }, `/tasks/${roleTask.code}`),
     );

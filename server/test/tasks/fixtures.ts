@@ -1,6 +1,7 @@
-import { approve, reject } from '../../src/workflow/actions';
+import { reject } from '../../src/workflow/actions';
 import { expireOverdueTasks } from '../../src/workflow/deadlines';
 import {
+  approveOpenTask,
   createDossier,
   createProcess,
   type FixtureDossier,
@@ -60,6 +61,12 @@ export async function data<T>(response: Response): Promise<T> {
   if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${JSON.stringify(body)}`);
   expect(body.statusCode).toBe(200);
   return body.data;
+}
+
+/** The status, code and details.field of an error reply, for one `expect`. */
+export async function errorOf(response: Response) {
+  const body = await readJson<{ code: string; details?: { field?: string } }>(response);
+  return [response.status, body.code, body.details?.field];
 }
 
 export const guestBao = {
@@ -132,16 +139,12 @@ export async function buildTaskWorld(h: Harness): Promise<TaskWorld> {
   h.clock.set('2026-11-25T09:00:00.000Z');
   const anh = await accountOf(h, guestAnh.identityNumber);
   const bao = await accountOf(h, guestBao.taxCode);
-  await approve(h.deps, { taskCode: (await openTask(h, d1.id))!.code, actorUserId: anh.id });
-  await approve(h.deps, { taskCode: (await openTask(h, d2.id))!.code, actorUserId: bao.id });
+  await approveOpenTask(h, d1.id, anh.id);
+  await approveOpenTask(h, d2.id, bao.id);
   h.clock.set('2026-11-25T09:30:00.000Z');
   await expireOverdueTasks(h.deps);
   h.clock.set('2026-11-25T10:00:00.000Z');
-  await approve(h.deps, {
-    taskCode: (await openTask(h, d1.id))!.code,
-    actorUserId: hung,
-    comment: 'Đã kiểm tra',
-  });
+  await approveOpenTask(h, d1.id, hung, 'Đã kiểm tra');
   h.clock.set('2026-11-25T10:30:00.000Z');
   await reject(h.deps, {
     taskCode: (await openTask(h, d2.id))!.code,

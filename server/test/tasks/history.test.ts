@@ -1,8 +1,7 @@
 import { issueToken } from '../../src/auth/tokens';
 import { createDossier, dossierRow } from '../support/dossiers';
-import { readJson } from '../support/harness';
 import { accountOf, guestAnh } from '../workflow/world';
-import { data, get, useTaskWorld } from './fixtures';
+import { data, errorOf, get, useTaskWorld } from './fixtures';
 
 interface DossierHistoryBody {
   folderId: number;
@@ -134,12 +133,7 @@ describe('Dossier history (endpoint 8)', () => {
       [{ key: world.hungKtKey }, 'HD-001'],
     ] as const) {
       const response = await get(h, credential, `/documents/${documentId}/history`);
-      const body = await readJson<{ code: string; details: { field: string } }>(response);
-      expect([response.status, body.code, body.details.field]).toEqual([
-        404,
-        'DOCUMENT_NOT_FOUND',
-        'documentId',
-      ]);
+      expect(await errorOf(response)).toEqual([404, 'DOCUMENT_NOT_FOUND', 'documentId']);
     }
   });
 

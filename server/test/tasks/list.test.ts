@@ -1,10 +1,9 @@
 import { createApiKey } from '../../src/auth/apiKeys';
 import { issueToken } from '../../src/auth/tokens';
-import { acknowledge, approve } from '../../src/workflow/actions';
+import { acknowledge } from '../../src/workflow/actions';
 import { createDelegation, revokeDelegation } from '../../src/workflow/delegations';
-import { createDossier, openTask } from '../support/dossiers';
 import { addUser, readJson } from '../support/harness';
-import { accountOf, guestAnh } from '../workflow/world';
+import { accountOf, dossierAtRoleStep, guestAnh } from '../workflow/world';
 import {
   data,
   get,
@@ -328,17 +327,7 @@ describe('Task list scope rule 1: roles held and delegations', () => {
 
   it('a role-based step is listed for every holder of the role until the first who acts takes it', async () => {
     const { h, world } = context;
-    const dossier = await createDossier(h, world.process, {
-      documentId: 'HD-ROLE',
-      signers: [{ ...guestAnh }, { stepCode: 'DUYET', userId: world.lan.row.id }],
-    });
-    const anh = await accountOf(h, guestAnh.identityNumber);
-    await approve(h.deps, { taskCode: (await openTask(h, dossier.id))!.code, actorUserId: anh.id });
-    await approve(h.deps, {
-      taskCode: (await openTask(h, dossier.id))!.code,
-      actorUserId: world.lan.row.id,
-    });
-    const roleTask = (await openTask(h, dossier.id))!;
+    const { roleTask } = await dossierAtRoleStep(h, world, 'HD-ROLE');
     for (const holder of [world.minh, world.nga]) {
       const pending = await pendingOf(holder.key);
       expect(pending.items.map((item) => [item.taskCode, item.stepCode])).toEqual([

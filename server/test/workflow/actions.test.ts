@@ -1,8 +1,8 @@
 import { inTransaction } from '../../src/db/database';
-import { ApiError } from '../../src/http/errors';
 import { acknowledge, approve, completeSignedTurn, reject } from '../../src/workflow/actions';
 import { createDelegation } from '../../src/workflow/delegations';
 import {
+  approveOpenTask,
   createDossier,
   createProcess,
   dossierRow,
@@ -11,18 +11,7 @@ import {
   tasksOf,
   turnsOf,
 } from '../support/dossiers';
-import { accountOf, day, guestAnh, useWorkflowWorld } from './world';
-
-/** The status, code and details.field of the ApiError a call throws. */
-async function refusal(call: Promise<unknown>) {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof ApiError) return [error.status, error.code, error.field];
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+import { accountOf, day, guestAnh, refusal, useWorkflowWorld } from './world';
 
 const sha = (letter: string) => letter.repeat(64);
 
@@ -39,7 +28,7 @@ describe('Task actions: who may act', () => {
       ],
     });
     const anh = await accountOf(h, guestAnh.identityNumber);
-    await approve(h.deps, { taskCode: (await openTask(h, dossier.id))!.code, actorUserId: anh.id });
+    await approveOpenTask(h, dossier.id, anh.id);
     return { dossier, task: (await openTask(h, dossier.id))! };
   }
 

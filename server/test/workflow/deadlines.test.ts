@@ -3,10 +3,15 @@ import path from 'node:path';
 import { ManualClock } from '../../src/platform/clock';
 import { createLogger } from '../../src/platform/logger';
 import { openRuntime } from '../../src/runtime';
-import { approve } from '../../src/workflow/actions';
 import { expireOverdueTasks, startDeadlineScheduler } from '../../src/workflow/deadlines';
 import { repoRoot } from '../admin/runCli';
-import { createDossier, createProcess, dossierRow, historyOf, openTask } from '../support/dossiers';
+import {
+  approveOpenTask,
+  createDossier,
+  createProcess,
+  dossierRow,
+  historyOf,
+} from '../support/dossiers';
 import { accountOf, day, guestAnh, useWorkflowWorld } from './world';
 
 const hour = 3600_000;
@@ -53,7 +58,7 @@ describe('Deadlines: waiting tasks past expireAt move the dossier to EXPIRED', (
       signers: [guestAnh, { stepCode: 'DUYET', userId: world.hung.row.id }],
     });
     const anh = await accountOf(h, guestAnh.identityNumber);
-    await approve(h.deps, { taskCode: (await openTask(h, dossier.id))!.code, actorUserId: anh.id });
+    await approveOpenTask(h, dossier.id, anh.id);
     h.clock.advance(365 * day * 1000);
     expect(await expireOverdueTasks(h.deps)).toBe(0);
     expect((await dossierRow(h, dossier.id)).status).toBe('IN_PROGRESS');

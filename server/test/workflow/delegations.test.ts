@@ -1,4 +1,3 @@
-import { ApiError } from '../../src/http/errors';
 import {
   activeDelegatorIds,
   createDelegation,
@@ -7,19 +6,9 @@ import {
 } from '../../src/workflow/delegations';
 import { runCli } from '../admin/runCli';
 import { createDossier, historyOf, openTask, turnsOf } from '../support/dossiers';
-import { accountOf, guestAnh, useWorkflowWorld } from './world';
+import { accountOf, guestAnh, refusal, useWorkflowWorld } from './world';
 
 jest.setTimeout(120_000);
-
-async function refusal(call: Promise<unknown>) {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof ApiError) return [error.status, error.code, error.field];
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('Delegations: stored, with a period', () => {
   const context = useWorkflowWorld();

@@ -3,6 +3,7 @@ import { acknowledge, approve, reject } from '../../src/workflow/actions';
 import { expireOverdueTasks } from '../../src/workflow/deadlines';
 import { startWorkflow } from '../../src/workflow/start';
 import {
+  approveOpenTask,
   createDossier,
   dossierRow,
   historyOf,
@@ -159,10 +160,7 @@ describe('Dossier states and transitions: a signer rejects', () => {
     const { h, world } = context;
     const dossier = await createDossier(h, world.process, { signers: walkSigners(world) });
     const guest = await accountOf(h, guestAnh.identityNumber);
-    await approve(h.deps, {
-      taskCode: (await openTask(h, dossier.id))!.code,
-      actorUserId: guest.id,
-    });
+    await approveOpenTask(h, dossier.id, guest.id);
     h.clock.advance(hour);
     const task = (await openTask(h, dossier.id))!;
     const outcome = await reject(h.deps, {
@@ -264,14 +262,8 @@ describe('Dossier states and transitions: a deadline passes', () => {
       signers: [guestAnh, { stepCode: 'DUYET', userId: world.hung.row.id }],
     });
     const guest = await accountOf(h, guestAnh.identityNumber);
-    await approve(h.deps, {
-      taskCode: (await openTask(h, dossier.id))!.code,
-      actorUserId: guest.id,
-    });
-    await approve(h.deps, {
-      taskCode: (await openTask(h, dossier.id))!.code,
-      actorUserId: world.hung.row.id,
-    });
+    await approveOpenTask(h, dossier.id, guest.id);
+    await approveOpenTask(h, dossier.id, world.hung.row.id);
     expect(await counts(h, dossier.id)).toEqual(['IN_PROGRESS', 2, 3]);
     h.clock.advance(3 * day * 1000);
     expect(await expireOverdueTasks(h.deps)).toBe(1);

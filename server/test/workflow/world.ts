@@ -1,9 +1,16 @@
 import { createApiKey } from '../../src/auth/apiKeys';
 import { issueToken } from '../../src/auth/tokens';
 import type { UserRow } from '../../src/directory/userRecords';
+import { ApiError } from '../../src/http/errors';
 import type { TenantRow } from '../../src/tenancy/resolveTenant';
 import { createOrganization, createRole } from '../../src/tenancy/service';
-import { createProcess, type FixtureProcess } from '../support/dossiers';
+import {
+  approveOpenTask,
+  createDossier,
+  createProcess,
+  type FixtureProcess,
+  openTask,
+} from '../support/dossiers';
 import { addUser, createHarness, type Harness, seedTenant } from '../support/harness';
 
 /** Day in seconds, for step deadlines. */
@@ -206,4 +213,26 @@ export function useWorkflowWorld(): { h: Harness; world: WorkflowWorld } {
   });
   afterAll(() => context.h.close());
   return context;
+}
+
+/** The status, code and details.field of the ApiError a call rejects with. */
+export async function refusal(call: Promise<unknown>) {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof ApiError) return [error.status, error.code, error.field];
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+/** A dossier walked to its role step KTT (Ánh signed, lan approved), with the open role task. */
+export async function dossierAtRoleStep(h: Harness, world: WorkflowWorld, documentId?: string) {
+  const dossier = await createDossier(h, world.process, {
+    ...(documentId ? { documentId } : {}),
+    signers: [{ ...guestAnh }, { stepCode: 'DUYET', userId: world.lan.row.id }],
+  });
+  await approveOpenTask(h, dossier.id, (await accountOf(h, guestAnh.identityNumber)).id);
+  await approveOpenTask(h, dossier.id, world.lan.row.id);
+  return { dossier, roleTask: (await openTask(h, dossier.id))! };
 }
