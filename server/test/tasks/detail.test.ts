@@ -1,7 +1,13 @@
 import { issueToken } from '../../src/auth/tokens';
 import { acknowledge, approve, reject } from '../../src/workflow/actions';
 import { createDelegation } from '../../src/workflow/delegations';
-import { approveOpenTask, createDossier, openTask, tasksOf } from '../support/dossiers';
+import {
+  approveOpenTask,
+  createDossier,
+  createProcess,
+  openTask,
+  tasksOf,
+} from '../support/dossiers';
 import { accountOf, dossierAtRoleStep, guestAnh } from '../workflow/world';
 import { data, errorOf, get, guestBao, type TaskItemBody, useTaskWorld } from './fixtures';
 
@@ -222,5 +228,36 @@ describe('Task detail of a role-based step', () => {
     expect(taken.status).toBe('APPROVED');
     // Taken by minh: nga no longer takes part.
     expect((await get(h, { key: world.nga.key }, `/tasks/${roleTask.code}`)).status).toBe(404);
+  });
+});
+
+describe('Task detail of a phone-guest step', () => {
+  const context = useTaskWorld();
+
+  it('gives the phone (and identity) as submitted, without e-mail or username', async () => {
+    const { h, world } = context;
+    const process = await createProcess(h, {
+      tenantId: world.acme.id,
+      organizationId: world.rootId,
+      code: 'SMS',
+      steps: [{ stepCode: 'KH_SMS', kind: 'phone_guest', name: 'Khách ký qua SMS' }],
+    });
+    const dossier = await createDossier(h, process, {
+      documentId: 'SMS-001',
+      signers: [
+        {
+          stepCode: 'KH_SMS',
+          fullName: 'Lý Thị Mai',
+          phone: '+84 912-000-111',
+          identityNumber: '079301000111',
+        },
+      ],
+    });
+    const mai = await accountOf(h, '079301000111');
+    const task = (await openTask(h, dossier.id))!;
+    const detail = await data<TaskDetailBody>(
+      await get(h, { token: await issueToken(h.deps, mai.id, 'partner') }, `/tasks/${task.code}`),
+    );
+    expect(detail.assignee).toEqual({ phone: '+84 912-000-111', identityNumber: '079301000111' });
   });
 });

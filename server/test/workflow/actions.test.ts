@@ -11,7 +11,7 @@ import {
   tasksOf,
   turnsOf,
 } from '../support/dossiers';
-import { accountOf, day, guestAnh, refusal, useWorkflowWorld } from './world';
+import { accountOf, day, dossierAtRoleStep, guestAnh, refusal, useWorkflowWorld } from './world';
 
 const sha = (letter: string) => letter.repeat(64);
 
@@ -134,6 +134,24 @@ describe('Task actions: who may act', () => {
       status: 'ACTIVE',
       assignee_user_id: world.hung.row.id,
     });
+  });
+
+  it('two holders acting at the same moment: exactly one takes the role turn', async () => {
+    const { h, world } = context;
+    const { roleTask } = await dossierAtRoleStep(h, world);
+    const results = await Promise.allSettled([
+      acknowledge(h.deps, { taskCode: roleTask.code, actorUserId: world.minh.row.id }),
+      acknowledge(h.deps, { taskCode: roleTask.code, actorUserId: world.nga.row.id }),
+    ]);
+    expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = results.find((result) => result.status === 'rejected') as PromiseRejectedResult;
+    expect(await refusal(Promise.reject(refused.reason))).toEqual([
+      404,
+      'TASK_NOT_FOUND',
+      'taskCode',
+    ]);
+    const history = await historyOf(h, roleTask.dossier_id);
+    expect(history.filter((row) => row.task_id === roleTask.id)).toHaveLength(1);
   });
 
   it('a locked account cannot act (403 ACCOUNT_LOCKED)', async () => {
