@@ -30,6 +30,8 @@ export interface WebhookReceiver {
   at(path: string): ReceivedWebhook[];
   /** How `path` answers from now on (default 200 "ok"). */
   answer(path: string, answer: Answer): void;
+  /** Runs for every request as soon as it is recorded, before it is answered. */
+  onReceive(callback: (request: ReceivedWebhook) => void): void;
   /** Bytes a huge answer had written when the client went away. */
   hugeWritten(): number;
   close(): Promise<void>;
@@ -40,6 +42,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   const answers = new Map<string, Answer>();
   let hugeWritten = 0;
+  let onReceive: (request: ReceivedWebhook) => void = () => {};
   const handled = new Set<string>();
 
   const route = (path: string) => {
@@ -49,7 +52,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        received.push({ path, headers: req.headers, raw: Buffer.concat(chunks) });
+        const request = { path, headers: req.headers, raw: Buffer.concat(chunks) };
+        received.push(request);
+        onReceive(request);
         const answer = answers.get(path) ?? { status: 200, body: 'ok' };
         if ('hang' in answer) return;
         if ('reset' in answer) {
@@ -93,6 +98,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     answer: (path, answer) => {
       route(path);
       answers.set(path, answer);
+    },
+    onReceive: (callback) => {
+      onReceive = callback;
     },
     hugeWritten: () => hugeWritten,
     close: () => server.close(),

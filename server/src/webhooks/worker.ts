@@ -98,33 +98,34 @@ export function startWebhookWorker(
   let stopped = false;
   let sleeping: AbortController | null = null;
   let woken = false;
+  /** Claimed and waiting for a free slot (claims are batched: one transaction for many). */
+  const ready: ClaimedDelivery[] = [];
+  /** Sends in flight; a slot frees when its answer is in, before the result is recorded. */
   const inflight = new Set<Promise<void>>();
 
-  // Group commit: results that finish while a record transaction runs go into the next one.
-  const queue: { finished: FinishedAttempt; settle: (error: unknown) => void }[] = [];
+  // Group commit: results wait one turn of the event loop, then go in one transaction; results
+  // that arrive while it runs go into the next one.
+  const queue: FinishedAttempt[] = [];
   let flushing: Promise<void> | null = null;
   async function flush(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
     while (queue.length > 0) {
       const batch = queue.splice(0);
       try {
-        await recordAttempts(
-          deps,
-          batch.map((item) => item.finished),
-        );
-        for (const item of batch) item.settle(null);
+        await recordAttempts(deps, batch);
       } catch (error) {
         // The deliveries stay leased; they are sent again when the lease expires.
         logger.error({ err: error, count: batch.length }, 'could not record webhook attempts');
-        for (const item of batch) item.settle(error);
       }
     }
     flushing = null;
   }
-  function record(finished: FinishedAttempt): Promise<void> {
-    return new Promise((resolve) => {
-      queue.push({ finished, settle: () => resolve() });
-      flushing ??= flush();
-    });
+  function record(finished: FinishedAttempt): void {
+    queue.push(finished);
+    flushing ??= flush();
+  }
+  async function recorded(): Promise<void> {
+    while (flushing) await flushing;
   }
 
   const sendOptions: SendOptions = {
@@ -134,18 +135,26 @@ export function startWebhookWorker(
   };
 
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
-    const result = await sendClaimed(deps, delivery, sendOptions);
-    await record({ delivery, result });
+    try {
+      record({ delivery, result: await sendClaimed(deps, delivery, sendOptions) });
+    } catch (error) {
+      // Left leased: the delivery is claimed again when the lease expires.
+      logger.error({ err: error, deliveryId: delivery.deliveryId }, 'webhook attempt crashed');
+    }
   }
 
   function start(delivery: ClaimedDelivery): void {
-    const running: Promise<void> = deliver(delivery)
-      .catch((error: unknown) => {
-        // Left leased: the delivery is claimed again when the lease expires.
-        logger.error({ err: error, deliveryId: delivery.deliveryId }, 'webhook attempt crashed');
-      })
-      .finally(() => inflight.delete(running));
+    const running: Promise<void> = deliver(delivery).finally(() => inflight.delete(running));
     inflight.add(running);
+  }
+
+  async function claim(): Promise<ClaimedDelivery[]> {
+    try {
+      return await claimDueDeliveries(deps, concurrency, leaseMs);
+    } catch (error) {
+      logger.error({ err: error }, 'could not claim webhook deliveries');
+      return [];
+    }
   }
 
   async function idle(): Promise<void> {
@@ -167,23 +176,28 @@ export function startWebhookWorker(
     else woken = true;
   }
 
+  /**
+   * Keeps up to `concurrency` sends in flight and up to `concurrency` more claimed behind them.
+   * A claim that came back short means nothing more is due: the loop then only looks again
+   * after an idle sleep or a wake-up.
+   */
   async function loop(): Promise<void> {
+    let exhausted = false;
     while (!stopped) {
-      const free = concurrency - inflight.size;
-      if (free <= 0) {
+      while (ready.length > 0 && inflight.size < concurrency) start(ready.shift()!);
+      if (ready.length === 0 && !exhausted) {
+        const claimed = await claim();
+        ready.push(...claimed);
+        exhausted = claimed.length < concurrency;
+        continue;
+      }
+      if (ready.length > 0 || (inflight.size > 0 && !exhausted)) {
         await Promise.race(inflight);
         continue;
       }
-      let claimed: ClaimedDelivery[] = [];
-      try {
-        claimed = await claimDueDeliveries(deps, free, leaseMs);
-      } catch (error) {
-        logger.error({ err: error }, 'could not claim webhook deliveries');
-      }
-      for (const delivery of claimed) start(delivery);
-      // A full claim means more may be due: go again once a slot is free.
-      if (claimed.length === free) await Promise.race(inflight);
-      else if (!stopped) await idle();
+      if (stopped) break;
+      await idle();
+      exhausted = false;
     }
   }
 
@@ -196,17 +210,20 @@ export function startWebhookWorker(
       unsubscribe();
       sleeping?.abort();
       await running;
+      // Claimed but never sent: their leases expire and they are claimed again.
+      ready.length = 0;
       await Promise.all(inflight);
-      await flushing;
+      await recorded();
     },
     async drain() {
       for (;;) {
         const claimed = await claimDueDeliveries(deps, concurrency, leaseMs);
         if (claimed.length === 0) break;
         await Promise.all(claimed.map(deliver));
+        await recorded();
       }
       await Promise.all(inflight);
-      await flushing;
+      await recorded();
     },
   };
 }

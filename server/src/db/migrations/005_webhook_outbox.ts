@@ -2,7 +2,7 @@
  * The webhook outbox. An event row holds the body exactly as it is sent (canonical JSON bytes of
  * the envelope, produced once); a delivery row is one event for one subscription (fan-out), with
  * its retry state and lease; an attempt row records each try. The worker finds due work through
- * the partial index of pending deliveries, ordered by due time.
+ * the index on (status, next_attempt_at), in due order.
  *
  * Subscriptions gain a previous secret that stays valid until a grace deadline (rotation), and
  * the sandbox receiver (endpoint 18) keeps what it was sent in its own bounded table.
@@ -38,7 +38,8 @@ CREATE TABLE webhook_deliveries (
   finished_at TEXT,
   UNIQUE (event_id, subscription_id)
 );
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE status = 'pending';
+-- The worker's claim: equality on status, range and order on next_attempt_at (then rowid).
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
 CREATE INDEX webhook_deliveries_tenant ON webhook_deliveries(tenant_id, id);
 CREATE INDEX webhook_deliveries_status ON webhook_deliveries(status, id);
 
