@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { canonicalJsonBytes } from '@esign/shared';
 import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
+import type { NotificationEvent } from './payloads';
 import { type SubscribableEvent, subscribableEvents } from './subscriptions';
 
 /**
@@ -65,6 +66,37 @@ export function signalOutboxWrite(db: Db): void {
   });
 }
 
+/** Active subscriptions of an organization whose event list has `type`, oldest first. */
+export async function listeningSubscriptions(
+  db: Db,
+  organizationId: number,
+  type: SubscribableEvent,
+): Promise<{ id: string }[]> {
+  const subscriptions = await db
+    .selectFrom('webhook_subscriptions')
+    .select(['id', 'events'])
+    .where('organization_id', '=', organizationId)
+    .where('active', '=', 1)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return subscriptions.filter((s) => subscriptionListens(s.events, type));
+}
+
+/**
+ * Whether the organization delegates a notification e-mail to its receiver: an active
+ * subscription lists the `notification.*` event. Then the service does not send that e-mail to
+ * outside recipients itself (internal staff always get the service's e-mail). Pass the
+ * transaction that will enqueue the event, so the answer and the event agree.
+ */
+export async function delegatesNotification(
+  db: Db,
+  organizationId: number,
+  event: NotificationEvent,
+): Promise<boolean> {
+  return (await listeningSubscriptions(db, organizationId, event)).length > 0;
+}
+
 export interface EnqueueEventInput {
   tenantId: number;
   /** The organization of the dossier: its active subscriptions receive the event. */
@@ -106,16 +138,7 @@ export async function enqueueEvent(
   if (!(subscribableEvents as readonly string[]).includes(input.type)) {
     throw new TypeError(`enqueueEvent: unknown event type ${String(input.type)}`);
   }
-  const subscriptions = await trx
-    .selectFrom('webhook_subscriptions')
-    .select(['id', 'events'])
-    .where('organization_id', '=', input.organizationId)
-    .where('tenant_id', '=', input.tenantId)
-    .where('active', '=', 1)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  const receivers = subscriptions.filter((s) => subscriptionListens(s.events, input.type));
+  const receivers = await listeningSubscriptions(trx, input.organizationId, input.type);
   if (receivers.length === 0) return { eventId: null, deliveries: 0 };
 
   const createdAt = deps.clock.now().toISOString();

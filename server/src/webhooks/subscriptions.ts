@@ -71,6 +71,10 @@ export function webhookEvents(requested: string[] | undefined): SubscribableEven
   return events as SubscribableEvent[];
 }
 
+function subscriptionNotFound(id: string): ApiError {
+  return new ApiError(404, 'WEBHOOK_SUBSCRIPTION_NOT_FOUND', `No webhook subscription ${id}`);
+}
+
 /** What an operator may see of a subscription: never its secret. */
 export interface SubscriptionView {
   id: string;
@@ -181,10 +185,6 @@ export function disableWebhookSubscription(
   });
 }
 
-function subscriptionNotFound(id: string): ApiError {
-  return new ApiError(404, 'WEBHOOK_SUBSCRIPTION_NOT_FOUND', `No webhook subscription ${id}`);
-}
-
 /** The longest grace period of a rotation: 30 days. */
 export const maxRotationGraceHours = 720;
 
@@ -250,12 +250,10 @@ export function signingSecrets(
   now: Date,
 ): string[] {
   const current = decryptSecret(secrets, sealed.secret_encrypted);
-  const inGrace =
-    sealed.previous_secret_encrypted !== null &&
-    sealed.previous_secret_expires_at !== null &&
-    sealed.previous_secret_expires_at > now.toISOString();
-  return inGrace && sealed.previous_secret_encrypted !== null
-    ? [current, decryptSecret(secrets, sealed.previous_secret_encrypted)]
+  const previous = sealed.previous_secret_encrypted;
+  const until = sealed.previous_secret_expires_at;
+  return previous !== null && until !== null && until > now.toISOString()
+    ? [current, decryptSecret(secrets, previous)]
     : [current];
 }
 

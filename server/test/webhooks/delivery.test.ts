@@ -17,6 +17,7 @@ import {
   enqueueCompleted,
   presignedUrl,
   subscribe,
+  until,
   webhookHarness,
 } from './fixtures';
 
@@ -375,14 +376,56 @@ describe('Worker loop', () => {
     try {
       await new Promise((resolve) => setTimeout(resolve, 50));
       const { eventId } = await enqueueCompleted(h, acme);
-      for (let i = 0; i < 200 && receiver.at('/ok').length === 0; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await until(
+        () => receiver.at('/ok').length > 0,
+        () => 'the woken worker to send',
+      );
       expect(receiver.at('/ok').map((r) => r.headers['x-webhook-id'])).toEqual([eventId]);
     } finally {
       await live.stop();
     }
     const [delivery] = await deliveryRows(h.deps);
     expect(delivery!.status).toBe('delivered');
+  });
+
+  it('sleeps through the injected sleep between polls and sends the retry once the clock says it is due', async () => {
+    receiver.answer('/fail', { status: 500 });
+    await subscribe(h, 'ACME', receiver.url('/fail'));
+    const sleeps: { ms: number; release: () => void }[] = [];
+    const sleep = (ms: number, signal: AbortSignal) =>
+      new Promise<void>((resolve) => {
+        sleeps.push({ ms, release: resolve });
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+    const live = startWebhookWorker(h.deps, { pollIntervalMs: 250, sleep });
+    try {
+      await enqueueCompleted(h, acme);
+      await until(
+        async () => (await deliveryRows(h.deps))[0]?.attempts === 1 && sleeps.length > 1,
+        () => 'the first attempt to be recorded and the worker to sleep',
+      );
+      const [first] = await deliveryRows(h.deps);
+      expect(first!.next_attempt_at).toBe(new Date(h.clock.now().getTime() + 1_000).toISOString());
+      expect(sleeps.every((s) => s.ms === 250)).toBe(true);
+      // Woken by the poll before the retry is due: nothing is sent.
+      sleeps.at(-1)!.release();
+      await until(
+        () => sleeps.length > 2,
+        () => 'the next sleep',
+      );
+      expect(receiver.at('/fail')).toHaveLength(1);
+      h.clock.advance(1_000);
+      sleeps.at(-1)!.release();
+      await until(
+        async () => (await deliveryRows(h.deps))[0]?.attempts === 2,
+        () => 'the retry',
+      );
+      await until(
+        () => receiver.at('/fail').length === 2,
+        () => 'the retry to arrive',
+      );
+    } finally {
+      await live.stop();
+    }
   });
 });

@@ -376,3 +376,20 @@ describe('Endpoint 18: POST /api/webhook-test/{tag}', () => {
     }
   });
 });
+
+describe('OpenAPI document', () => {
+  it('documents endpoints 17 and 18 with their responses', async () => {
+    const document = await readJson<{
+      paths: Record<
+        string,
+        Record<string, { security?: unknown; responses: Record<string, unknown> }>
+      >;
+    }>(await h.request('GET', '/api/openapi.json'));
+    const test = document.paths['/api/integration/webhooks/test']!.post!;
+    expect(test.security).toEqual([{ ApiKey: [] }]);
+    expect(Object.keys(test.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429']);
+    const sandbox = document.paths['/api/webhook-test/{tag}']!.post!;
+    expect(sandbox.security).toBeUndefined();
+    expect(Object.keys(sandbox.responses).sort()).toEqual(['201', '429']);
+  });
+});

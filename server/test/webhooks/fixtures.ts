@@ -171,3 +171,16 @@ export async function attemptRows(deps: AppDeps, deliveryId: number) {
     .orderBy('number')
     .execute();
 }
+
+/** Polls `condition` every 25 ms until it holds; fails after `timeoutMs` with `what()`. */
+export async function until(
+  condition: () => Promise<boolean> | boolean,
+  what: () => string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

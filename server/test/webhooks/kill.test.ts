@@ -18,7 +18,7 @@ import { enqueueEvent } from '../../src/webhooks/events';
 import { documentCompletedData } from '../../src/webhooks/payloads';
 import { createWebhookSubscription } from '../../src/webhooks/subscriptions';
 import { repoRoot } from '../admin/runCli';
-import { completedFacts } from './fixtures';
+import { completedFacts, until } from './fixtures';
 
 /**
  * "No event is lost when the process is killed at any point": the real server (main.ts, with its
@@ -80,17 +80,6 @@ function exited(child: ChildProcess): Promise<NodeJS.Signals | number | null> {
     return Promise.resolve(child.signalCode ?? child.exitCode);
   }
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
-}
-
-async function until(
-  condition: () => Promise<boolean> | boolean,
-  what: () => string,
-): Promise<void> {
-  const deadline = Date.now() + 180_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 beforeAll(async () => {
