@@ -67,27 +67,31 @@ function present<T extends Record<string, unknown>>(
   ) as { [K in keyof T]?: NonNullable<T[K]> };
 }
 
+/** What the item says was done: a recorded action, or (action null) the task's own outcome. */
+interface Handling {
+  action: HistoryAction | null;
+  actionAt: string | null;
+  comment: string | null;
+}
+
 /**
  * The spec's task item. A recorded action decides the status (NEXT → APPROVED, REJECT →
  * REJECTED, OVERDUE → EXPIRED); without one the task status does (1 PENDING, 2 APPROVED,
- * 3 REJECTED, 4 EXPIRED). `actionAt` and `comment` come with the action.
+ * 3 REJECTED, 4 EXPIRED). `actionAt` and `comment` come with the handling, if any.
  */
-function toTaskItem(
-  row: TaskRow,
-  action: { action: HistoryAction; actionAt: string; comment: string | null } | null,
-): TaskItemValue {
+function toTaskItem(row: TaskRow, handling: Handling | null): TaskItemValue {
   return {
     taskId: row.task_id,
     taskCode: row.task_code,
     stepCode: row.step_code,
     stepName: row.step_name,
     signType: row.sign_type,
-    status: action ? actionStatus[action.action] : taskStatusNames[row.task_status]!,
+    status: handling?.action ? actionStatus[handling.action] : taskStatusNames[row.task_status]!,
     assignedAt: row.assigned_at,
     ...present({
       expireAt: row.expire_at,
-      actionAt: action?.actionAt,
-      comment: action?.comment,
+      actionAt: handling?.actionAt,
+      comment: handling?.comment,
     }),
     document: {
       folderId: row.folder_id,
@@ -108,7 +112,7 @@ function listItem(row: TaskListRow): TaskItemValue {
     row,
     row.action === null
       ? null
-      : { action: row.action, actionAt: row.action_at!, comment: row.comment },
+      : { action: row.action, actionAt: row.action_at, comment: row.comment },
   );
 }
 
@@ -219,11 +223,14 @@ export async function taskDetail(deps: TaskDeps, scope: TaskScope, taskCode: str
   const row = await taskRowById(deps.db, context.task.id);
   const history = await historyRows(deps.db, { taskId: context.task.id });
   const own = history.filter((record) => record.actor_user_id === scope.userId).at(-1);
-  const action = own ? { action: own.action, actionAt: own.action_at, comment: own.comment } : null;
-  const item = toTaskItem(row, action);
-  if (!own && row.task_status !== 1) {
-    Object.assign(item, present({ actionAt: row.task_action_at, comment: row.task_comment }));
-  }
+  const item = toTaskItem(
+    row,
+    own
+      ? { action: own.action, actionAt: own.action_at, comment: own.comment }
+      : row.task_status === 1
+        ? null
+        : { action: null, actionAt: row.task_action_at, comment: row.task_comment },
+  );
   const mine = context.turns.filter(
     (turn) => mayPerform(participant, turn) || turn.acted_by_user_id === scope.userId,
   );
