@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
-import { identityKey } from '../../src/auth/queries';
 import { inTransaction } from '../../src/db/database';
 import type { SignType, StepKind } from '../../src/db/schema';
-import { insertUser } from '../../src/directory/userRecords';
+import { guestAccountId } from '../../src/dossiers/guestAccounts';
+import { insertFiles } from '../../src/dossiers/queries';
 import type { StepRow } from '../../src/processes/queries';
 import type { StoredFile } from '../../src/storage/fileStore';
 import { approve } from '../../src/workflow/actions';
@@ -18,8 +18,8 @@ import type { Harness } from './harness';
  * - one turn per signer, status WAITING, task_id null, step_position = the step's position,
  *   turn_order by `order` then position in the array, signer_* fields as submitted;
  * - assignee_user_id: the external account for guest / phone_guest signers (found by username in
- *   the tenant, else created: username = identity number, else tax code, else e-mail / phone;
- *   code "EXT-…"), the user for internal steps (the signer's user, else the step's default user),
+ *   the tenant, else created by dossier creation's own `guestAccountId`: username = identity
+ *   number, else tax code, else e-mail / phone), the user for internal steps (the signer's user, else the step's default user),
  *   the signer's user on a role step when one is named (role distribution skipped), otherwise
  *   null with role_id = the step's role; a role step without signers gets one role turn;
  * - an internal step without signers gets one turn for its default user;
@@ -191,35 +191,20 @@ export async function createDossier(
       for (const [order, { signer }] of mine.entries()) {
         let assignee: number | null = signer.userId ?? null;
         if (step.kind === 'guest' || step.kind === 'phone_guest') {
-          const username = guestUsername(step.kind, signer);
-          const existing = await trx
-            .selectFrom('users')
-            .select('id')
-            .where('tenant_id', '=', process.tenantId)
-            .where('type', '=', 'external')
-            .where('username_key', '=', identityKey(username))
-            .executeTakeFirst();
-          assignee =
-            existing?.id ??
-            (
-              await insertUser(
-                trx,
-                {
-                  tenantId: process.tenantId,
-                  organizationId: null,
-                  code: `EXT-${crypto.randomBytes(6).toString('hex').toUpperCase()}`,
-                  username,
-                  email: signer.email ?? null,
-                  name: signer.fullName ?? null,
-                  phone: signer.phone ?? null,
-                  identityNumber: signer.identityNumber ?? null,
-                  taxCode: signer.taxCode ?? null,
-                  status: 1,
-                  type: 'external',
-                },
-                now,
-              )
-            ).id;
+          assignee = await guestAccountId(
+            trx,
+            process.tenantId,
+            {
+              username: guestUsername(step.kind, signer),
+              usernameField: 'signers',
+              name: signer.fullName ?? null,
+              email: signer.email ?? null,
+              phone: signer.phone ?? null,
+              identityNumber: signer.identityNumber ?? null,
+              taxCode: signer.taxCode ?? null,
+            },
+            now,
+          );
         } else if (step.kind === 'internal') {
           assignee ??= step.default_user_id;
           if (assignee === null) throw new Error(`internal step ${step.step_code} has no user`);
@@ -275,35 +260,30 @@ export async function createDossier(
       })
       .returning(['id', 'uuid'])
       .executeTakeFirstOrThrow();
-    const fileIds: number[] = [];
-    for (const [position, { file, blob }] of stored.entries()) {
-      const fileRow = await trx
-        .insertInto('dossier_files')
-        .values({
-          uuid: crypto.randomUUID(),
-          dossier_id: row.id,
-          organization_id: process.organizationId,
-          kind: file.kind ?? 'MAIN',
-          position: position + 1,
-          title: file.title,
-          ecm_class_code: file.ecmClassCode === undefined ? 'HOP_DONG' : file.ecmClassCode,
-          mime_type: 'application/pdf',
-          created_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+    await insertFiles(
+      trx,
+      row.id,
+      process.organizationId,
+      stored.map(({ file, blob }, index) => ({
+        kind: file.kind ?? 'MAIN',
+        position: stored
+          .slice(0, index + 1)
+          .filter((other) => (other.file.kind ?? 'MAIN') === (file.kind ?? 'MAIN')).length,
+        title: file.title,
+        ecmClassCode: file.ecmClassCode === undefined ? 'HOP_DONG' : file.ecmClassCode,
+        mimeType: 'application/pdf',
+        stored: blob,
+      })),
+      now,
+    );
+    const fileIds = (
       await trx
-        .insertInto('file_versions')
-        .values({
-          file_id: fileRow.id,
-          version: 1,
-          sha256: blob.sha256,
-          size: blob.size,
-          created_at: now,
-        })
-        .execute();
-      fileIds.push(fileRow.id);
-    }
+        .selectFrom('dossier_files')
+        .select('id')
+        .where('dossier_id', '=', row.id)
+        .orderBy('id')
+        .execute()
+    ).map((file) => file.id);
     if (turnRows.length > 0) {
       await trx
         .insertInto('turns')
