@@ -20,6 +20,11 @@ Also:
 admin process list   --tenant T [--org C]
 admin template create --tenant T --org C --code K --name N --file form.pdf   # fillable PDF (AcroForm)
 admin template list  --tenant T [--org C]
+admin tenant create  --code T --name N [--developer-email E] [--developer-phone P]
+admin tenant developer --tenant T [--email E] [--phone P]     # sandbox: mail/SMS go only there
+admin mail last      [--limit N] [--to ADDRESS] [--tenant T]  # newest e-mails first
+admin mail show      --id ID
+admin sms last       [--limit N] [--to PHONE] [--tenant T]    # newest SMS first
 admin domain list    [--tenant T]        admin domain remove --tenant T --origin O
 admin help                               # this text (also: --help on any command)
 

@@ -1,8 +1,10 @@
 import type { Selectable } from 'kysely';
+import { z } from 'zod';
 import { allPermissions, isKnownPermission } from '../auth/permissions';
 import { type Db, inTransaction } from '../db/database';
 import type { OrganizationsTable, RolesTable } from '../db/schema';
 import { ApiError } from '../http/errors';
+import { validationError } from '../http/openapi';
 import type { TenantRow } from './resolveTenant';
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -231,3 +233,38 @@ export async function createRole(
 }
 
 export { allPermissions };
+
+const DeveloperContact = z.object({
+  developerEmail: z.email().max(255).optional(),
+  developerPhone: z
+    .string()
+    .regex(/^[0-9+\- ]{8,20}$/, '8 to 20 digits, +, - or spaces')
+    .optional(),
+});
+
+/**
+ * The developer account of a tenant: in sandbox mode every e-mail and SMS of the tenant goes
+ * there instead of to signers. Checked like any input, so the CLI refuses a bad address.
+ */
+export function parseDeveloperContact(input: { developerEmail?: string; developerPhone?: string }) {
+  const parsed = DeveloperContact.safeParse(input);
+  if (!parsed.success) throw validationError(parsed.error);
+  return parsed.data;
+}
+
+export async function setDeveloperContact(
+  db: Db,
+  tenant: TenantRow,
+  contact: { developerEmail?: string; developerPhone?: string },
+): Promise<TenantRow> {
+  const { developerEmail, developerPhone } = parseDeveloperContact(contact);
+  return db
+    .updateTable('tenants')
+    .set({
+      ...(developerEmail !== undefined ? { developer_email: developerEmail } : {}),
+      ...(developerPhone !== undefined ? { developer_phone: developerPhone } : {}),
+    })
+    .where('id', '=', tenant.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -12,6 +12,35 @@ describe('admin tenant, org, role, webhook and domain commands', () => {
   });
   afterAll(() => h.close());
 
+  it('tenant developer: the sandbox developer account is set, checked, and read back from SQLite', async () => {
+    const created = await cli(
+      'tenant create --code DEVT --name "Dev tenant" --developer-email dev@devt.example --json',
+    );
+    expect(created.code).toBe(0);
+    expect(created.json()).toMatchObject({
+      developerEmail: 'dev@devt.example',
+      developerPhone: null,
+    });
+    const updated = await cli('tenant developer --tenant DEVT --phone "+84 912 345 678" --json');
+    expect(updated.json()).toEqual({
+      code: 'DEVT',
+      developerEmail: 'dev@devt.example',
+      developerPhone: '+84 912 345 678',
+    });
+    const bad = await cli('tenant developer --tenant DEVT --email not-an-address');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('developerEmail');
+    const row = await h.deps.db
+      .selectFrom('tenants')
+      .select(['developer_email', 'developer_phone'])
+      .where('code', '=', 'DEVT')
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      developer_email: 'dev@devt.example',
+      developer_phone: '+84 912 345 678',
+    });
+  });
+
   it('tenant create: a root organization with the tenant code and the role "Quản trị" holding every permission', async () => {
     const result = await cli('tenant create --code ACME --name "Công ty Acme" --json');
     expect(result.code).toBe(0);
@@ -20,6 +49,8 @@ describe('admin tenant, org, role, webhook and domain commands', () => {
       id: tenant.id,
       code: 'ACME',
       name: 'Công ty Acme',
+      developerEmail: null,
+      developerPhone: null,
       rootOrganization: { code: 'ACME', name: 'Công ty Acme' },
       adminRole: { name: 'Quản trị' },
     });
