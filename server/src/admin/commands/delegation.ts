@@ -1,6 +1,7 @@
 import { findUserByLogin } from '../../auth/queries';
 import type { AppDeps } from '../../context';
 import { ApiError } from '../../http/errors';
+import { systemClock } from '../../platform/clock';
 import { type TenantRow, tenantByCode } from '../../tenancy/resolveTenant';
 import { type ActionOutcome, acknowledge, approve, reject } from '../../workflow/actions';
 import {
@@ -10,7 +11,7 @@ import {
   listDelegations,
   revokeDelegation,
 } from '../../workflow/delegations';
-import { type Command, type Outcome, table, valueOptions } from '../command';
+import { type Command, listCommand, type Outcome, valueOptions } from '../command';
 
 function delegationLine(view: DelegationView): string {
   return `${view.fromUsername} → ${view.toUsername} from ${view.startsAt} until ${view.endsAt} (${view.state})`;
@@ -92,33 +93,22 @@ export const delegationCommands: Command[] = [
       };
     },
   },
-  {
+  listCommand({
     name: 'delegation list',
-    options: valueOptions('tenant'),
-    prepare: (args) => {
-      const tenantCode = args.optionalText('tenant');
-      return async (deps) => {
-        const tenant =
-          tenantCode === undefined ? undefined : await tenantByCode(deps.db, tenantCode);
-        const delegations = await listDelegations(deps, tenant?.id);
-        return {
-          json: { delegations },
-          lines: table(
-            ['ID', 'TENANT', 'FROM', 'TO', 'STARTS', 'ENDS', 'STATE'],
-            delegations.map((view) => [
-              view.id,
-              view.tenantCode,
-              view.fromUsername,
-              view.toUsername,
-              view.startsAt,
-              view.endsAt,
-              view.state,
-            ]),
-          ),
-        };
-      };
-    },
-  },
+    key: 'delegations',
+    header: ['ID', 'TENANT', 'FROM', 'TO', 'STARTS', 'ENDS', 'STATE'],
+    // The operator CLI runs on the system clock (as its runtime does): states are as of now.
+    list: (db, tenantId) => listDelegations({ db, clock: systemClock }, tenantId),
+    row: (view) => [
+      view.id,
+      view.tenantCode,
+      view.fromUsername,
+      view.toUsername,
+      view.startsAt,
+      view.endsAt,
+      view.state,
+    ],
+  }),
   {
     name: 'delegation revoke',
     options: valueOptions('id'),
