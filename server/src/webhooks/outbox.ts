@@ -284,6 +284,42 @@ export async function recordAttempts(
   return outcomes;
 }
 
+/**
+ * Hands back claims that were never sent (a worker stopping): the attempt is uncounted and its
+ * row removed, and the delivery is due at once, if it still holds the same lease.
+ */
+export async function releaseClaims(
+  deps: Pick<AppDeps, 'db' | 'clock'>,
+  claims: readonly Pick<ClaimedDelivery, 'deliveryId' | 'leaseId' | 'attemptNumber'>[],
+): Promise<void> {
+  if (claims.length === 0) return;
+  await inTransaction(deps.db, async (trx) => {
+    const now = deps.clock.now().toISOString();
+    for (const claim of claims) {
+      const released = await trx
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({
+          attempts: eb('attempts', '-', 1),
+          lease_id: null,
+          lease_expires_at: null,
+          next_attempt_at: now,
+          updated_at: now,
+        }))
+        .where('id', '=', claim.deliveryId)
+        .where('lease_id', '=', claim.leaseId)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      if (released.numUpdatedRows === 0n) continue;
+      await trx
+        .deleteFrom('webhook_attempts')
+        .where('delivery_id', '=', claim.deliveryId)
+        .where('number', '=', claim.attemptNumber)
+        .where('lease_id', '=', claim.leaseId)
+        .execute();
+    }
+  });
+}
+
 /** One `webhook.test` event for one subscription, ready to be written and sent at once. */
 export interface TestEventRow {
   eventId: string;

@@ -7,6 +7,7 @@ import {
   claimDueDeliveries,
   type FinishedAttempt,
   recordAttempts,
+  releaseClaims,
 } from './outbox';
 import { type SendOptions, sendClaimed, webhookTimeoutMs } from './sender';
 
@@ -191,7 +192,8 @@ export function startWebhookWorker(
         exhausted = claimed.length < concurrency;
         continue;
       }
-      if (ready.length > 0 || (inflight.size > 0 && !exhausted)) {
+      if (ready.length > 0) {
+        // Every slot is busy (the loop above started all it could): wait for one.
         await Promise.race(inflight);
         continue;
       }
@@ -210,8 +212,10 @@ export function startWebhookWorker(
       unsubscribe();
       sleeping?.abort();
       await running;
-      // Claimed but never sent: their leases expire and they are claimed again.
-      ready.length = 0;
+      // Claimed but never sent: handed back, due at once for the next process.
+      await releaseClaims(deps, ready.splice(0)).catch((error: unknown) => {
+        logger.error({ err: error }, 'could not release webhook claims; their leases will expire');
+      });
       await Promise.all(inflight);
       await recorded();
     },

@@ -388,6 +388,42 @@ describe('Worker loop', () => {
     expect(delivery!.status).toBe('delivered');
   });
 
+  it('hands back on stop the deliveries it claimed ahead and never sent', async () => {
+    receiver.answer('/hang', { hang: true });
+    await subscribe(h, 'ACME', receiver.url('/hang'));
+    await enqueueCompleted(h, acme);
+    await enqueueCompleted(h, acme);
+    const live = startWebhookWorker(h.deps, {
+      concurrency: 1,
+      timeoutMs: 300,
+      pollIntervalMs: 3_600_000,
+    });
+    await until(
+      async () =>
+        receiver.at('/hang').length === 1 &&
+        (await deliveryRows(h.deps)).every((d) => d.attempts === 1),
+      () => 'one delivery in flight and one claimed behind it',
+    );
+    await live.stop();
+    const [sent, held] = await deliveryRows(h.deps);
+    const inFlight = receiver.at('/hang')[0]!.headers['x-webhook-id'];
+    const [first, second] = inFlight === sent!.event_id ? [sent!, held!] : [held!, sent!];
+    expect(first).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_http_status: 0,
+      lease_id: null,
+    });
+    expect(second).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      lease_id: null,
+      next_attempt_at: h.now(),
+    });
+    expect(await attemptRows(h.deps, second.id)).toEqual([]);
+    expect(receiver.at('/hang')).toHaveLength(1);
+  });
+
   it('sleeps through the injected sleep between polls and sends the retry once the clock says it is due', async () => {
     receiver.answer('/fail', { status: 500 });
     await subscribe(h, 'ACME', receiver.url('/fail'));
