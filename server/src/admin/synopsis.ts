@@ -22,6 +22,10 @@ admin template create --tenant T --org C --code K --name N --file form.pdf   # f
 admin template list  --tenant T [--org C]
 admin tenant create  --code T --name N [--developer-email E] [--developer-phone P]
 admin tenant developer --tenant T [--email E] [--phone P]     # sandbox: mail/SMS go only there
+admin delegation create --tenant T --from U --to U --starts ISO --ends ISO
+admin delegation list   [--tenant T]        admin delegation revoke --id ID
+admin task approve|acknowledge --tenant T --task CODE --user U [--comment C]
+admin task reject       --tenant T --task CODE --user U --reason R
 admin mail last      [--limit N] [--to ADDRESS] [--tenant T]  # newest e-mails first
 admin mail show      --id ID
 admin sms last       [--limit N] [--to PHONE] [--tenant T]    # newest SMS first
