@@ -26,6 +26,10 @@ admin delegation create --tenant T --from U --to U --starts ISO --ends ISO
 admin delegation list   [--tenant T]        admin delegation revoke --id ID
 admin task approve|acknowledge --tenant T --task CODE --user U [--comment C]
 admin task reject       --tenant T --task CODE --user U --reason R
+admin webhook rotate-secret --id ID [--grace-hours H]                # new secret printed once
+admin webhook deliveries [--tenant T] [--status pending|delivered|failed] [--limit N]
+admin webhook delivery --id N            admin webhook redeliver --id N
+admin webhook received [--tag TAG] [--limit N]                       # what endpoint 18 kept
 admin mail last      [--limit N] [--to ADDRESS] [--tenant T]  # newest e-mails first
 admin mail show      --id ID
 admin sms last       [--limit N] [--to PHONE] [--tenant T]    # newest SMS first
