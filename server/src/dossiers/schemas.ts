@@ -8,7 +8,7 @@ import { envelope } from '../http/openapi';
  * (step kinds, classes) live in the service.
  */
 
-/** Limits of the field tables; `files[]` has none in the spec (see docs/decisions-dossiers.md). */
+/** Limits of the field tables; `files[]` has none in the spec (see docs/decisions.md, "Dossiers and files"). */
 export const creationLimits = {
   files: 50,
   attachments: 50,
