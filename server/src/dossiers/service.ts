@@ -161,7 +161,7 @@ async function writeDossier(
     });
     await insertFiles(trx, dossierId, creator.organizationId, files, now);
     await insertTurns(trx, dossierId, assigned);
-    if (!input.disableStart) await startWorkflow(trx, deps.clock, dossierId);
+    if (!input.disableStart) await startWorkflow(trx, deps, dossierId);
     return dossierId;
   });
 }
@@ -243,7 +243,7 @@ export async function startDossier(
         `The dossier is ${status}; only a PENDING dossier (created with disableStart) can be started`,
       );
     }
-    await startWorkflow(trx, deps.clock, found.id);
+    await startWorkflow(trx, deps, found.id);
   });
   const dossier = await dossierById(deps.db, found.id);
   return {

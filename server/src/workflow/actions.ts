@@ -1,11 +1,11 @@
 import { findUserById, type UserRow, userStatus } from '../auth/queries';
-import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import type { DossierStatus, HistoryAction, SignType } from '../db/schema';
 import { ApiError } from '../http/errors';
 import type { Clock } from '../platform/clock';
 import { cancelRemainingTurns, expireTask } from './deadlines';
 import { dossierEnded, endedStatuses } from './ending';
+import { type EventDeps, turnActivated } from './events';
 import { openNextStep } from './start';
 import {
   actorSnapshot,
@@ -84,7 +84,8 @@ export interface ActionOutcome {
 /** Longest comment or reason kept (characters). */
 export const commentMaxLength = 2000;
 
-type ActionDeps = Pick<AppDeps, 'db' | 'clock'>;
+/** The clock and the database, plus what the events of a step need (workflow/events.ts). */
+type ActionDeps = EventDeps;
 
 function cleanText(value: string | undefined, field: string, required: boolean): string | null {
   const text = value?.trim() ?? '';
@@ -251,12 +252,12 @@ async function outcomeOf(trx: Db, acting: Acting, opened: boolean): Promise<Acti
  */
 async function signTurn(
   trx: Db,
-  clock: Clock,
+  deps: ActionDeps,
   acting: Acting,
   comment: string | null,
 ): Promise<ActionOutcome> {
   const { context, turn } = acting;
-  const now = clock.now().toISOString();
+  const now = deps.clock.now().toISOString();
   await closeTurn(trx, acting, 'SIGNED', now, comment);
   await recordHistory(trx, acting, 'NEXT', context.step.approve_label, now, comment);
   await trx
@@ -282,6 +283,7 @@ async function signTurn(
       .set({ status: 'ACTIVE' })
       .where('id', '=', nextTurn.id)
       .execute();
+    await turnActivated(trx, deps, nextTurn.id);
     return outcomeOf(trx, acting, false);
   }
   await trx
@@ -289,8 +291,8 @@ async function signTurn(
     .set({ status: 2, action_at: now, comment })
     .where('id', '=', context.task.id)
     .execute();
-  const opened = await openNextStep(trx, clock, context.dossier.id, context.step.position);
-  if (!opened) await dossierEnded(trx, clock, context.dossier.id, 'COMPLETED', now);
+  const opened = await openNextStep(trx, deps, context.dossier.id, context.step.position);
+  if (!opened) await dossierEnded(trx, deps, context.dossier.id, 'COMPLETED', now);
   return outcomeOf(trx, acting, opened);
 }
 
@@ -307,7 +309,7 @@ async function perform(
     const acting = await actingTurn(trx, deps.clock, input.taskCode, input.actorUserId);
     if (acting !== 'overdue') return work(trx, acting);
     const context = await loadTaskContext(trx, { code: input.taskCode });
-    await expireTask(trx, deps.clock, context!.task.id);
+    await expireTask(trx, deps, context!.task.id);
     return 'overdue' as const;
   });
   if (result === 'overdue') throw taskExpired(input.taskCode);
@@ -328,7 +330,7 @@ export async function approve(deps: ActionDeps, input: TaskActionInput): Promise
         ? 'A digital_signature step completes only with a digital signature'
         : 'A notification step is acknowledged, not approved',
     );
-    return signTurn(trx, deps.clock, acting, comment);
+    return signTurn(trx, deps, acting, comment);
   });
 }
 
@@ -345,7 +347,7 @@ export async function acknowledge(
       'NOT_A_NOTIFICATION_STEP',
       'Only notification steps are acknowledged',
     );
-    return signTurn(trx, deps.clock, acting, comment);
+    return signTurn(trx, deps, acting, comment);
   });
 }
 
@@ -366,7 +368,7 @@ export async function reject(deps: ActionDeps, input: RejectInput): Promise<Acti
       .where('id', '=', acting.context.task.id)
       .execute();
     await cancelRemainingTurns(trx, acting.context.dossier.id);
-    await dossierEnded(trx, deps.clock, acting.context.dossier.id, 'REJECTED', now);
+    await dossierEnded(trx, deps, acting.context.dossier.id, 'REJECTED', now);
     return outcomeOf(trx, acting, false);
   });
 }
@@ -382,9 +384,10 @@ const sha256Pattern = /^[0-9a-f]{64}$/;
  */
 export async function completeSignedTurn(
   trx: Db,
-  clock: Clock,
+  deps: ActionDeps,
   input: SignedTurnInput,
 ): Promise<ActionOutcome> {
+  const { clock } = deps;
   const comment = cleanText(input.comment, 'comment', false);
   const acting = await actingTurn(trx, clock, input.taskCode, input.actorUserId);
   if (acting === 'overdue') throw taskExpired(input.taskCode);
@@ -449,5 +452,5 @@ export async function completeSignedTurn(
       })
       .execute();
   }
-  return signTurn(trx, clock, acting, comment);
+  return signTurn(trx, deps, acting, comment);
 }

@@ -2,14 +2,14 @@ import { findUserById } from '../auth/queries';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import type { StepKind } from '../db/schema';
-import type { Clock } from '../platform/clock';
 import { dossierEnded, runningStatuses } from './ending';
+import type { EventDeps } from './events';
 import { type ActorSnapshot, actorSnapshot, loadTaskContext, type TurnRow } from './taskContext';
 
 /** `actionLabel` of an OVERDUE history row: processes configure labels for approve and reject only. */
 export const overdueLabel = 'Quá hạn';
 
-type SchedulerDeps = Pick<AppDeps, 'db' | 'clock' | 'logger'>;
+type SchedulerDeps = EventDeps & Pick<AppDeps, 'logger'>;
 
 /** How many overdue tasks one pass reads at a time. */
 const batchSize = 200;
@@ -48,9 +48,9 @@ async function overdueActor(trx: Db, turn: TurnRow, stepKind: StepKind): Promise
  * writing nothing, when the task is no longer waiting or not yet due, so running it twice (or
  * from two processes, each in its own BEGIN IMMEDIATE transaction) expires a task once.
  */
-export async function expireTask(trx: Db, clock: Clock, taskId: number): Promise<boolean> {
+export async function expireTask(trx: Db, deps: EventDeps, taskId: number): Promise<boolean> {
   const context = await loadTaskContext(trx, { id: taskId });
-  const now = clock.now().toISOString();
+  const now = deps.clock.now().toISOString();
   if (context?.task.status !== 1 || context.task.expireAt === null) return false;
   if (context.task.expireAt > now || !runningStatuses.includes(context.dossier.status)) {
     return false;
@@ -84,7 +84,7 @@ export async function expireTask(trx: Db, clock: Clock, taskId: number): Promise
       .execute();
   }
   await cancelRemainingTurns(trx, context.dossier.id);
-  await dossierEnded(trx, clock, context.dossier.id, 'EXPIRED', at);
+  await dossierEnded(trx, deps, context.dossier.id, 'EXPIRED', at);
   return true;
 }
 
@@ -109,7 +109,7 @@ export async function expireOverdueTasks(deps: SchedulerDeps): Promise<number> {
     const due = await overdueTasks(deps.db, deps.clock.now().toISOString(), batchSize).execute();
     let expiredNow = 0;
     for (const { id } of due) {
-      if (await inTransaction(deps.db, (trx) => expireTask(trx, deps.clock, id))) expiredNow += 1;
+      if (await inTransaction(deps.db, (trx) => expireTask(trx, deps, id))) expiredNow += 1;
     }
     expired += expiredNow;
     // An expired task leaves the index, so the next batch starts where this one ended.

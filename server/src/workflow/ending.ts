@@ -1,7 +1,7 @@
 import type { Db } from '../db/database';
 import type { DossierStatus } from '../db/schema';
 import { ApiError } from '../http/errors';
-import type { Clock } from '../platform/clock';
+import { dossierCompleted, dossierRejected, type EventDeps } from './events';
 
 /** How a dossier's lifecycle ends: every signer signed, someone rejected, or a deadline passed. */
 export type DossierOutcome = Extract<DossierStatus, 'COMPLETED' | 'REJECTED' | 'EXPIRED'>;
@@ -20,17 +20,18 @@ const endColumn = {
  * Ends a running dossier inside the caller's transaction: status and its time column
  * (completed_at, rejected_at or expired_at = `at`).
  *
- * This is the one place where the end of a dossier is written, so it is where the webhook outbox
- * (next issue) adds its event row in the same transaction: `document.completed` for COMPLETED,
- * `document.rejected` for REJECTED (with the reason and who rejected), nothing for EXPIRED (the
- * spec: an expired dossier produces no webhook).
+ * This is the one place where the end of a dossier is written, so its events are emitted here in
+ * the same transaction (workflow/events.ts): `document.completed` and
+ * `notification.process_finished` for COMPLETED, `document.rejected` and
+ * `notification.task_rejected` for REJECTED (the REJECTED turn, written before, holds the reason
+ * and who rejected), nothing for EXPIRED (the spec: an expired dossier produces no webhook).
  *
  * COMPLETED requires signedCount to equal requiredCount, as the spec defines it; anything else
  * is a bug of the engine and aborts the transaction.
  */
 export async function dossierEnded(
   trx: Db,
-  clock: Clock,
+  deps: EventDeps,
   dossierId: number,
   outcome: DossierOutcome,
   at: string,
@@ -54,7 +55,9 @@ export async function dossierEnded(
   }
   await trx
     .updateTable('dossiers')
-    .set({ status: outcome, [endColumn[outcome]]: at, updated_at: clock.now().toISOString() })
+    .set({ status: outcome, [endColumn[outcome]]: at, updated_at: deps.clock.now().toISOString() })
     .where('id', '=', dossierId)
     .execute();
+  if (outcome === 'COMPLETED') await dossierCompleted(trx, deps, dossierId);
+  if (outcome === 'REJECTED') await dossierRejected(trx, deps, dossierId);
 }

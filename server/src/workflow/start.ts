@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
-import type { Clock } from '../platform/clock';
+import { type EventDeps, turnActivated } from './events';
 
 /** Process instance code: what the spec calls `transactionId`. */
 export function newTransactionId(): string {
@@ -13,7 +13,7 @@ export function newTransactionId(): string {
  * transactionId and opens the task of the first step (the step's turns join the task; its
  * first turn becomes active). Turns must already exist (dossier creation writes them WAITING).
  */
-export async function startWorkflow(trx: Db, clock: Clock, dossierId: number): Promise<void> {
+export async function startWorkflow(trx: Db, deps: EventDeps, dossierId: number): Promise<void> {
   const dossier = await trx
     .selectFrom('dossiers')
     .select(['id', 'status'])
@@ -22,7 +22,7 @@ export async function startWorkflow(trx: Db, clock: Clock, dossierId: number): P
   if (dossier.status !== 'PENDING') {
     throw new ApiError(400, 'DOSSIER_NOT_PENDING', `The dossier is ${dossier.status}, not PENDING`);
   }
-  const now = clock.now().toISOString();
+  const now = deps.clock.now().toISOString();
   await trx
     .updateTable('dossiers')
     .set({
@@ -33,16 +33,17 @@ export async function startWorkflow(trx: Db, clock: Clock, dossierId: number): P
     })
     .where('id', '=', dossierId)
     .execute();
-  await openNextStep(trx, clock, dossierId, 0);
+  await openNextStep(trx, deps, dossierId, 0);
 }
 
 /**
  * Opens the first step after `afterPosition` that has turns: one task for the step, its turns
- * attached, the first turn active. Returns false when no step is left.
+ * attached, the first turn active and its handler notified (workflow/events.ts). Returns false
+ * when no step is left.
  */
 export async function openNextStep(
   trx: Db,
-  clock: Clock,
+  deps: EventDeps,
   dossierId: number,
   afterPosition: number,
 ): Promise<boolean> {
@@ -63,7 +64,7 @@ export async function openNextStep(
     .limit(1)
     .executeTakeFirst();
   if (!next) return false;
-  const now = clock.now();
+  const now = deps.clock.now();
   const task = await trx
     .insertInto('tasks')
     .values({
@@ -95,5 +96,6 @@ export async function openNextStep(
     .limit(1)
     .executeTakeFirstOrThrow();
   await trx.updateTable('turns').set({ status: 'ACTIVE' }).where('id', '=', first.id).execute();
+  await turnActivated(trx, deps, first.id);
   return true;
 }

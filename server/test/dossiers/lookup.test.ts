@@ -96,7 +96,7 @@ async function signDigitally(folderId: number, fileId: number, username: string)
   const taskCode = await openTask(folderId);
   const actorUserId = await userId(username);
   return inTransaction(world.h.deps.db, (trx) =>
-    completeSignedTurn(trx, world.h.deps.clock, {
+    completeSignedTurn(trx, world.h.deps, {
       taskCode,
       actorUserId,
       newFileVersions: [{ fileId, sha256: signed.sha256, size: signed.size }],

@@ -290,7 +290,7 @@ export async function createDossier(
         .values(turnRows.map((turn) => ({ ...turn, dossier_id: row.id })))
         .execute();
     }
-    if (spec.start !== false) await startWorkflow(trx, h.clock, row.id);
+    if (spec.start !== false) await startWorkflow(trx, h.deps, row.id);
     return { ...row, fileIds };
   });
   for (const { blob } of stored) h.deps.files.keep(blob);

@@ -327,7 +327,7 @@ describe('completeSignedTurn: the boundary of the signing pipeline', () => {
     const { h, world } = context;
     const { dossier, task } = await signingDossier();
     const outcome = await inTransaction(h.deps.db, (trx) =>
-      completeSignedTurn(trx, h.clock, {
+      completeSignedTurn(trx, h.deps, {
         taskCode: task.code,
         actorUserId: world.hung.row.id,
         comment: 'Ký số',
@@ -360,7 +360,7 @@ describe('completeSignedTurn: the boundary of the signing pipeline', () => {
     const attempt = (input: Partial<Parameters<typeof completeSignedTurn>[2]>) =>
       refusal(
         inTransaction(h.deps.db, (trx) =>
-          completeSignedTurn(trx, h.clock, {
+          completeSignedTurn(trx, h.deps, {
             taskCode: task.code,
             actorUserId: world.hung.row.id,
             newFileVersions: [{ fileId: dossier.fileIds[0]!, sha256: sha('b'), size: 10 }],
@@ -404,7 +404,7 @@ describe('completeSignedTurn: the boundary of the signing pipeline', () => {
     const { h, world } = context;
     const { dossier, task } = await signingDossier();
     await inTransaction(h.deps.db, (trx) =>
-      completeSignedTurn(trx, h.clock, {
+      completeSignedTurn(trx, h.deps, {
         taskCode: task.code,
         actorUserId: world.hung.row.id,
         newFileVersions: [{ fileId: dossier.fileIds[0]!, sha256: sha('d'), size: 5 }],
@@ -414,7 +414,7 @@ describe('completeSignedTurn: the boundary of the signing pipeline', () => {
     expect(
       await refusal(
         inTransaction(h.deps.db, (trx) =>
-          completeSignedTurn(trx, h.clock, {
+          completeSignedTurn(trx, h.deps, {
             taskCode: next.code,
             actorUserId: world.lan.row.id,
             newFileVersions: [{ fileId: dossier.fileIds[0]!, sha256: sha('e'), size: 5 }],

@@ -34,7 +34,7 @@ describe('Dossier states and transitions: PENDING → PENDING_SIGN → IN_PROGRE
     expect(await tasksOf(h, dossier.id)).toEqual([]);
 
     // PENDING → PENDING_SIGN: first task generated, its turn active.
-    await inTransaction(h.deps.db, (trx) => startWorkflow(trx, h.clock, dossier.id));
+    await inTransaction(h.deps.db, (trx) => startWorkflow(trx, h.deps, dossier.id));
     expect(await counts(h, dossier.id)).toEqual(['PENDING_SIGN', 0, 4]);
     const first = await openTask(h, dossier.id);
     expect(first).toMatchObject({

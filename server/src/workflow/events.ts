@@ -1,0 +1,455 @@
+import type { Selectable } from 'kysely';
+import { type UserRow, userStatus } from '../auth/queries';
+import type { AppDeps } from '../context';
+import type { Db } from '../db/database';
+import type { DossiersTable, StepKind } from '../db/schema';
+import { presignFileUrl } from '../files/presign';
+import { dossierFiles } from '../files/queries';
+import { queueNotification } from '../notify';
+import { enqueueEvent } from '../webhooks/events';
+import {
+  type DocumentEventData,
+  type DossierEventFacts,
+  documentCompletedData,
+  documentRejectedData,
+  type NotificationEvent,
+  type NotificationFacts,
+  type NotificationRecipient,
+  notificationData,
+  type WebhookSignerFacts,
+} from '../webhooks/payloads';
+import { actorSnapshot, type TurnRow } from './taskContext';
+
+/**
+ * The events of a dossier's life, one function per moment. Each runs INSIDE the workflow's
+ * transaction (no I/O): it reads what the moment needs through `trx`, builds the spec's `data`
+ * (webhooks/payloads) and writes the outbox rows, so the events exist if and only if the state
+ * change commits.
+ *
+ * - `turnActivated`: a turn became ACTIVE (the first turn of a step that opened, or the next turn
+ *   of a step) → `notification.task_assigned_external` (guest and phone_guest steps) or
+ *   `notification.task_assigned_internal` (internal and role steps; a role turn nobody has taken
+ *   goes to every holder of the role).
+ * - `dossierCompleted`: the dossier became COMPLETED → `document.completed` and
+ *   `notification.process_finished` (to the creator and everyone who acted).
+ * - `dossierRejected`: the dossier became REJECTED → `document.rejected` and
+ *   `notification.task_rejected` (to the creator and everyone who acted, except who rejected).
+ * - An EXPIRED dossier emits nothing (spec: "an expired dossier produces no webhook").
+ *
+ * Every `notification.*` event follows one recipe (docs/notifications.md): the webhook event is
+ * enqueued for the subscriptions that opted in, then `queueNotification` queues the e-mails the
+ * service sends itself — internal recipients always, external ones only when no subscription
+ * took the event (its receiver sends them).
+ */
+
+/** What emitting needs: the outbox rows (db, clock), presigned URLs (config, secrets), e-mails. */
+export type EventDeps = Pick<AppDeps, 'db' | 'clock' | 'config' | 'secrets'>;
+
+const outsideKinds: ReadonlySet<StepKind> = new Set(['guest', 'phone_guest']);
+
+type DossierRow = Selectable<DossiersTable>;
+
+interface StepFacts {
+  kind: StepKind;
+  stepCode: string;
+  stepName: string;
+  position: number;
+}
+
+type DossierTurn = TurnRow & { step: StepFacts };
+
+/** A dossier with what every moment reads: its turns in order, the people they name. */
+interface DossierContext {
+  dossier: DossierRow;
+  tenantCode: string;
+  metadata: Record<string, unknown>;
+  turns: DossierTurn[];
+  /** Positions of the steps that have turns, in order: `step.order` is an index in it, from 1. */
+  stepPositions: number[];
+  users: Map<number, UserRow>;
+}
+
+async function loadDossier(trx: Db, dossierId: number): Promise<DossierContext> {
+  const dossier = await trx
+    .selectFrom('dossiers')
+    .selectAll()
+    .where('id', '=', dossierId)
+    .executeTakeFirstOrThrow();
+  const tenant = await trx
+    .selectFrom('tenants')
+    .select('code')
+    .where('id', '=', dossier.tenant_id)
+    .executeTakeFirstOrThrow();
+  const rows = await trx
+    .selectFrom('turns')
+    .innerJoin('process_steps as s', 's.id', 'turns.step_id')
+    .selectAll('turns')
+    .select(['s.kind', 's.step_code', 's.name as step_name', 's.position'])
+    .where('turns.dossier_id', '=', dossierId)
+    .orderBy('turns.step_position')
+    .orderBy('turns.turn_order')
+    .execute();
+  const turns = rows.map(({ kind, step_code, step_name, position, ...turn }) => ({
+    ...turn,
+    step: { kind, stepCode: step_code, stepName: step_name, position },
+  }));
+  const userIds = new Set<number>();
+  for (const turn of turns) {
+    if (turn.assignee_user_id !== null) userIds.add(turn.assignee_user_id);
+    if (turn.acted_by_user_id !== null) userIds.add(turn.acted_by_user_id);
+  }
+  if (dossier.created_by_user_id !== null) userIds.add(dossier.created_by_user_id);
+  const users =
+    userIds.size === 0
+      ? []
+      : await trx
+          .selectFrom('users')
+          .selectAll()
+          .where('id', 'in', [...userIds])
+          .execute();
+  const parsed = JSON.parse(dossier.metadata) as unknown;
+  return {
+    dossier,
+    tenantCode: tenant.code,
+    metadata:
+      parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : {},
+    turns,
+    stepPositions: [...new Set(turns.map((turn) => turn.step_position))],
+    users: new Map(users.map((user) => [user.id, user])),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// document.completed / document.rejected
+
+/** The spec's signer status: SIGNED, REJECTED, or PENDING for a turn that never acted. */
+function signerStatus(turn: TurnRow): WebhookSignerFacts['status'] {
+  return turn.status === 'SIGNED' || turn.status === 'REJECTED' ? turn.status : 'PENDING';
+}
+
+/** The facts `document.*` share: files presigned now, every turn (the builder keeps outside ones). */
+async function dossierEventFacts(
+  trx: Db,
+  deps: EventDeps,
+  context: DossierContext,
+): Promise<{ facts: DossierEventFacts; signedFiles: Set<string> }> {
+  const { dossier } = context;
+  const files = await dossierFiles(trx, dossier.id);
+  return {
+    facts: {
+      documentId: dossier.document_id,
+      documentUuid: dossier.uuid,
+      documentTitle: dossier.title,
+      transactionId: dossier.transaction_id,
+      signedCount: dossier.signed_count,
+      metadata: context.metadata,
+      tenantCode: context.tenantCode,
+      files: files.map((file) => {
+        const url = presignFileUrl(deps, file.uuid);
+        return {
+          fileUuid: file.uuid,
+          kind: file.kind,
+          name: file.title,
+          mimeType: file.mimeType,
+          sizeBytes: file.size,
+          ecmClassCode: file.ecmClassCode,
+          url,
+          expiresAt: presignedExpiry(url),
+        };
+      }),
+      signers: context.turns.map((turn) => ({
+        stepKind: turn.step.kind,
+        stepName: turn.step.stepName,
+        stepCode: turn.step.stepCode,
+        email: turn.signer_email,
+        phone: turn.signer_phone,
+        identityNumber: turn.signer_identity_number,
+        taxCode: turn.signer_tax_code,
+        status: signerStatus(turn),
+        signedAt: turn.acted_at,
+      })),
+    },
+    // Version 1 is the file as sent; a signature adds a version.
+    signedFiles: new Set(files.filter((file) => file.version > 1).map((file) => file.uuid)),
+  };
+}
+
+/** `expiresAt` of a presigned URL: its `expires` parameter (unix seconds), so both always agree. */
+function presignedExpiry(url: string): string {
+  const expires = Number(new URL(url).searchParams.get('expires'));
+  return new Date(expires * 1000).toISOString();
+}
+
+/**
+ * A main file is a `signed_document` only when a signature produced a version of it; a dossier
+ * completed by approvals alone (app_submit, notification, approved image steps) has none, and
+ * its main files stay `input_document`, like attachments.
+ */
+function withSignedTypes(data: DocumentEventData, signedFiles: Set<string>): DocumentEventData {
+  return {
+    ...data,
+    files: data.files.map((file) =>
+      file.type === 'signed_document' && !signedFiles.has(file.ecmNodeUuid)
+        ? { ...file, type: 'input_document' }
+        : file,
+    ),
+  };
+}
+
+function displayName(user: UserRow): string {
+  return user.name ?? user.username;
+}
+
+// ---------------------------------------------------------------------------------------------
+// notification.* recipients
+
+/**
+ * The recipient a user is for an event. Outside signers (external accounts) are described as
+ * submitted on their turn when they are its assignee (an account keeps its first profile), with
+ * `credentials` {userName, password: null}: the account exists and has no password yet. A
+ * signer of a phone_guest step was invited by phone: `email` null.
+ */
+function recipientOf(user: UserRow, turn: DossierTurn | null): NotificationRecipient {
+  if (user.type !== 'external') {
+    return {
+      type: 'internal',
+      name: displayName(user),
+      email: user.email,
+      phone: user.phone,
+      credentials: null,
+    };
+  }
+  const own = turn !== null && turn.assignee_user_id === user.id ? turn : null;
+  const byPhone = own?.step.kind === 'phone_guest';
+  return {
+    type: 'external',
+    name: own?.signer_full_name ?? user.name ?? user.username,
+    email: byPhone ? null : (own?.signer_email ?? user.email),
+    phone: own?.signer_phone ?? user.phone,
+    credentials: { userName: user.username, password: null },
+  };
+}
+
+/**
+ * The creator and everyone who acted on the dossier (in signing order), once each, optionally
+ * leaving someone out. People who never acted were never invited (a turn notifies when it
+ * becomes active), so they are not told how a dossier they never saw ended.
+ */
+function participants(
+  context: DossierContext,
+  exceptUserId: number | null,
+): NotificationRecipient[] {
+  const seen = new Set<number>(exceptUserId === null ? [] : [exceptUserId]);
+  const recipients: NotificationRecipient[] = [];
+  const add = (userId: number | null, turn: DossierTurn | null) => {
+    if (userId === null || seen.has(userId)) return;
+    const user = context.users.get(userId);
+    if (!user) return;
+    seen.add(userId);
+    recipients.push(recipientOf(user, turn));
+  };
+  add(context.dossier.created_by_user_id, null);
+  for (const turn of context.turns) add(turn.acted_by_user_id, turn);
+  return recipients;
+}
+
+/** Who handles an active turn: its assignee, or every unlocked holder of its role. */
+async function assigneesOf(
+  trx: Db,
+  context: DossierContext,
+  turn: DossierTurn,
+): Promise<UserRow[]> {
+  if (turn.assignee_user_id !== null) {
+    const user = context.users.get(turn.assignee_user_id);
+    return user ? [user] : [];
+  }
+  if (turn.role_id === null) return [];
+  return trx
+    .selectFrom('users')
+    .selectAll('users')
+    .where('users.status', '!=', userStatus.locked)
+    .where('users.id', 'in', (eb) =>
+      eb.selectFrom('memberships').select('user_id').where('role_id', '=', turn.role_id),
+    )
+    .orderBy('users.id')
+    .execute();
+}
+
+/** `actor_name` of the newest history row: who handled the dossier last. */
+async function lastActorName(trx: Db, dossierId: number): Promise<string | null> {
+  const row = await trx
+    .selectFrom('history')
+    .select('actor_name')
+    .where('dossier_id', '=', dossierId)
+    .orderBy('action_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.actor_name ?? null;
+}
+
+function stepOf(context: DossierContext, turn: DossierTurn) {
+  return {
+    stepCode: turn.step.stepCode,
+    stepName: turn.step.stepName,
+    order: context.stepPositions.indexOf(turn.step_position) + 1,
+  };
+}
+
+/** The link of a task in the web app (spec "Embedding": deep link `/tasks?id={taskId}`). */
+function taskUrl(deps: EventDeps, taskId: number): string {
+  return `${deps.config.appUrl}/tasks?id=${taskId}`;
+}
+
+async function taskDeadline(trx: Db, taskId: number | null): Promise<string | null> {
+  if (taskId === null) return null;
+  const task = await trx
+    .selectFrom('tasks')
+    .select('expire_at')
+    .where('id', '=', taskId)
+    .executeTakeFirst();
+  return task?.expire_at ?? null;
+}
+
+/**
+ * The recipe of one `notification.*` event: the webhook event for the subscriptions that opted
+ * in, then the e-mails the service sends itself (external ones only when nobody took the event).
+ * An event nobody would receive (no recipient) is not emitted.
+ */
+async function notify(
+  trx: Db,
+  deps: EventDeps,
+  context: DossierContext,
+  event: NotificationEvent,
+  facts: Omit<
+    NotificationFacts,
+    'transactionId' | 'documentId' | 'documentUuid' | 'documentTitle' | 'totalSteps' | 'metadata'
+  >,
+): Promise<void> {
+  if (facts.recipients.length === 0) return;
+  const { dossier } = context;
+  const data = notificationData(event, {
+    transactionId: dossier.transaction_id,
+    documentId: dossier.document_id,
+    documentUuid: dossier.uuid,
+    documentTitle: dossier.title,
+    totalSteps: context.stepPositions.length,
+    metadata: context.metadata,
+    ...facts,
+  });
+  const { deliveries } = await enqueueEvent(trx, deps, {
+    tenantId: dossier.tenant_id,
+    organizationId: dossier.organization_id,
+    type: event,
+    data,
+  });
+  await queueNotification(trx, deps, {
+    tenantId: dossier.tenant_id,
+    event,
+    data,
+    delegatedByWebhook: deliveries > 0,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The moments
+
+/**
+ * A turn became ACTIVE (its task is open): its handler is told. Call it in the transaction that
+ * activated the turn, after the activation is written.
+ */
+export async function turnActivated(trx: Db, deps: EventDeps, turnId: number): Promise<void> {
+  const { dossier_id: dossierId } = await trx
+    .selectFrom('turns')
+    .select('dossier_id')
+    .where('id', '=', turnId)
+    .executeTakeFirstOrThrow();
+  const context = await loadDossier(trx, dossierId);
+  const turn = context.turns.find((candidate) => candidate.id === turnId)!;
+  const outside = outsideKinds.has(turn.step.kind);
+  const handlers = await assigneesOf(trx, context, turn);
+  await notify(
+    trx,
+    deps,
+    context,
+    outside ? 'notification.task_assigned_external' : 'notification.task_assigned_internal',
+    {
+      step: stepOf(context, turn),
+      recipients: handlers.map((user) => recipientOf(user, turn)),
+      signUrl: turn.task_id === null ? null : taskUrl(deps, turn.task_id),
+      expireAt: await taskDeadline(trx, turn.task_id),
+      prevActorName: await lastActorName(trx, dossierId),
+      completeDate: null,
+      note: null,
+    },
+  );
+}
+
+/** The dossier became COMPLETED: `document.completed`, then `notification.process_finished`. */
+export async function dossierCompleted(trx: Db, deps: EventDeps, dossierId: number): Promise<void> {
+  const context = await loadDossier(trx, dossierId);
+  const { dossier } = context;
+  const completedAt = dossier.completed_at!;
+  const { facts, signedFiles } = await dossierEventFacts(trx, deps, context);
+  await enqueueEvent(trx, deps, {
+    tenantId: dossier.tenant_id,
+    organizationId: dossier.organization_id,
+    type: 'document.completed',
+    data: withSignedTypes(documentCompletedData({ ...facts, completedAt }), signedFiles),
+  });
+  await notify(trx, deps, context, 'notification.process_finished', {
+    step: null,
+    recipients: participants(context, null),
+    signUrl: null,
+    expireAt: null,
+    prevActorName: await lastActorName(trx, dossierId),
+    completeDate: completedAt,
+    note: null,
+  });
+}
+
+/**
+ * The dossier became REJECTED (its REJECTED turn holds the reason and who acted):
+ * `document.rejected`, then `notification.task_rejected`.
+ */
+export async function dossierRejected(trx: Db, deps: EventDeps, dossierId: number): Promise<void> {
+  const context = await loadDossier(trx, dossierId);
+  const { dossier } = context;
+  const rejectedAt = dossier.rejected_at!;
+  const turn = context.turns.find((candidate) => candidate.status === 'REJECTED');
+  if (!turn || turn.acted_by_user_id === null) {
+    throw new Error(`dossier ${dossierId} is REJECTED without a rejected turn`);
+  }
+  const actor = context.users.get(turn.acted_by_user_id)!;
+  const snapshot = actorSnapshot(turn.step.kind, actor, turn);
+  const reason = turn.comment ?? '';
+  const ownTurn = turn.assignee_user_id === actor.id && outsideKinds.has(turn.step.kind);
+  const { facts } = await dossierEventFacts(trx, deps, context);
+  await enqueueEvent(trx, deps, {
+    tenantId: dossier.tenant_id,
+    organizationId: dossier.organization_id,
+    type: 'document.rejected',
+    data: documentRejectedData({
+      ...facts,
+      rejectedAt,
+      reason,
+      rejectedBy: {
+        fullName: snapshot.actor_name ?? null,
+        email: snapshot.actor_email ?? null,
+        phone: snapshot.actor_phone ?? null,
+        identityNumber: (ownTurn ? turn.signer_identity_number : null) ?? actor.identity_number,
+      },
+    }),
+  });
+  await notify(trx, deps, context, 'notification.task_rejected', {
+    step: stepOf(context, turn),
+    recipients: participants(context, actor.id),
+    signUrl: turn.task_id === null ? null : taskUrl(deps, turn.task_id),
+    expireAt: await taskDeadline(trx, turn.task_id),
+    prevActorName: snapshot.actor_name ?? null,
+    completeDate: rejectedAt,
+    note: reason,
+  });
+}
