@@ -13,7 +13,8 @@ import { type Allowlist, emptyAllowlist, mayConnect, normalizeHost } from './add
  * - every address a host name resolves to is checked at connect time, inside the socket's own
  *   DNS lookup, and the socket connects to exactly the checked addresses (no second resolution
  *   an attacker's DNS could answer differently); IP literals are checked before any socket;
- * - one deadline covers DNS, connect, TLS, headers and body; the body is capped while it streams.
+ * - one deadline covers DNS, connect, TLS, headers and body; the body is capped while it streams;
+ * - connections are one-shot unless the caller passes an `OutboundPool` (keep-alive, see there).
  * Trust is Node's default CA store plus NODE_EXTRA_CA_CERTS.
  */
 
@@ -50,6 +51,11 @@ export interface SafeRequestOptions {
   /** The response body may not exceed this many bytes. */
   maxResponseBytes: number;
   resolver?: Resolver;
+  /**
+   * Reuse connections from this pool instead of a one-shot connection. The pool is bound to one
+   * allowlist and resolver; `allowlist` and `resolver` here must be those same objects.
+   */
+  pool?: OutboundPool;
 }
 
 export interface SafeResponse {
@@ -124,9 +130,13 @@ function target(rawUrl: string, allowlist: Allowlist): { url: URL; host: string;
   return { url, host, isIp };
 }
 
-/** The socket's DNS lookup: resolve once, refuse if ANY address is refused, hand back all. */
-function checkedLookup(host: string, allowlist: Allowlist, resolver: Resolver): LookupFunction {
+/**
+ * The socket's DNS lookup: resolve once, refuse if ANY address is refused, hand back all. The
+ * name looked up is the URL's host (Node looks up exactly the `host` of the request).
+ */
+function checkedLookup(allowlist: Allowlist, resolver: Resolver): LookupFunction {
   return (hostname, options, callback) => {
+    const host = normalizeHost(hostname);
     resolver(hostname)
       .then((found) => {
         const addresses = found.filter((a) => !options.family || a.family === options.family);
@@ -140,6 +150,56 @@ function checkedLookup(host: string, allowlist: Allowlist, resolver: Resolver): 
       })
       .catch((error: unknown) => callback(describeFailure(error, 'connecting'), ''));
   };
+}
+
+export interface OutboundPoolOptions {
+  allowlist?: Allowlist;
+  resolver?: Resolver;
+  /** An idle pooled connection is closed after this long. Default 4 000 ms. */
+  idleMs?: number;
+}
+
+/**
+ * Keep-alive connections for one (allowlist, resolver), for a caller that sends many requests
+ * (the webhook worker). The SSRF guarantees are those of one-shot connections:
+ * - every socket the pool opens goes through the checked lookup, set on the agent itself (agent
+ *   options override request options, so no request can open a socket around it); IP literals
+ *   are checked per request before the agent is asked for a socket;
+ * - a pooled socket is only handed to a request for the same host, port and TLS options (Node's
+ *   agent keys free sockets by them), and it was checked for that host when it was opened;
+ * - a socket goes back to the pool only after its response was read to the end; a request
+ *   destroyed by the deadline, the cap or `discard()` destroys its socket.
+ * TLS sessions are not cached (each new socket does a full, fully verified handshake).
+ */
+export class OutboundPool {
+  readonly allowlist: Allowlist;
+  readonly resolver: Resolver;
+  /** @internal used by safeHttpsRequest only */
+  readonly agent: https.Agent;
+  #closed = false;
+
+  constructor(options: OutboundPoolOptions = {}) {
+    this.allowlist = options.allowlist ?? emptyAllowlist;
+    this.resolver = options.resolver ?? systemResolver;
+    this.agent = new https.Agent({
+      keepAlive: true,
+      maxCachedSessions: 0,
+      // The idle timeout of free sockets (the agent destroys a free socket that times out);
+      // below the usual 5 s of servers, so we rarely write to a socket the peer is closing.
+      timeout: options.idleMs ?? 4_000,
+      lookup: checkedLookup(this.allowlist, this.resolver),
+    });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Closes every connection, idle or in use; later requests through the pool are refused. */
+  close(): void {
+    this.#closed = true;
+    this.agent.destroy();
+  }
 }
 
 function byteCap(limit: number): Transform {
@@ -162,6 +222,15 @@ export async function safeHttpsRequest(
   options: SafeRequestOptions,
 ): Promise<SafeResponse> {
   const allowlist = options.allowlist ?? emptyAllowlist;
+  const resolver = options.resolver ?? systemResolver;
+  const { pool } = options;
+  if (pool !== undefined) {
+    // A pooled socket was checked against the pool's allowlist; it may not serve another one.
+    if (pool.allowlist !== allowlist || pool.resolver !== resolver) {
+      throw new TypeError('safeHttpsRequest: the pool belongs to another allowlist or resolver');
+    }
+    if (pool.closed) throw new TypeError('safeHttpsRequest: the pool is closed');
+  }
   const { url, host, isIp } = target(rawUrl, allowlist);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.headers ?? {})) {
@@ -173,7 +242,9 @@ export async function safeHttpsRequest(
   if (options.body !== undefined) headers['Content-Length'] = String(options.body.byteLength);
 
   return new Promise<SafeResponse>((resolve, reject) => {
-    const agent = new https.Agent({ keepAlive: false, maxCachedSessions: 0 });
+    const oneShot =
+      pool === undefined ? new https.Agent({ keepAlive: false, maxCachedSessions: 0 }) : null;
+    const agent = pool?.agent ?? oneShot!;
     let phase: Phase = 'connecting';
     let body: Transform | null = null;
     let request: ClientRequest;
@@ -185,13 +256,12 @@ export async function safeHttpsRequest(
         method: options.method ?? 'GET',
         headers,
         agent,
-        ...(isIp
-          ? {}
-          : { lookup: checkedLookup(host, allowlist, options.resolver ?? systemResolver) }),
+        // The pool's agent carries the same lookup itself (and its options win).
+        ...(isIp ? {} : { lookup: checkedLookup(allowlist, resolver) }),
       });
     } catch (error) {
       // A header value Node refuses (a caller's bug); nothing was sent.
-      agent.destroy();
+      oneShot?.destroy();
       throw error;
     }
     // Set right after the request: its DNS lookup and connect only start on the next tick.
@@ -202,9 +272,13 @@ export async function safeHttpsRequest(
     }, options.timeoutMs);
     const finish = (): void => {
       clearTimeout(deadline);
-      agent.destroy();
+      oneShot?.destroy();
     };
     request.on('socket', (socket) => {
+      if (request.reusedSocket) {
+        phase = 'connected';
+        return;
+      }
       socket.once('connect', () => {
         phase = 'handshake';
       });
@@ -223,6 +297,9 @@ export async function safeHttpsRequest(
       // still see the error.
       capped.on('error', () => {});
       capped.on('close', () => {
+        // A response not read to its end takes its socket with it (IncomingMessage destroys
+        // the socket of an unfinished message), so no half-read socket returns to a pool; a
+        // finished one was already handed back (Node detaches it from the response first).
         response.destroy();
         finish();
       });

@@ -1,6 +1,11 @@
 import type { AppDeps } from '../context';
 import { ApiError } from '../http/errors';
-import { type Resolver, type SafeResponse, safeHttpsRequest } from '../outbound/safeFetch';
+import {
+  type OutboundPool,
+  type Resolver,
+  type SafeResponse,
+  safeHttpsRequest,
+} from '../outbound/safeFetch';
 import type { ClaimedDelivery } from './outbox';
 import { signatureHeader } from './signature';
 import { signingSecrets } from './subscriptions';
@@ -30,6 +35,8 @@ export interface SendOptions {
   timeoutMs?: number;
   excerptBytes?: number;
   resolver?: Resolver;
+  /** Keep-alive connections (the worker's); one-shot connections without. */
+  pool?: OutboundPool;
 }
 
 export interface AttemptResult {
@@ -119,6 +126,7 @@ export async function sendWebhook(
       // Above the excerpt, so that the cap never fails a read the excerpt stops anyway.
       maxResponseBytes: excerptBytes + 65_536,
       ...(options.resolver ? { resolver: options.resolver } : {}),
+      ...(options.pool ? { pool: options.pool } : {}),
     });
   } catch (error) {
     return {

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../context';
-import type { Resolver } from '../outbound/safeFetch';
+import { OutboundPool, type Resolver } from '../outbound/safeFetch';
 import { ConfigError } from '../platform/configError';
 import { onOutboxWrite } from './events';
 import {
@@ -133,6 +133,11 @@ export function startWebhookWorker(
     timeoutMs,
     ...(options.excerptBytes ? { excerptBytes: options.excerptBytes } : {}),
     ...(options.resolver ? { resolver: options.resolver } : {}),
+    // Keep-alive connections to receivers, checked like one-shot ones; closed by stop().
+    pool: new OutboundPool({
+      allowlist: deps.config.outboundAllowlist,
+      ...(options.resolver ? { resolver: options.resolver } : {}),
+    }),
   };
 
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
@@ -218,6 +223,7 @@ export function startWebhookWorker(
       });
       await Promise.all(inflight);
       await recorded();
+      sendOptions.pool?.close();
     },
     async drain() {
       for (;;) {
