@@ -184,7 +184,7 @@ export function keyExpiry(raw: string, now: Date): string {
  * super-administrator (such a key would act system-wide).
  */
 export async function tenantKeyOwner(db: Db, tenant: TenantRow, login: string): Promise<UserRow> {
-  const user = await findUserByLogin(db, login);
+  const user = await findUserByLogin(db, login, tenant.id);
   if (user?.is_super_admin) {
     throw new ApiError(
       422,

@@ -15,12 +15,26 @@ export function identityKey(value: string): string {
   return value.normalize('NFC').trim().toLowerCase();
 }
 
-export function findUserByLogin(db: Db, login: string): Promise<UserRow | undefined> {
+/**
+ * The account a login name or e-mail names. Outside signers (external accounts) of different
+ * tenants may share a login name, so a caller that knows the tenant passes it: that tenant's
+ * account comes first; otherwise, and among equals, the lowest id.
+ */
+export function findUserByLogin(
+  db: Db,
+  login: string,
+  preferTenantId?: number,
+): Promise<UserRow | undefined> {
   const key = identityKey(login);
   return db
     .selectFrom('users')
     .selectAll()
     .where((eb) => eb.or([eb('username_key', '=', key), eb('email_key', '=', key)]))
+    .$if(preferTenantId !== undefined, (query) =>
+      query.orderBy((eb) =>
+        eb.case().when('tenant_id', '=', preferTenantId!).then(0).else(1).end(),
+      ),
+    )
     .orderBy('id')
     .executeTakeFirst();
 }
@@ -41,9 +55,9 @@ export async function apiKeyIsUsable(db: Db, keyId: number, now: string): Promis
 }
 
 /**
- * Every user a login name or e-mail names, the login-name match first. Names and e-mails are
- * unique each on their own, so this is at most two users: one whose login name is `login` and
- * another whose e-mail is.
+ * Every user a login name or e-mail names, the login-name matches first. Internal login names and
+ * e-mails are unique in the system, but outside signers (external accounts) are per tenant, so
+ * one citizen id may name an external account in each tenant it signs for.
  */
 export async function findUsersByLogin(db: Db, login: string): Promise<UserRow[]> {
   const key = identityKey(login);

@@ -30,9 +30,14 @@ function identityTaken(message: string, code: string, field: string): ApiError {
 }
 
 /**
- * Checks the tenant-wide uniqueness of `code` and the system-wide uniqueness of login name and
- * e-mail, with the spec's 409 codes. Login accepts "e-mail or login name", so a login name may not
- * equal another account's e-mail and the reverse. Run inside the transaction that writes the row.
+ * Checks the tenant-wide uniqueness of `code` and the uniqueness of login name and e-mail, with
+ * the spec's 409 codes. Login accepts "e-mail or login name", so a login name may not equal
+ * another account's e-mail and the reverse. Where: an internal account (the default, and what the
+ * directory API creates) is checked against every account of the system ("exists in the system");
+ * an external account (an outside signer) against the accounts of its own tenant and the internal
+ * accounts of every tenant, so one citizen id may name an outside signer in each tenant while an
+ * internal login name or e-mail still names one account only. Migration 8's indexes back this up.
+ * Run inside the transaction that writes the row.
  */
 export async function assertIdentityFree(
   db: Db,
@@ -41,6 +46,7 @@ export async function assertIdentityFree(
     username?: string;
     email?: string | null;
     code?: string | null;
+    type?: UserType;
   },
   exceptUserId?: number,
 ): Promise<void> {
@@ -52,12 +58,23 @@ export async function assertIdentityFree(
     const scoped = exceptUserId === undefined ? query : query.where('id', '!=', exceptUserId);
     return (await scoped.executeTakeFirst()) !== undefined;
   };
+  const tenantId = fields.tenantId;
+  const inScope = (query: ReturnType<typeof base>) =>
+    fields.type !== 'external'
+      ? query
+      : query.where((eb) =>
+          eb.or([
+            eb('type', '=', 'internal'),
+            tenantId === null ? eb('tenant_id', 'is', null) : eb('tenant_id', '=', tenantId),
+          ]),
+        );
   const loginTaken = (key: string) =>
     taken((query) =>
-      query.where((eb) => eb.or([eb('username_key', '=', key), eb('email_key', '=', key)])),
+      inScope(query).where((eb) =>
+        eb.or([eb('username_key', '=', key), eb('email_key', '=', key)]),
+      ),
     );
-  if (fields.code && fields.tenantId !== null) {
-    const tenantId = fields.tenantId;
+  if (fields.code && tenantId !== null) {
     const code = fields.code;
     if (await taken((query) => query.where('tenant_id', '=', tenantId).where('code', '=', code))) {
       throw identityTaken(

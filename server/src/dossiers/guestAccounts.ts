@@ -14,24 +14,32 @@ export function newExternalUserCode(): string {
   return `EXT-${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
 }
 
-/** Whether a login name or e-mail is already some account's login name or e-mail. */
-async function loginTaken(trx: Db, value: string): Promise<boolean> {
+/**
+ * The accounts whose login name or e-mail is `value` and that an outside signer of the tenant
+ * must not clash with: the tenant's own accounts and internal accounts of any tenant (their
+ * login names and e-mails are unique in the whole system). Login-name matches first.
+ */
+function loginHolders(trx: Db, tenantId: number, value: string) {
   const key = identityKey(value);
-  const row = await trx
+  return trx
     .selectFrom('users')
-    .select('id')
+    .select(['id', 'tenant_id', 'type'])
     .where((eb) => eb.or([eb('username_key', '=', key), eb('email_key', '=', key)]))
-    .executeTakeFirst();
-  return row !== undefined;
+    .where((eb) => eb.or([eb('tenant_id', '=', tenantId), eb('type', '=', 'internal')]))
+    .orderBy((eb) => eb.case().when('username_key', '=', key).then(0).else(1).end())
+    .orderBy('id')
+    .execute();
 }
 
 /**
  * The tenant's external account with this username, reused as it is (a later dossier does not
  * overwrite its profile), or a new one: external, in no organization, waiting for activation
- * (no password). Its e-mail is recorded only when no other account uses it (login accepts an
- * e-mail, so e-mails are unique); the turn keeps the submitted e-mail anyway. A username that is
- * another tenant's or an internal account's login gives 409 SIGNER_ACCOUNT_CONFLICT.
- * Call inside the creation transaction.
+ * (no password). Outside signers are per tenant: the same citizen id signing for another tenant
+ * has an account there too, with the same username. Its e-mail is recorded only when no account
+ * of the tenant and no internal account uses it (login accepts an e-mail); the turn keeps the
+ * submitted e-mail anyway. A username that is the login name or e-mail of an internal account
+ * (of any tenant: internal logins are unique in the whole system) gives 409
+ * SIGNER_ACCOUNT_CONFLICT. Call inside the creation transaction.
  */
 export async function guestAccountId(
   trx: Db,
@@ -39,23 +47,21 @@ export async function guestAccountId(
   spec: GuestAccountSpec,
   now: string,
 ): Promise<number> {
-  const key = identityKey(spec.username);
-  const existing = await trx
-    .selectFrom('users')
-    .select(['id', 'tenant_id', 'type'])
-    .where((eb) => eb.or([eb('username_key', '=', key), eb('email_key', '=', key)]))
-    .execute();
-  const own = existing.find((user) => user.tenant_id === tenantId && user.type === 'external');
+  const holders = await loginHolders(trx, tenantId, spec.username);
+  const own = holders.find((user) => user.tenant_id === tenantId && user.type === 'external');
   if (own) return own.id;
-  if (existing.length > 0) {
+  if (holders.length > 0) {
     throw new ApiError(
       409,
       'SIGNER_ACCOUNT_CONFLICT',
-      `The signer's login name ${spec.username} belongs to an account that is not an outside signer of this tenant`,
+      `The signer's login name ${spec.username} belongs to an internal account`,
       { field: spec.usernameField },
     );
   }
-  const email = spec.email !== null && !(await loginTaken(trx, spec.email)) ? spec.email : null;
+  const email =
+    spec.email !== null && (await loginHolders(trx, tenantId, spec.email)).length === 0
+      ? spec.email
+      : null;
   const user = await insertUser(
     trx,
     {

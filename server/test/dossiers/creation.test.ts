@@ -540,32 +540,6 @@ describe('Guest signers get an external account', () => {
     });
   });
 
-  it("another tenant's signer with the same identity number: 409 SIGNER_ACCOUNT_CONFLICT", async () => {
-    // Login names are unique system-wide and an account belongs to one tenant.
-    await created(
-      hdldBody(world, {
-        signers: [
-          { stepCode: 'GUEST', email: 'hai.noi@example.com', identityNumber: '001077000088' },
-          { stepCode: 'PHONE', phone: '0912000777' },
-        ],
-      }),
-    );
-    const error = await refused(
-      {
-        ...hdldBody(world),
-        signers: [
-          { stepCode: 'GUEST', email: 'hai.noi@example.com', identityNumber: '001077000088' },
-        ],
-      },
-      world.beta.orgKey,
-    );
-    expect(error).toMatchObject({
-      status: 409,
-      code: 'SIGNER_ACCOUNT_CONFLICT',
-      field: 'signers.0.identityNumber',
-    });
-  });
-
   it('a username sent for a guest step is ignored, with a log warning', async () => {
     const warn = jest.spyOn(world.h.deps.logger, 'warn');
     try {

@@ -5,6 +5,7 @@ import { taskSearch } from './004_task_search';
 import { webhookOutbox } from './005_webhook_outbox';
 import { notifyOutbox } from './006_notify_outbox';
 import { taskListIndexes } from './007_task_list_indexes';
+import { tenantLogins } from './008_tenant_logins';
 
 export interface Migration {
   version: number;
@@ -21,4 +22,5 @@ export const migrations: Migration[] = [
   { version: 5, name: 'webhook_outbox', sql: webhookOutbox },
   { version: 6, name: 'notify_outbox', sql: notifyOutbox },
   { version: 7, name: 'task_list_indexes', sql: taskListIndexes },
+  { version: 8, name: 'tenant_logins', sql: tenantLogins },
 ];
