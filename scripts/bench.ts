@@ -21,6 +21,7 @@ import { loadConfig } from '../server/src/platform/config';
 import { createLogger } from '../server/src/platform/logger';
 import { openRuntime } from '../server/src/runtime';
 import { createTenant } from '../server/src/tenancy/service';
+import { benchWebhooks } from './bench/webhooks';
 
 const dossierCount = Number(process.env.BENCH_DOSSIERS ?? 100_000);
 const requestCount = Number(process.env.BENCH_REQUESTS ?? 300);
@@ -614,9 +615,14 @@ async function report(runtime: ReturnType<typeof openRuntime>, seeded: Seeded): 
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exit(1);
-});
+main()
+  .then(() => {
+    process.stdout.write('\n');
+    return benchWebhooks();
+  })
+  .catch((error: unknown) => {
+    process.stderr.write(
+      `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  });

@@ -151,7 +151,7 @@ async function runRunner(port: number): Promise<void> {
       .executeTakeFirstOrThrow();
 
     const lines = [
-      `webhooks: synchronous=${synchronous === 2 ? 'FULL' : synchronous}, concurrency ${concurrency}, HTTPS receiver in another process, new TLS connection per request`,
+      `webhooks: synchronous=${synchronous === 2 ? 'FULL' : synchronous}, concurrency ${concurrency}, HTTPS receiver in another process, keep-alive connection pool`,
       `webhooks: ${throughputEvents} deliveries in ${seconds.toFixed(2)} s = ${Math.round(throughputEvents / seconds)} deliveries/s (target >= 500/s); ${retried.n} needed a retry`,
       `webhooks: commit to first attempt over ${latencies.length} events committed one by one: p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, max ${latencies.at(-1)} ms (same process: the commit wakes the worker)`,
     ];

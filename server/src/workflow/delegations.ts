@@ -56,7 +56,7 @@ function stateOf(row: DelegationRow, now: string): DelegationState {
 }
 
 async function delegationUser(db: Db, tenant: TenantRow, username: string, field: string) {
-  const user = await findUserByLogin(db, username);
+  const user = await findUserByLogin(db, username, tenant.id);
   if (!user || user.tenant_id !== tenant.id) {
     throw new ApiError(404, 'USER_NOT_FOUND', `No user ${username} in tenant ${tenant.code}`, {
       field,

@@ -19,7 +19,7 @@ function delegationLine(view: DelegationView): string {
 
 /** The acting user of a task command: a user of the tenant by login name or e-mail. */
 async function tenantUser(deps: AppDeps, tenant: TenantRow, login: string) {
-  const user = await findUserByLogin(deps.db, login);
+  const user = await findUserByLogin(deps.db, login, tenant.id);
   if (!user || user.tenant_id !== tenant.id) {
     throw new ApiError(404, 'USER_NOT_FOUND', `No user ${login} in tenant ${tenant.code}`, {
       field: 'user',
