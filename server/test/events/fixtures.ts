@@ -189,3 +189,17 @@ export async function eventSetup(env: Record<string, string> = {}): Promise<Even
     },
   };
 }
+
+/**
+ * The message an action fails with. better-sqlite3 makes its errors with the class of the first
+ * test file of the jest worker that loaded it (another realm for later files), which
+ * `rejects.toThrow` does not recognise as an error.
+ */
+export async function failureOf(action: Promise<unknown>): Promise<string> {
+  try {
+    await action;
+  } catch (error) {
+    return String((error as { message?: unknown }).message);
+  }
+  throw new Error('expected the action to fail');
+}
