@@ -37,7 +37,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     deps.logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 10_000);
+    // Longer than one webhook attempt (10 s), which stop() lets finish.
+    const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     server.close(async () => {
       await webhooks.stop();
