@@ -140,6 +140,7 @@ export function httpSmsProvider(
       const response = await safeHttpsRequest(url, {
         method: settings.method,
         headers: settings.headers,
+        ...(settings.authorization !== undefined ? { authorization: settings.authorization } : {}),
         ...(body !== undefined ? { body } : {}),
         allowlist: options.allowlist,
         ...(options.resolver ? { resolver: options.resolver } : {}),

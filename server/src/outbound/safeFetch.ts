@@ -56,6 +56,12 @@ export interface SafeRequestOptions {
    * allowlist and resolver; `allowlist` and `resolver` here must be those same objects.
    */
   pool?: OutboundPool;
+  /**
+   * An `Authorization` value for an operator-configured endpoint (an SMS gateway). Never for
+   * URLs that come from partners; safe because redirects are never followed, so it can only
+   * reach the host of this URL.
+   */
+  authorization?: string;
 }
 
 export interface SafeResponse {
@@ -239,6 +245,7 @@ export async function safeHttpsRequest(
     }
     headers[name] = value;
   }
+  if (options.authorization !== undefined) headers.Authorization = options.authorization;
   if (options.body !== undefined) headers['Content-Length'] = String(options.body.byteLength);
 
   return new Promise<SafeResponse>((resolve, reject) => {

@@ -112,6 +112,8 @@ export type SmsSettings =
       headers: Record<string, string>;
       /** With {{to}} and {{text}}, escaped for the Content-Type of `headers` (JSON, form or text). */
       bodyTemplate: string;
+      /** SMS_HTTP_AUTHORIZATION: the gateway's `Authorization` value (a secret; never logged). */
+      authorization?: string;
     };
 
 export interface NotifyConfig {
@@ -189,7 +191,7 @@ function smsHeaders(raw: string | undefined): Record<string, string> {
   );
   if (refused) {
     throw new ConfigError(
-      `SMS_HTTP_HEADERS may not set ${refused}; put a gateway key in another header (X-Api-Key), the URL or the body`,
+      `SMS_HTTP_HEADERS may not set ${refused}; set SMS_HTTP_AUTHORIZATION for an Authorization value, or put a gateway key in another header (X-Api-Key), the URL or the body`,
     );
   }
   return headers;
@@ -219,6 +221,7 @@ function smsSettingsFrom(env: NodeJS.ProcessEnv): SmsSettings {
     method,
     headers,
     bodyTemplate: method === 'GET' ? '' : (template ?? '{"to":"{{to}}","text":"{{text}}"}'),
+    ...(env.SMS_HTTP_AUTHORIZATION ? { authorization: env.SMS_HTTP_AUTHORIZATION } : {}),
   };
 }
 

@@ -92,6 +92,15 @@ describe('HTTP SMS gateway against a real HTTPS server', () => {
     expect(row).toMatchObject({ status: 'sent', attempts: 1, provider_message_id: 'gw-1' });
   });
 
+  it('SMS_HTTP_AUTHORIZATION reaches the gateway as its Authorization header', async () => {
+    gateway.route('/sms', capture(captured));
+    const setup = await harness({ SMS_HTTP_AUTHORIZATION: 'Basic dXNlcjpzZWNyZXQ=' });
+    const row = await sendOne(setup, '0912345678', 'Mã OTP: 123456');
+    expect(captured).toHaveLength(1);
+    expect(captured[0]!.headers.authorization).toBe('Basic dXNlcjpzZWNyZXQ=');
+    expect(row).toMatchObject({ status: 'sent', attempts: 1 });
+  });
+
   it('form template: the values are form-encoded (UTF-8, + for space, & and = escaped)', async () => {
     gateway.route('/sms', capture(captured, 202, 'OK'));
     const setup = await harness({
