@@ -23,6 +23,8 @@ export interface WebhookFileFacts {
   url: string;
   /** When `url` stops working, ISO 8601. */
   expiresAt: string;
+  /** Whether a signature produced a version of the file (version 1 is the file as sent). */
+  signed: boolean;
 }
 
 /** One signing turn of the dossier. Only outside signers (guest steps) reach the payload. */
@@ -140,8 +142,12 @@ function dossierData(
     status,
     completedAt,
     files: facts.files.map((file) => ({
-      // A completed dossier's main files are the signed result; a rejected one has none.
-      type: status === 'COMPLETED' && file.kind === 'MAIN' ? 'signed_document' : 'input_document',
+      // A completed dossier's signed main files are the result; a rejected one has none, and a
+      // dossier completed by approvals alone keeps its main files as sent.
+      type:
+        status === 'COMPLETED' && file.kind === 'MAIN' && file.signed
+          ? 'signed_document'
+          : 'input_document',
       url: file.url,
       expiresAt: file.expiresAt,
       name: file.name,

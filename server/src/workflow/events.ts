@@ -8,7 +8,6 @@ import { dossierFiles } from '../files/queries';
 import { queueNotification } from '../notify';
 import { enqueueEvent } from '../webhooks/events';
 import {
-  type DocumentEventData,
   type DossierEventFacts,
   documentCompletedData,
   documentRejectedData,
@@ -134,45 +133,43 @@ async function dossierEventFacts(
   trx: Db,
   deps: EventDeps,
   context: DossierContext,
-): Promise<{ facts: DossierEventFacts; signedFiles: Set<string> }> {
+): Promise<DossierEventFacts> {
   const { dossier } = context;
   const files = await dossierFiles(trx, dossier.id);
   return {
-    facts: {
-      documentId: dossier.document_id,
-      documentUuid: dossier.uuid,
-      documentTitle: dossier.title,
-      transactionId: dossier.transaction_id,
-      signedCount: dossier.signed_count,
-      metadata: context.metadata,
-      tenantCode: context.tenantCode,
-      files: files.map((file) => {
-        const url = presignFileUrl(deps, file.uuid);
-        return {
-          fileUuid: file.uuid,
-          kind: file.kind,
-          name: file.title,
-          mimeType: file.mimeType,
-          sizeBytes: file.size,
-          ecmClassCode: file.ecmClassCode,
-          url,
-          expiresAt: presignedExpiry(url),
-        };
-      }),
-      signers: context.turns.map((turn) => ({
-        stepKind: turn.step.kind,
-        stepName: turn.step.stepName,
-        stepCode: turn.step.stepCode,
-        email: turn.signer_email,
-        phone: turn.signer_phone,
-        identityNumber: turn.signer_identity_number,
-        taxCode: turn.signer_tax_code,
-        status: signerStatus(turn),
-        signedAt: turn.acted_at,
-      })),
-    },
-    // Version 1 is the file as sent; a signature adds a version.
-    signedFiles: new Set(files.filter((file) => file.version > 1).map((file) => file.uuid)),
+    documentId: dossier.document_id,
+    documentUuid: dossier.uuid,
+    documentTitle: dossier.title,
+    transactionId: dossier.transaction_id,
+    signedCount: dossier.signed_count,
+    metadata: context.metadata,
+    tenantCode: context.tenantCode,
+    files: files.map((file) => {
+      const url = presignFileUrl(deps, file.uuid);
+      return {
+        fileUuid: file.uuid,
+        kind: file.kind,
+        name: file.title,
+        mimeType: file.mimeType,
+        sizeBytes: file.size,
+        ecmClassCode: file.ecmClassCode,
+        url,
+        expiresAt: presignedExpiry(url),
+        // Version 1 is the file as sent; a signature adds a version.
+        signed: file.version > 1,
+      };
+    }),
+    signers: context.turns.map((turn) => ({
+      stepKind: turn.step.kind,
+      stepName: turn.step.stepName,
+      stepCode: turn.step.stepCode,
+      email: turn.signer_email,
+      phone: turn.signer_phone,
+      identityNumber: turn.signer_identity_number,
+      taxCode: turn.signer_tax_code,
+      status: signerStatus(turn),
+      signedAt: turn.acted_at,
+    })),
   };
 }
 
@@ -180,22 +177,6 @@ async function dossierEventFacts(
 function presignedExpiry(url: string): string {
   const expires = Number(new URL(url).searchParams.get('expires'));
   return new Date(expires * 1000).toISOString();
-}
-
-/**
- * A main file is a `signed_document` only when a signature produced a version of it; a dossier
- * completed by approvals alone (app_submit, notification, approved image steps) has none, and
- * its main files stay `input_document`, like attachments.
- */
-function withSignedTypes(data: DocumentEventData, signedFiles: Set<string>): DocumentEventData {
-  return {
-    ...data,
-    files: data.files.map((file) =>
-      file.type === 'signed_document' && !signedFiles.has(file.ecmNodeUuid)
-        ? { ...file, type: 'input_document' }
-        : file,
-    ),
-  };
 }
 
 function displayName(user: UserRow): string {
@@ -392,12 +373,12 @@ export async function dossierCompleted(trx: Db, deps: EventDeps, dossierId: numb
   const context = await loadDossier(trx, dossierId);
   const { dossier } = context;
   const completedAt = dossier.completed_at!;
-  const { facts, signedFiles } = await dossierEventFacts(trx, deps, context);
+  const facts = await dossierEventFacts(trx, deps, context);
   await enqueueEvent(trx, deps, {
     tenantId: dossier.tenant_id,
     organizationId: dossier.organization_id,
     type: 'document.completed',
-    data: withSignedTypes(documentCompletedData({ ...facts, completedAt }), signedFiles),
+    data: documentCompletedData({ ...facts, completedAt }),
   });
   await notify(trx, deps, context, 'notification.process_finished', {
     step: null,
@@ -426,7 +407,7 @@ export async function dossierRejected(trx: Db, deps: EventDeps, dossierId: numbe
   const snapshot = actorSnapshot(turn.step.kind, actor, turn);
   const reason = turn.comment ?? '';
   const ownTurn = turn.assignee_user_id === actor.id && outsideKinds.has(turn.step.kind);
-  const { facts } = await dossierEventFacts(trx, deps, context);
+  const facts = await dossierEventFacts(trx, deps, context);
   await enqueueEvent(trx, deps, {
     tenantId: dossier.tenant_id,
     organizationId: dossier.organization_id,

@@ -54,6 +54,7 @@ export function completedFacts(tenantCode: string): DossierEventFacts & { comple
         ecmClassCode: 'HDLD',
         url: presignedUrl,
         expiresAt: '2026-11-26T08:00:00.000Z',
+        signed: true,
       },
       {
         fileUuid: '7a1c9d3e-0000-4000-8000-000000000002',
@@ -64,6 +65,7 @@ export function completedFacts(tenantCode: string): DossierEventFacts & { comple
         ecmClassCode: null,
         url: `${presignedUrl}&x=2`,
         expiresAt: '2026-11-26T08:00:00.000Z',
+        signed: false,
       },
     ],
     signers: [
