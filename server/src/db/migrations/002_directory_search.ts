@@ -28,8 +28,8 @@ export function foldForSearch(text: string): string {
   return folded;
 }
 
-/** SQL of the same folding, applied to one expression. */
-function fold(expression: string): string {
+/** SQL of the same folding, applied to one expression (migration 004 reuses it). */
+export function fold(expression: string): string {
   return upperLetters.reduce(
     (folded, letter, index) => `replace(${folded}, '${letter}', '${lowerLetters[index]}')`,
     `lower(coalesce(${expression}, ''))`,

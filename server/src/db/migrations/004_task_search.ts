@@ -1,32 +1,22 @@
-import { foldedLower, foldedUpper } from './002_directory_search';
+import { fold } from './002_directory_search';
 
 /**
  * `keyword` of the task list (endpoint 6): a case-insensitive substring of the dossier title or
  * the step name, Vietnamese letters included. As for the directory (migration 002), each row
  * carries `search_key`, its text folded to lower case, kept by triggers whoever writes the row;
- * the query side folds with `foldForSearch`. The folding table is migration 002's, so both
+ * the query side folds with `foldForSearch`. The folding (SQL and table) is migration 002's, so both
  * sides fold alike. Never edit: a new folding is a new migration that rebuilds the keys.
  */
-const upperLetters = [...foldedUpper];
-const lowerLetters = [...foldedLower];
-
-function folded(expression: string): string {
-  return upperLetters.reduce(
-    (text, letter, index) => `replace(${text}, '${letter}', '${lowerLetters[index]}')`,
-    `lower(coalesce(${expression}, ''))`,
-  );
-}
-
 function searchKeyOf(table: string, column: string): string {
   return `
 ALTER TABLE ${table} ADD COLUMN search_key TEXT NOT NULL DEFAULT '';
 CREATE TRIGGER ${table}_search_key_insert AFTER INSERT ON ${table} BEGIN
-  UPDATE ${table} SET search_key = ${folded(`NEW.${column}`)} WHERE id = NEW.id;
+  UPDATE ${table} SET search_key = ${fold(`NEW.${column}`)} WHERE id = NEW.id;
 END;
 CREATE TRIGGER ${table}_search_key_update AFTER UPDATE OF ${column} ON ${table} BEGIN
-  UPDATE ${table} SET search_key = ${folded(`NEW.${column}`)} WHERE id = NEW.id;
+  UPDATE ${table} SET search_key = ${fold(`NEW.${column}`)} WHERE id = NEW.id;
 END;
-UPDATE ${table} SET search_key = ${folded(column)};
+UPDATE ${table} SET search_key = ${fold(column)};
 `;
 }
 
