@@ -1,11 +1,11 @@
 import { createRoute, type z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
-import type { AppDeps, AppEnv } from '../context';
+import type { AppDeps } from '../context';
 import { limitBody } from '../http/bodyLimit';
 import {
   createRouter,
   type ErrorStatus,
   envelope,
+  envelopeOf,
   errorResponses,
   jsonContent,
 } from '../http/openapi';
@@ -27,10 +27,6 @@ import {
   refresh,
   type SessionTokens as SessionTokensData,
 } from './service';
-
-function body<T>(c: Context<AppEnv>, data: T, statusCode = 200) {
-  return { statusCode, data, timestamp: c.get('deps').clock.now().toISOString() };
-}
 
 const json = <T extends Parameters<typeof jsonContent>[0]>(schema: T) => ({
   required: true,
@@ -63,7 +59,7 @@ export function authRoutes(limiter: RateLimiter) {
     router.openapi(route, async (c) => {
       // zod-openapi cannot infer the validated type through a generic route; the schema ran.
       const input = c.req.valid('json' as never) as z.infer<S>;
-      return c.json(body(c, await open(c.get('deps'), input)), 200);
+      return c.json(envelopeOf(c, await open(c.get('deps'), input)), 200);
     });
   }
 
@@ -123,7 +119,7 @@ export function authRoutes(limiter: RateLimiter) {
       input.username,
       input.tenantCode,
     );
-    return c.json(body(c, data), 201);
+    return c.json(envelopeOf(c, data), 201);
   });
 
   return router;

@@ -1,12 +1,10 @@
 import { createRoute } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { credentialAreas } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
 import { type Permission, requirePermission } from '../auth/permissions';
-import type { AppEnv } from '../context';
 import { integrationSecurity } from '../files/routes';
 import { limitBody } from '../http/bodyLimit';
-import { createRouter, errorResponses, jsonContent } from '../http/openapi';
+import { createRouter, envelopeOf, errorResponses, jsonContent } from '../http/openapi';
 import { type RateLimiter, rateLimit } from '../http/rateLimit';
 import {
   creationLimits,
@@ -19,11 +17,6 @@ import {
 } from './schemas';
 import { requirePermissionOrSigner } from './scope';
 import { createDossier, listDossierFiles, lookupDossier, startDossier } from './service';
-
-/** The REST envelope of the integration API. */
-function envelopeOf<T>(c: Context<AppEnv>, data: T) {
-  return { statusCode: 200, data, timestamp: c.get('deps').clock.now().toISOString() };
-}
 
 /** Dossier endpoints 1–4, mounted under /api/integration by app.ts. */
 export function dossierRoutes(limiter: RateLimiter) {

@@ -1,4 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { ZodError } from 'zod';
 import type { AppEnv } from '../context';
 import { ApiError } from './errors';
@@ -59,6 +60,19 @@ export function errorResponses(...statuses: ErrorStatus[]) {
       },
     ]),
   );
+}
+
+/**
+ * The body of a REST envelope: `statusCode` 200 in the body even where the HTTP status is 201
+ * (the spec's dossier creation and partner login), `timestamp` from the one clock.
+ */
+export function envelopeOf<T>(c: Context<AppEnv>, data: T, message?: string) {
+  return {
+    statusCode: 200,
+    ...(message !== undefined ? { message } : {}),
+    data,
+    timestamp: c.get('deps').clock.now().toISOString(),
+  };
 }
 
 /** The REST envelope of the integration and contract APIs. */

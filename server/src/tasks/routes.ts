@@ -1,13 +1,11 @@
 import { createRoute } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { credentialAreas } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
 import type { Permission } from '../auth/permissions';
-import type { AppEnv } from '../context';
 import { DocumentIdParam } from '../dossiers/schemas';
 import { requirePermissionOrSigner } from '../dossiers/scope';
 import { integrationSecurity } from '../files/routes';
-import { createRouter, errorResponses, jsonContent } from '../http/openapi';
+import { createRouter, envelopeOf, errorResponses, jsonContent } from '../http/openapi';
 import { type RateLimiter, rateLimit } from '../http/rateLimit';
 import {
   DossierHistoryEnvelope,
@@ -17,10 +15,6 @@ import {
   TaskListQuery,
 } from './schemas';
 import { dossierHistory, listTasks, taskDetail, taskScopeOf } from './service';
-
-function envelopeOf<T>(c: Context<AppEnv>, data: T) {
-  return { statusCode: 200, data, timestamp: c.get('deps').clock.now().toISOString() };
-}
 
 /** Endpoints 6, 7 and 8 (tasks and history), mounted under /api/integration by app.ts. */
 export function taskRoutes(limiter: RateLimiter) {

@@ -4,7 +4,7 @@ import { credentialAreas } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
 import { requirePermission } from '../auth/permissions';
 import type { AppEnv } from '../context';
-import { createRouter, errorResponses, jsonContent } from '../http/openapi';
+import { createRouter, envelopeOf, errorResponses, jsonContent } from '../http/openapi';
 import { clientAddress, type RateLimiter, rateLimit } from '../http/rateLimit';
 import {
   keptHeaders,
@@ -51,15 +51,7 @@ export function webhookRoutes(limiter: RateLimiter) {
   router.openapi(testRoute, async (c) => {
     const deps = c.get('deps');
     const data = await sendWebhookTest(deps, c.get('principal'));
-    return c.json(
-      {
-        statusCode: 200,
-        message: 'Webhook test sent',
-        data,
-        timestamp: deps.clock.now().toISOString(),
-      },
-      200,
-    );
+    return c.json(envelopeOf(c, data, 'Webhook test sent'), 200);
   });
 
   const sandboxRoute = createRoute({
