@@ -1,14 +1,14 @@
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
+import { RateLimiter } from './auth/rateLimit';
 import { authRoutes } from './auth/routes';
 import type { AppDeps } from './context';
 import { directoryRoutes } from './directory/routes';
+import { fileRoutes } from './dossiers/fileRoutes';
 import { dossierRoutes } from './dossiers/routes';
-import { fileRoutes } from './files/routes';
+import { ApiError } from './errors/apiError';
 import { docsRoutes } from './http/docs';
-import { ApiError } from './http/errors';
 import { createRouter } from './http/openapi';
-import { RateLimiter } from './http/rateLimit';
 import { taskRoutes } from './tasks/routes';
 import { webhookRoutes } from './webhooks/routes';
 

@@ -1,5 +1,5 @@
-import type { Principal } from './auth/principal';
 import type { Db } from './db/database';
+import type { ApiKeyKind } from './db/schema';
 import type { Clock } from './platform/clock';
 import type { Config } from './platform/config';
 import type { Logger } from './platform/logger';
@@ -25,3 +25,26 @@ export interface AppEnv {
     principal: Principal;
   };
 }
+
+/** The user an operation is done as. */
+export interface Actor {
+  id: number;
+  tenantId: number | null;
+  username: string;
+  isSuperAdmin: boolean;
+}
+
+/** Who is calling, after the credential was checked. */
+export type Principal =
+  | {
+      kind: 'apiKey';
+      keyId: number;
+      keyKind: Exclude<ApiKeyKind, 'legacy'>;
+      tenantId: number | null;
+      organizationId: number | null;
+      actor: Actor | null;
+    }
+  | { kind: 'accessToken'; actor: Actor }
+  | { kind: 'partnerToken'; actor: Actor };
+
+export type CredentialKind = Principal['kind'];

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import { systemClock } from '../platform/clock';
 import { ConfigError, loadConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';

@@ -1,7 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import { tenantByCode } from '../tenancy/resolveTenant';
 
 /** Bad arguments: the CLI prints the message and exits with 2 without touching the database. */

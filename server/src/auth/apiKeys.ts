@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import type { ApiKeyKind } from '../db/schema';
-import { ApiError, unauthorizedMessages } from '../http/errors';
+import { ApiError, unauthorizedMessages } from '../errors/apiError';
 import { isoNow } from '../platform/clock';
 import {
   constantTimeEqual,

@@ -21,3 +21,9 @@ export const credentialAreas = {
 } as const satisfies Record<string, AuthenticateOptions>;
 
 export type CredentialArea = keyof typeof credentialAreas;
+
+/** OpenAPI security of the integration area: `X-API-Key` or `x-access-token`. */
+export const integrationSecurity: Record<string, string[]>[] = [
+  { ApiKey: [] },
+  { PartnerToken: [] },
+];

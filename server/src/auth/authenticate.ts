@@ -1,10 +1,9 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AppDeps, AppEnv } from '../context';
-import { ApiError, errors, unauthorizedMessages } from '../http/errors';
-import { guardCredentialCheck } from '../http/rateLimit';
+import type { Actor, AppDeps, AppEnv, CredentialKind, Principal } from '../context';
+import { ApiError, errors, unauthorizedMessages } from '../errors/apiError';
 import { verifyApiKey } from './apiKeys';
-import type { Actor, CredentialKind, Principal } from './principal';
 import { apiKeyIsUsable, findUserById, type UserRow, userStatus } from './queries';
+import { guardCredentialCheck } from './rateLimit';
 import { type TokenType, verifyTokenClaims } from './tokens';
 
 export interface AuthenticateOptions {

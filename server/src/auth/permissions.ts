@@ -1,32 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../context';
-import { errors } from '../http/errors';
-import type { Principal } from './principal';
+import type { AppEnv, Principal } from '../context';
+import { errors } from '../errors/apiError';
+import type { Permission } from '../tenancy/permissionCatalog';
 import { permissionsOfUser } from './queries';
-
-/**
- * Every permission the service knows, `resource:action`. Roles hold them; `*` holds all,
- * including ones added later. The README's table says which one guards which endpoint.
- */
-export const permissionCatalog = {
-  'organization:view': 'Read organizations of the directory',
-  'role:view': 'Read roles of the directory',
-  'user:view': 'Read users of the directory',
-  'user:manage': 'Create, update, lock and bulk-sync users',
-  'document:create': 'Create signing dossiers',
-  'document:start': 'Start dossiers created with disableStart',
-  'document:view': 'Look up dossiers, their files and history',
-  'task:view': 'List and read signing tasks',
-  'webhook:test': 'Send webhook.test to the organization subscriptions',
-  'contract:create': 'Create contracts',
-  'contract:view-all': 'Read every contract of the tenant',
-  'contract:send': 'Send and cancel contracts',
-  'signing:initiate': 'Open signing sessions',
-} as const;
-
-export type Permission = keyof typeof permissionCatalog;
-
-export const allPermissions = Object.keys(permissionCatalog) as Permission[];
 
 /** A global key bound to nobody works the directory and nothing else. */
 const unboundGlobalKeyPermissions: ReadonlySet<string> = new Set<Permission>([
@@ -35,10 +11,6 @@ const unboundGlobalKeyPermissions: ReadonlySet<string> = new Set<Permission>([
   'user:view',
   'user:manage',
 ]);
-
-export function isKnownPermission(value: string): value is Permission {
-  return value === '*' || Object.hasOwn(permissionCatalog, value);
-}
 
 async function permissionsOf(deps: AppEnv['Variables']['deps'], principal: Principal) {
   const actor = principal.actor;

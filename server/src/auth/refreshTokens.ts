@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
-import { errors } from '../http/errors';
+import { errors } from '../errors/apiError';
 import { hashSecret, randomToken } from '../platform/secrets';
 
 export const refreshTokenSeconds = 7 * 24 * 60 * 60;

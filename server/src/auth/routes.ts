@@ -9,9 +9,9 @@ import {
   errorResponses,
   jsonContent,
 } from '../http/openapi';
-import { type RateLimiter, rateLimit } from '../http/rateLimit';
 import { credentialAreas } from './areas';
 import { authenticate } from './authenticate';
+import { type RateLimiter, rateLimit } from './rateLimit';
 import {
   LoginBody,
   LoginServerBody,

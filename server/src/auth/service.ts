@@ -1,16 +1,15 @@
-import type { AppDeps } from '../context';
-import { userMembers } from '../directory/queries';
-import { ApiError, errors, unauthorizedMessages } from '../http/errors';
+import type { AppDeps, Principal } from '../context';
+import { ApiError, errors, unauthorizedMessages } from '../errors/apiError';
 import { verifyPassword } from '../platform/passwords';
+import { allPermissions } from '../tenancy/permissionCatalog';
 import { resolveTenant } from '../tenancy/resolveTenant';
 import { verifyApiKey } from './apiKeys';
-import { allPermissions } from './permissions';
-import type { Principal } from './principal';
 import {
   findUserById,
   findUsersByLogin,
   permissionsOfUser,
   type UserRow,
+  userMembers,
   userStatus,
 } from './queries';
 import { rotateRefreshToken, startRefreshFamily } from './refreshTokens';

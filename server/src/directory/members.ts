@@ -1,5 +1,5 @@
 import type { Db } from '../db/database';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import { type OrganizationRow, organizationByCode } from '../tenancy/service';
 import { rolesOfOrganization } from './queries';
 import type { MemberInput } from './schemas';

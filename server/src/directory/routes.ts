@@ -2,10 +2,11 @@ import { createRoute, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { credentialAreas } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
-import { type Permission, requirePermission } from '../auth/permissions';
+import { requirePermission } from '../auth/permissions';
+import { type RateLimiter, rateLimit } from '../auth/rateLimit';
 import type { AppDeps, AppEnv } from '../context';
 import { createRouter, errorResponses, jsonContent } from '../http/openapi';
-import { type RateLimiter, rateLimit } from '../http/rateLimit';
+import type { Permission } from '../tenancy/permissionCatalog';
 import { resolveTenant, type TenantRow } from '../tenancy/resolveTenant';
 import { listOrganizations, listRoles, listUsers } from './lists';
 import {

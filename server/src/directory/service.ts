@@ -1,21 +1,14 @@
 import type { Updateable } from 'kysely';
 import type { z } from 'zod';
-import { identityKey, userStatus } from '../auth/queries';
+import { identityKey, userMembers, userStatus } from '../auth/queries';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import type { UsersTable, UserType } from '../db/schema';
-import { ApiError } from '../http/errors';
-import { validationError } from '../http/openapi';
+import { ApiError, validationError } from '../errors/apiError';
 import { isoNow } from '../platform/clock';
 import type { TenantRow } from '../tenancy/resolveTenant';
 import { resolveMembers, sameMembers } from './members';
-import {
-  findUserRow,
-  membershipsOf,
-  rootOrganizations,
-  userMembers,
-  usersWithCode,
-} from './queries';
+import { findUserRow, membershipsOf, rootOrganizations, usersWithCode } from './queries';
 import {
   type BulkResult,
   type BulkRowResult,

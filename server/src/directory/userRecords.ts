@@ -2,7 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import { identityKey } from '../auth/queries';
 import type { Db } from '../db/database';
 import type { UsersTable, UserType } from '../db/schema';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 
 export type UserRow = Selectable<UsersTable>;
 

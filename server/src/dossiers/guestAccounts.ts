@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { identityKey, userStatus } from '../auth/queries';
 import type { Db } from '../db/database';
 import { insertUser } from '../directory/userRecords';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import type { GuestAccountSpec } from './signers';
 
 /**

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { Db } from '../db/database';
 import type { DossiersTable, StepKind, TurnStatus } from '../db/schema';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import type { PlannedTurn } from './signers';
 import type { SourceFile } from './sourceFiles';
 

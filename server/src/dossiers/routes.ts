@@ -1,11 +1,11 @@
 import { createRoute } from '@hono/zod-openapi';
-import { credentialAreas } from '../auth/areas';
+import { credentialAreas, integrationSecurity } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
-import { type Permission, requirePermission } from '../auth/permissions';
-import { integrationSecurity } from '../files/routes';
+import { requirePermission } from '../auth/permissions';
+import { type RateLimiter, rateLimit } from '../auth/rateLimit';
 import { limitBody } from '../http/bodyLimit';
 import { createRouter, envelopeOf, errorResponses, jsonContent } from '../http/openapi';
-import { type RateLimiter, rateLimit } from '../http/rateLimit';
+import type { Permission } from '../tenancy/permissionCatalog';
 import {
   creationLimits,
   DocumentIdParam,

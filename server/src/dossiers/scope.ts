@@ -1,13 +1,14 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ExpressionBuilder, Selectable } from 'kysely';
 import { requireActor } from '../auth/authenticate';
-import { type Permission, requirePermission } from '../auth/permissions';
-import type { Principal } from '../auth/principal';
+import { requirePermission } from '../auth/permissions';
 import { findUserById } from '../auth/queries';
-import type { AppEnv } from '../context';
+import type { AppEnv, Principal } from '../context';
 import type { Db } from '../db/database';
 import type { Database, DossiersTable } from '../db/schema';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
+import { filesWithNewestVersion, type NewestFile } from '../files/queries';
+import type { Permission } from '../tenancy/permissionCatalog';
 
 export type DossierRow = Selectable<DossiersTable>;
 
@@ -127,4 +128,17 @@ export function requirePermissionOrSigner(permission: Permission): MiddlewareHan
     }
     return guard(c, next);
   };
+}
+
+/** The file with this uuid if its dossier is in the caller's scope (else undefined: 404). */
+export function fileInScope(
+  db: Db,
+  scope: DossierScope,
+  fileUuid: string,
+): Promise<NewestFile | undefined> {
+  return filesWithNewestVersion(db)
+    .innerJoin('dossiers as d', 'd.id', 'f.dossier_id')
+    .where('f.uuid', '=', fileUuid)
+    .where(dossierInScope(scope))
+    .executeTakeFirst();
 }

@@ -1,10 +1,9 @@
 import crypto from 'node:crypto';
 import type { z } from '@hono/zod-openapi';
 import { requireActor } from '../auth/authenticate';
-import type { Principal } from '../auth/principal';
-import type { AppDeps } from '../context';
+import type { AppDeps, Principal } from '../context';
 import { type Db, inTransaction } from '../db/database';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import { isoNow } from '../platform/clock';
 import { type LoadedProcess, loadProcess } from '../processes/queries';
 import { startWorkflow } from '../workflow/start';

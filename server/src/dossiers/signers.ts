@@ -1,6 +1,6 @@
 import { identityKey, userStatus } from '../auth/queries';
 import type { Db } from '../db/database';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import type { Logger } from '../platform/logger';
 import type { StepRow } from '../processes/queries';
 import type { SignerInputValue } from './schemas';

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { AppDeps } from '../context';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import type { NewestFile } from './queries';
 
 export function fileNotFound(fileUuid: string): ApiError {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { AppDeps } from '../context';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 
 /**
  * Presigned file URLs: `{PUBLIC_URL}/api/files/{fileUuid}?expires=<unix seconds>&signature=<hex>`,

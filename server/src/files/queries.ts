@@ -1,6 +1,5 @@
 import type { Db } from '../db/database';
 import type { FileKind } from '../db/schema';
-import { type DossierScope, dossierInScope } from '../dossiers/scope';
 
 /** A dossier file with its newest version (version 1 is the original; every signature adds one). */
 export interface NewestFile {
@@ -17,7 +16,7 @@ export interface NewestFile {
 }
 
 /** dossier_files joined with their newest file_versions row (SEARCH by the (file_id, version) key). */
-function filesWithNewestVersion(db: Db) {
+export function filesWithNewestVersion(db: Db) {
   return db
     .selectFrom('dossier_files as f')
     .innerJoin('file_versions as v', 'v.file_id', 'f.id')
@@ -51,19 +50,6 @@ export function dossierFiles(db: Db, dossierId: number): Promise<NewestFile[]> {
     .orderBy('f.kind', 'desc')
     .orderBy('f.position')
     .execute();
-}
-
-/** The file with this uuid if its dossier is in the caller's scope (else undefined: 404). */
-export function fileInScope(
-  db: Db,
-  scope: DossierScope,
-  fileUuid: string,
-): Promise<NewestFile | undefined> {
-  return filesWithNewestVersion(db)
-    .innerJoin('dossiers as d', 'd.id', 'f.dossier_id')
-    .where('f.uuid', '=', fileUuid)
-    .where(dossierInScope(scope))
-    .executeTakeFirst();
 }
 
 /** The file with this uuid, whoever owns it (the presigned route: the signature is the credential). */

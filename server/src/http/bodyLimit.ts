@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../context';
-import { ApiError } from './errors';
+import { ApiError } from '../errors/apiError';
 
 /**
  * Refuses a body over `maxBytes` with 413 before it is read into memory (by Content-Length, or

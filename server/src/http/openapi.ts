@@ -1,19 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { ZodError } from 'zod';
 import type { AppEnv } from '../context';
-import { ApiError } from './errors';
-
-/** First problem of a failed parse, as the spec's 400: `details.field` names the input. */
-export function validationError(error: ZodError): ApiError {
-  const issue = error.issues[0];
-  const field = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : undefined;
-  const message = issue ? (field ? `${field}: ${issue.message}` : issue.message) : 'Invalid input';
-  return new ApiError(400, 'VALIDATION_ERROR', message, {
-    ...(field !== undefined ? { field } : {}),
-    detailCode: issue?.code.toUpperCase() ?? 'INVALID',
-  });
-}
+import { validationError } from '../errors/apiError';
 
 /**
  * A router whose zod schemas both validate and document: every domain builds its routes on

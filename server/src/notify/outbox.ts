@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
 import type { NotifyChannel, NotifyOutboxTable, NotifyRoute, NotifyStatus } from '../db/schema';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import { isoNow } from '../platform/clock';
 import type { NotifyLocale } from '../platform/config';
 import { encryptSecret } from '../platform/secrets';

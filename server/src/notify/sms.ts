@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ConfigError } from '../errors/configError';
 import type { Allowlist } from '../outbound/addressPolicy';
 import { type Resolver, safeHttpsRequest } from '../outbound/safeFetch';
 import { type Clock, isoNow } from '../platform/clock';
 import type { Config, SmsSettings } from '../platform/config';
-import { ConfigError } from '../platform/configError';
 
 /** Every way an SMS leaves the service. Rejects when the message was not accepted. */
 export interface SmsProvider {

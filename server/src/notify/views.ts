@@ -1,6 +1,6 @@
 import type { AppDeps } from '../context';
 import type { NotifyChannel } from '../db/schema';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import { lastMessages, messageById, type OutboxFilter, type OutboxRowWithTenant } from './queries';
 import { devSmsIdPrefix, readDevSms } from './sms';
 

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { AppDeps } from '../context';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import { decryptSecret } from '../platform/secrets';
 import { type MailTransport, mailTransportFrom } from './mailTransport';
 import type { OutboxRow } from './outbox';

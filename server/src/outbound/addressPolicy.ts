@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { ConfigError } from '../platform/configError';
+import { ConfigError } from '../errors/configError';
 
 /**
  * Which IP addresses the server may open an outbound connection to (file downloads, webhooks).

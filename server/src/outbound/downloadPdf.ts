@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApiError } from '../http/errors';
+import { ApiError, type ErrorStatus } from '../errors/apiError';
 import type { Allowlist } from './addressPolicy';
 import { outboundCodes, type Resolver, type SafeResponse, safeHttpsRequest } from './safeFetch';
 
@@ -44,7 +43,7 @@ export interface DownloadedPdf {
 }
 
 /** Outbound failures as the integration API reports them. */
-const translations: Record<string, [ContentfulStatusCode, string]> = {
+const translations: Record<string, [ErrorStatus, string]> = {
   [outboundCodes.invalidUrl]: [400, fileUrlCodes.invalid],
   [outboundCodes.forbiddenAddress]: [400, fileUrlCodes.forbiddenAddress],
   [outboundCodes.timeout]: [502, fileUrlCodes.timeout],
@@ -64,7 +63,7 @@ export async function downloadPdf(
 ): Promise<DownloadedPdf> {
   const maxBytes = options.maxBytes ?? fileUrlLimits.maxBytes;
   const timeoutMs = options.timeoutMs ?? fileUrlLimits.timeoutMs;
-  const fail = (status: ContentfulStatusCode, code: string, message: string): ApiError =>
+  const fail = (status: ErrorStatus, code: string, message: string): ApiError =>
     new ApiError(
       status,
       code,
@@ -146,7 +145,7 @@ function notPdf(fail: (status: 415, code: string, message: string) => ApiError):
 function refuseBeforeBody(
   response: SafeResponse,
   maxBytes: number,
-  fail: (status: ContentfulStatusCode, code: string, message: string) => ApiError,
+  fail: (status: ErrorStatus, code: string, message: string) => ApiError,
 ): ApiError | null {
   if (response.status >= 300 && response.status < 400) {
     return fail(

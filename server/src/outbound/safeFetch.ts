@@ -3,7 +3,7 @@ import type { ClientRequest, IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
 import { type Readable, Transform } from 'node:stream';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import { type Allowlist, emptyAllowlist, mayConnect, normalizeHost } from './addressPolicy';
 
 /**

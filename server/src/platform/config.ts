@@ -1,6 +1,6 @@
 import path from 'node:path';
+import { ConfigError } from '../errors/configError';
 import { type Allowlist, parseAllowlist } from '../outbound/addressPolicy';
-import { ConfigError } from './configError';
 
 export { ConfigError };
 

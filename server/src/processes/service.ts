@@ -4,7 +4,7 @@ import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import type { ProcessStepsTable, SignType, StepKind } from '../db/schema';
 import { rolesOfOrganization } from '../directory/queries';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import { isoNow } from '../platform/clock';
 import type { TenantRow } from '../tenancy/resolveTenant';
 import { organizationByCode } from '../tenancy/service';

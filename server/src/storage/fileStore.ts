@@ -3,7 +3,7 @@ import { createReadStream, type ReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 
 /**
  * File bytes on disk, content-addressed: `<root>/<aa>/<bb>/<sha256>`. A file is written to a

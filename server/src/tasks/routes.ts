@@ -1,12 +1,11 @@
 import { createRoute } from '@hono/zod-openapi';
-import { credentialAreas } from '../auth/areas';
+import { credentialAreas, integrationSecurity } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
-import type { Permission } from '../auth/permissions';
+import { type RateLimiter, rateLimit } from '../auth/rateLimit';
 import { DocumentIdParam } from '../dossiers/schemas';
 import { requirePermissionOrSigner } from '../dossiers/scope';
-import { integrationSecurity } from '../files/routes';
 import { createRouter, envelopeOf, errorResponses, jsonContent } from '../http/openapi';
-import { type RateLimiter, rateLimit } from '../http/rateLimit';
+import type { Permission } from '../tenancy/permissionCatalog';
 import {
   DossierHistoryEnvelope,
   TaskCodeParam,

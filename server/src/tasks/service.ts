@@ -1,10 +1,9 @@
-import type { Principal } from '../auth/principal';
 import { findUserById } from '../auth/queries';
-import type { AppDeps } from '../context';
+import type { AppDeps, Principal } from '../context';
 import type { HistoryAction } from '../db/schema';
 import { fileItems } from '../dossiers/fileItems';
 import { dossierByDocumentId, scopeOf } from '../dossiers/scope';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import { taskStatusNames } from '../workflow/actions';
 import {
   isInternalAccountStep,

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
-import { ApiError, errors } from '../http/errors';
+import { ApiError, errors } from '../errors/apiError';
 import {
   fillTemplate,
   readFormFields,

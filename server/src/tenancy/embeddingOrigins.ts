@@ -1,5 +1,5 @@
 import { type Db, inTransaction } from '../db/database';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import type { TenantRow } from './resolveTenant';
 
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);

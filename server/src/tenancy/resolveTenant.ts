@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../context';
 import type { Db } from '../db/database';
 import type { TenantsTable } from '../db/schema';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 
 export type TenantRow = Selectable<TenantsTable>;
 

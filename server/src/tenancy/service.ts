@@ -1,10 +1,9 @@
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
-import { allPermissions, isKnownPermission } from '../auth/permissions';
 import { type Db, inTransaction } from '../db/database';
 import type { OrganizationsTable, RolesTable } from '../db/schema';
-import { ApiError } from '../http/errors';
-import { validationError } from '../http/openapi';
+import { ApiError, validationError } from '../errors/apiError';
+import { allPermissions, isKnownPermission } from './permissionCatalog';
 import type { TenantRow } from './resolveTenant';
 
 export type OrganizationRow = Selectable<OrganizationsTable>;

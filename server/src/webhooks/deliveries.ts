@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import type { WebhookDeliveryStatus } from '../db/schema';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import { signalOutboxWrite } from './events';
 
 /** The operator's view of the outbox: list, show one with its attempts, redeliver by hand. */

@@ -4,7 +4,6 @@ import { type Db, inTransaction } from '../db/database';
 import type { WebhookDeliveryStatus } from '../db/schema';
 import type { Logger } from '../platform/logger';
 import { retryDelaysMs } from './events';
-import type { AttemptResult } from './sender';
 import type { SealedSecrets } from './subscriptions';
 
 /**
@@ -42,7 +41,14 @@ export interface FinishedAttempt {
     ClaimedDelivery,
     'deliveryId' | 'leaseId' | 'attemptNumber' | 'maxAttempts' | 'eventId'
   >;
-  result: Pick<AttemptResult, 'httpStatus' | 'latencyMs' | 'success' | 'error' | 'responseBody'>;
+  /** What the sender learned (its AttemptResult carries these and more). */
+  result: {
+    httpStatus: number;
+    latencyMs: number;
+    success: boolean;
+    error: string | null;
+    responseBody: string;
+  };
 }
 
 export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'lease_lost';

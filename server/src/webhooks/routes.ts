@@ -3,9 +3,9 @@ import type { MiddlewareHandler } from 'hono';
 import { credentialAreas } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
 import { requirePermission } from '../auth/permissions';
+import { clientAddress, type RateLimiter, rateLimit } from '../auth/rateLimit';
 import type { AppEnv } from '../context';
 import { createRouter, envelopeOf, errorResponses, jsonContent } from '../http/openapi';
-import { clientAddress, type RateLimiter, rateLimit } from '../http/rateLimit';
 import {
   keptHeaders,
   readCappedBody,

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../context';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import {
   type OutboundPool,
   type Resolver,

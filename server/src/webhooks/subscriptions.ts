@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import { isoNow } from '../platform/clock';
 import { decryptSecret, encryptSecret, type ServiceSecrets } from '../platform/secrets';
 import type { TenantRow } from '../tenancy/resolveTenant';

@@ -1,6 +1,5 @@
-import type { Principal } from '../auth/principal';
-import type { AppDeps } from '../context';
-import { ApiError } from '../http/errors';
+import type { AppDeps, Principal } from '../context';
+import { ApiError } from '../errors/apiError';
 import { envelopeBytes, newEventId } from './events';
 import { leaseTestDeliveries, recordAttempts, type TestEventRow } from './outbox';
 import { webhookTestData } from './payloads';

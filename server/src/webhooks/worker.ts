@@ -1,6 +1,6 @@
 import type { AppDeps } from '../context';
+import { ConfigError } from '../errors/configError';
 import { OutboundPool, type Resolver } from '../outbound/safeFetch';
-import { ConfigError } from '../platform/configError';
 import { onOutboxWrite } from './events';
 import {
   type ClaimedDelivery,

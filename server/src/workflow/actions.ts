@@ -1,7 +1,7 @@
 import { findUserById, type UserRow, userStatus } from '../auth/queries';
 import { type Db, inTransaction } from '../db/database';
 import type { DossierStatus, HistoryAction, SignType } from '../db/schema';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import type { Clock } from '../platform/clock';
 import { cancelRemainingTurns, expireTask } from './deadlines';
 import { dossierEnded, endedStatuses } from './ending';

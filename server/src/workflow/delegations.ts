@@ -3,7 +3,7 @@ import { findUserByLogin, userStatus } from '../auth/queries';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import type { DelegationsTable } from '../db/schema';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import { isoNow } from '../platform/clock';
 import type { TenantRow } from '../tenancy/resolveTenant';
 

@@ -1,6 +1,6 @@
 import type { Db } from '../db/database';
 import type { DossierStatus } from '../db/schema';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import { dossierCompleted, dossierRejected, type EventDeps } from './events';
 
 /** How a dossier's lifecycle ends: every signer signed, someone rejected, or a deadline passed. */

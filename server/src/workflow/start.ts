@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/apiError';
 import { type EventDeps, turnActivated } from './events';
 
 /** Process instance code: what the spec calls `transactionId`. */

@@ -1,4 +1,4 @@
-import { allPermissions } from '../../src/auth/permissions';
+import { allPermissions } from '../../src/tenancy/permissionCatalog';
 import { createHarness, type Harness, readJson } from '../support/harness';
 import { runCli } from './runCli';
 

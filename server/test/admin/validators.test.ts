@@ -1,5 +1,5 @@
 import { keyExpiry } from '../../src/auth/apiKeys';
-import { ApiError } from '../../src/http/errors';
+import { ApiError } from '../../src/errors/apiError';
 import { normalizeOrigin } from '../../src/tenancy/embeddingOrigins';
 import { defaultEvents, webhookEvents, webhookUrl } from '../../src/webhooks/subscriptions';
 

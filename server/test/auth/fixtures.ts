@@ -4,10 +4,9 @@ import { createApiKey, importLegacyKey } from '../../src/auth/apiKeys';
 import { type CredentialArea, credentialAreas } from '../../src/auth/areas';
 import { authenticate } from '../../src/auth/authenticate';
 import { requirePermission } from '../../src/auth/permissions';
-import type { Principal } from '../../src/auth/principal';
-import type { AppDeps, AppEnv } from '../../src/context';
+import { RateLimiter, rateLimit } from '../../src/auth/rateLimit';
+import type { AppDeps, AppEnv, Principal } from '../../src/context';
 import { toUserRow, type UserFields } from '../../src/directory/userRecords';
-import { RateLimiter, rateLimit } from '../../src/http/rateLimit';
 import type { Logger } from '../../src/platform/logger';
 import { createRole } from '../../src/tenancy/service';
 import {

@@ -1,7 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { allPermissions, type Permission, permissionCatalog } from '../../src/auth/permissions';
 import { hashPassword } from '../../src/platform/passwords';
+import {
+  allPermissions,
+  type Permission,
+  permissionCatalog,
+} from '../../src/tenancy/permissionCatalog';
 import { globalKey, type Harness, type SeededTenant } from '../support/harness';
 import {
   errorOf,

@@ -1,5 +1,5 @@
 import { inTransaction } from '../../src/db/database';
-import { ApiError } from '../../src/http/errors';
+import { ApiError } from '../../src/errors/apiError';
 import { queueNotification } from '../../src/notify/notifications';
 import { queueMail, queueSms } from '../../src/notify/outbox';
 import { shouldSendEmail } from '../../src/notify/policy';

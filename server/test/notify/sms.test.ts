@@ -7,7 +7,7 @@ import {
   type TestHttpsServer,
 } from '../../../test/support/httpsServer';
 import { inTransaction } from '../../src/db/database';
-import { ApiError } from '../../src/http/errors';
+import { ApiError } from '../../src/errors/apiError';
 import { otpSms } from '../../src/notify/messages';
 import { queueSms } from '../../src/notify/outbox';
 import { devSmsIdPrefix, fillTemplate, httpSmsProvider, readDevSms } from '../../src/notify/sms';

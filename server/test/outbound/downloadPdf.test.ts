@@ -10,7 +10,7 @@ import {
   startSilentServer,
   type TestHttpsServer,
 } from '../../../test/support/httpsServer';
-import { ApiError } from '../../src/http/errors';
+import { ApiError } from '../../src/errors/apiError';
 import { parseAllowlist } from '../../src/outbound/addressPolicy';
 import { type DownloadPdfOptions, downloadPdf } from '../../src/outbound/downloadPdf';
 import type { Resolver } from '../../src/outbound/safeFetch';

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { routes, startHttpsServer, type TestHttpsServer } from '../../../test/support/httpsServer';
-import { ApiError } from '../../src/http/errors';
+import { ApiError } from '../../src/errors/apiError';
 import { type Allowlist, parseAllowlist } from '../../src/outbound/addressPolicy';
 import {
   OutboundPool,

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ApiError } from '../../src/http/errors';
+import type { ApiError } from '../../src/errors/apiError';
 import type { TenantRow } from '../../src/tenancy/resolveTenant';
 import { createOrganization, createRole } from '../../src/tenancy/service';
 import { runCli } from '../admin/runCli';

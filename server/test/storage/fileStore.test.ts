@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { ApiError } from '../../src/http/errors';
+import { ApiError } from '../../src/errors/apiError';
 import { FileStore } from '../../src/storage/fileStore';
 
 let root: string;

@@ -1,7 +1,7 @@
 import { createApiKey } from '../../src/auth/apiKeys';
 import { issueToken } from '../../src/auth/tokens';
 import type { UserRow } from '../../src/directory/userRecords';
-import { ApiError } from '../../src/http/errors';
+import { ApiError } from '../../src/errors/apiError';
 import type { TenantRow } from '../../src/tenancy/resolveTenant';
 import { createOrganization, createRole } from '../../src/tenancy/service';
 import {

@@ -1,6 +1,6 @@
 import { findUserByLogin } from '../../auth/queries';
 import type { AppDeps } from '../../context';
-import { ApiError } from '../../http/errors';
+import { ApiError } from '../../errors/apiError';
 import { systemClock } from '../../platform/clock';
 import { type TenantRow, tenantByCode } from '../../tenancy/resolveTenant';
 import { type ActionOutcome, acknowledge, approve, reject } from '../../workflow/actions';

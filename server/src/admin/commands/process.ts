@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AppDeps } from '../../context';
-import { ApiError } from '../../http/errors';
+import { ApiError } from '../../errors/apiError';
 import { parseProcessDefinition } from '../../processes/definition';
 import { createProcess, listProcesses, type ProcessOutcome } from '../../processes/service';
 import { type TenantRow, tenantByCode } from '../../tenancy/resolveTenant';

@@ -1,5 +1,5 @@
-import { allPermissions, isKnownPermission } from '../../auth/permissions';
 import { isoNow } from '../../platform/clock';
+import { allPermissions, isKnownPermission } from '../../tenancy/permissionCatalog';
 import { tenantByCode } from '../../tenancy/resolveTenant';
 import { createRole, defaultRoleCode } from '../../tenancy/service';
 import { type Command, flagOptions, valueOptions } from '../command';

@@ -2,7 +2,7 @@ import { inTransaction } from '../../db/database';
 import { UserInputSchema } from '../../directory/schemas';
 import { createUser, type MemberInput, type UserInput } from '../../directory/service';
 import { insertUser } from '../../directory/userRecords';
-import { validationError } from '../../http/openapi';
+import { validationError } from '../../errors/apiError';
 import { isoNow } from '../../platform/clock';
 import { hashPassword } from '../../platform/passwords';
 import { tenantByCode } from '../../tenancy/resolveTenant';

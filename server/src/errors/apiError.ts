@@ -1,11 +1,13 @@
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ZodError } from 'zod';
 
-const statusText: Record<number, string> = {
+/** The HTTP statuses the service answers errors with, and their reason phrases. */
+const statusText = {
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
   409: 'Conflict',
+  410: 'Gone',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
@@ -13,7 +15,9 @@ const statusText: Record<number, string> = {
   500: 'Internal Server Error',
   502: 'Bad Gateway',
   503: 'Service Unavailable',
-};
+} as const;
+
+export type ErrorStatus = keyof typeof statusText;
 
 export interface ErrorBody {
   statusCode: number;
@@ -24,18 +28,19 @@ export interface ErrorBody {
 }
 
 /**
- * The one error type of the service. Domain code throws it; the app's error handler turns it into
- * the spec's error body. `code` is the spec's code (UNAUTHORIZED, USER_CODE_NOT_FOUND, ...).
+ * The one error type of the service, kept out of the HTTP layer so that every domain and
+ * infrastructure module can throw it. The app's error handler only turns it into the spec's
+ * error body. `code` is the spec's code (UNAUTHORIZED, USER_CODE_NOT_FOUND, ...).
  */
 export class ApiError extends Error {
-  readonly status: ContentfulStatusCode;
+  readonly status: ErrorStatus;
   readonly code: string;
   readonly field: string | undefined;
   readonly detailCode: string | undefined;
   readonly headers: Record<string, string>;
 
   constructor(
-    status: ContentfulStatusCode,
+    status: ErrorStatus,
     code: string,
     message: string,
     options: { field?: string; detailCode?: string; headers?: Record<string, string> } = {},
@@ -53,7 +58,7 @@ export class ApiError extends Error {
     const body: ErrorBody = {
       statusCode: this.status,
       message: this.message,
-      error: statusText[this.status] ?? 'Error',
+      error: statusText[this.status],
       code: this.code,
     };
     if (this.field !== undefined || this.detailCode !== undefined) {
@@ -79,3 +84,14 @@ export const errors = {
   validation: (field: string, message: string, detailCode = 'INVALID') =>
     new ApiError(400, 'VALIDATION_ERROR', message, { field, detailCode }),
 };
+
+/** First problem of a failed zod parse, as the spec's 400: `details.field` names the input. */
+export function validationError(error: ZodError): ApiError {
+  const issue = error.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : undefined;
+  const message = issue ? (field ? `${field}: ${issue.message}` : issue.message) : 'Invalid input';
+  return new ApiError(400, 'VALIDATION_ERROR', message, {
+    ...(field !== undefined ? { field } : {}),
+    detailCode: issue?.code.toUpperCase() ?? 'INVALID',
+  });
+}

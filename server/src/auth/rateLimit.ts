@@ -1,8 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { principalKey } from '../auth/principal';
-import type { AppDeps, AppEnv } from '../context';
+import type { AppDeps, AppEnv, Principal } from '../context';
+import { ApiError } from '../errors/apiError';
 import type { RateLimits } from '../platform/config';
-import { ApiError } from './errors';
 
 export type RateClass = keyof RateLimits;
 
@@ -61,6 +60,13 @@ export function clientAddress(c: Context<AppEnv>): string {
   const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
     ?.incoming;
   return incoming?.socket?.remoteAddress ?? 'unknown';
+}
+
+/** A stable name of the credential, for rate limiting and logs (never the secret). */
+function principalKey(principal: Principal): string {
+  return principal.kind === 'apiKey'
+    ? `key:${principal.keyId}`
+    : `${principal.kind}:${principal.actor.id}`;
 }
 
 /** Place after `authenticate` so the limit follows the credential, not the address. */

@@ -1,24 +1,18 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { credentialAreas } from '../auth/areas';
+import { credentialAreas, integrationSecurity } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
-import { requirePermissionOrSigner, scopeOf } from '../dossiers/scope';
+import { type RateLimiter, rateLimit } from '../auth/rateLimit';
+import { fileNotFound, fileResponse } from '../files/download';
+import { verifyPresigned } from '../files/presign';
+import { fileByUuid } from '../files/queries';
 import { createRouter, errorResponses } from '../http/openapi';
-import { type RateLimiter, rateLimit } from '../http/rateLimit';
-import { fileNotFound, fileResponse } from './download';
-import { verifyPresigned } from './presign';
-import { fileByUuid, fileInScope } from './queries';
+import { fileInScope, requirePermissionOrSigner, scopeOf } from './scope';
 
 const FileUuidParam = z.object({
   fileUuid: z
     .string()
     .openapi({ param: { name: 'fileUuid', in: 'path' }, description: 'fileUuid of a file item' }),
 });
-
-/** Endpoint 5 accepts `X-API-Key` or `x-access-token`. */
-export const integrationSecurity: Record<string, string[]>[] = [
-  { ApiKey: [] },
-  { PartnerToken: [] },
-];
 
 const PresignedQuery = z.object({
   expires: z.string().optional().openapi({ description: 'Expiry, Unix seconds' }),
