@@ -197,14 +197,6 @@ export function creatorPlacement(
     .executeTakeFirstOrThrow();
 }
 
-export function tenantCodeOf(db: Db, tenantId: number): Promise<{ code: string }> {
-  return db
-    .selectFrom('tenants')
-    .select('code')
-    .where('id', '=', tenantId)
-    .executeTakeFirstOrThrow();
-}
-
 /**
  * The accounts whose login name or e-mail is `key` (folded) and that an outside signer of the
  * tenant must not clash with: the tenant's own accounts and internal accounts of any tenant (their

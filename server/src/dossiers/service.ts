@@ -6,6 +6,7 @@ import { type Db, inTransaction } from '../db/database';
 import { ApiError } from '../errors/apiError';
 import { isoNow } from '../platform/clock';
 import { type LoadedProcess, loadProcess } from '../processes/queries';
+import { tenantCodeOf } from '../tenancy/queries';
 import { startWorkflow } from '../workflow/start';
 import { fileItems } from './fileItems';
 import { guestAccountId } from './guestAccounts';
@@ -19,7 +20,6 @@ import {
   insertFiles,
   insertTurns,
   type TurnView,
-  tenantCodeOf,
 } from './queries';
 import type {
   DossierCreated,

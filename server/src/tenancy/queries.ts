@@ -15,6 +15,14 @@ export function tenantById(db: Db, id: number): Promise<TenantRow> {
   return db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
+export function tenantCodeOf(db: Db, tenantId: number): Promise<{ code: string }> {
+  return db
+    .selectFrom('tenants')
+    .select('code')
+    .where('id', '=', tenantId)
+    .executeTakeFirstOrThrow();
+}
+
 export function tenantIdByCode(db: Db, code: string): Promise<{ id: number } | undefined> {
   return db.selectFrom('tenants').select('id').where('code', '=', code).executeTakeFirst();
 }
