@@ -7,7 +7,7 @@ import { filesWithNewestVersion, type NewestFile } from '../files/queries';
 import type { PlannedTurn } from './signers';
 import type { SourceFile } from './sourceFiles';
 
-/** SQL of the dossier domain: creation writes and the reads of lookups. */
+/** SQL of the dossier domain: creation writes, the reads of lookups and the caller's scope. */
 
 export function duplicateDocumentId(documentId: string): ApiError {
   return new ApiError(
