@@ -12,7 +12,16 @@ import {
 } from '../platform/secrets';
 import type { TenantRow } from '../tenancy/resolveTenant';
 import { organizationByCode } from '../tenancy/service';
-import { findUserByLogin, type UserRow } from './queries';
+import {
+  apiKeyByPublicId,
+  apiKeyIdByHash,
+  apiKeyRevocation,
+  findUserByLogin,
+  insertApiKey,
+  legacyApiKeyByHash,
+  setApiKeyRevoked,
+  type UserRow,
+} from './queries';
 
 /**
  * Key format: `esk_<publicId>_<secret>`. The public id finds the row; the secret is compared
@@ -45,21 +54,17 @@ export async function createApiKey(
 ): Promise<IssuedKey> {
   const publicId = newPublicId();
   const plaintext = `esk_${publicId}_${randomToken(32)}`;
-  const row = await db
-    .insertInto('api_keys')
-    .values({
-      public_id: publicId,
-      kind: key.kind,
-      tenant_id: key.tenantId,
-      organization_id: key.organizationId,
-      user_id: key.userId,
-      secret_hash: hashSecret(secrets, plaintext),
-      expires_at: key.expiresAt,
-      created_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return { id: row.id, key: plaintext };
+  const id = await insertApiKey(db, {
+    public_id: publicId,
+    kind: key.kind,
+    tenant_id: key.tenantId,
+    organization_id: key.organizationId,
+    user_id: key.userId,
+    secret_hash: hashSecret(secrets, plaintext),
+    expires_at: key.expiresAt,
+    created_at: now,
+  });
+  return { id, key: plaintext };
 }
 
 /** Records an old plaintext key (by hash only) so that its use is answered with the legacy error. */
@@ -69,21 +74,16 @@ export async function importLegacyKey(
   now: string,
   key: { tenantId: number; organizationId: number; userId: number; plaintext: string },
 ): Promise<number> {
-  const row = await db
-    .insertInto('api_keys')
-    .values({
-      public_id: `legacy_${newPublicId()}`,
-      kind: 'legacy',
-      tenant_id: key.tenantId,
-      organization_id: key.organizationId,
-      user_id: key.userId,
-      secret_hash: hashSecret(secrets, key.plaintext),
-      expires_at: null,
-      created_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  return insertApiKey(db, {
+    public_id: `legacy_${newPublicId()}`,
+    kind: 'legacy',
+    tenant_id: key.tenantId,
+    organization_id: key.organizationId,
+    user_id: key.userId,
+    secret_hash: hashSecret(secrets, key.plaintext),
+    expires_at: null,
+    created_at: now,
+  });
 }
 
 export interface VerifiedKey {
@@ -107,17 +107,8 @@ export async function verifyApiKey(
   const presentedHash = hashSecret(deps.secrets, presented);
   const match = keyPattern.exec(presented);
   const row = match
-    ? await deps.db
-        .selectFrom('api_keys')
-        .selectAll()
-        .where('public_id', '=', match[1]!)
-        .executeTakeFirst()
-    : await deps.db
-        .selectFrom('api_keys')
-        .selectAll()
-        .where('secret_hash', '=', presentedHash)
-        .where('kind', '=', 'legacy')
-        .executeTakeFirst();
+    ? await apiKeyByPublicId(deps.db, match[1]!)
+    : await legacyApiKeyByHash(deps.db, presentedHash);
   if (!row || !constantTimeEqual(row.secret_hash, presentedHash)) throw invalidKey();
   if (row.kind === 'legacy') {
     throw new ApiError(
@@ -270,11 +261,7 @@ export function importLegacyKeyOf(
   return inTransaction(deps.db, async (trx) => {
     const organization = await organizationByCode(trx, tenant.id, request.organizationCode);
     const owner = await tenantKeyOwner(trx, tenant, request.login);
-    const known = await trx
-      .selectFrom('api_keys')
-      .select('id')
-      .where('secret_hash', '=', hashSecret(deps.secrets, request.plaintext))
-      .executeTakeFirst();
+    const known = await apiKeyIdByHash(trx, hashSecret(deps.secrets, request.plaintext));
     if (known) {
       throw new ApiError(
         409,
@@ -294,64 +281,17 @@ export function importLegacyKeyOf(
   });
 }
 
-/** What an operator may see of a key: never the key nor its hash. */
-export interface ApiKeyListing {
-  id: number;
-  kind: ApiKeyKind;
-  tenantCode: string | null;
-  organizationCode: string | null;
-  username: string | null;
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-}
-
-/**
- * Keys, oldest first. With a tenant: its keys and the global keys bound to one of its users
- * (those act in that tenant only); `tenantCode` shows the key's tenant, else its user's.
- */
-export async function listApiKeys(db: Db, tenantId?: number): Promise<ApiKeyListing[]> {
-  let query = db
-    .selectFrom('api_keys')
-    .leftJoin('users', 'users.id', 'api_keys.user_id')
-    .leftJoin('tenants', (join) =>
-      join.on((eb) =>
-        eb('tenants.id', '=', eb.fn.coalesce('api_keys.tenant_id', 'users.tenant_id')),
-      ),
-    )
-    .leftJoin('organizations', 'organizations.id', 'api_keys.organization_id')
-    .select([
-      'api_keys.id as id',
-      'api_keys.kind as kind',
-      'tenants.code as tenantCode',
-      'organizations.code as organizationCode',
-      'users.username as username',
-      'api_keys.created_at as createdAt',
-      'api_keys.expires_at as expiresAt',
-      'api_keys.revoked_at as revokedAt',
-      'api_keys.last_used_at as lastUsedAt',
-    ])
-    .orderBy('api_keys.id');
-  if (tenantId !== undefined) query = query.where('tenants.id', '=', tenantId);
-  return query.execute();
-}
-
 /** Revokes a key (idempotent: a revoked key keeps its first revocation time). */
 export function revokeApiKey(
   deps: Pick<AppDeps, 'db' | 'clock'>,
   id: number,
 ): Promise<{ id: number; revokedAt: string; alreadyRevoked: boolean }> {
   return inTransaction(deps.db, async (trx) => {
-    const row = await trx
-      .selectFrom('api_keys')
-      .select(['id', 'revoked_at'])
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await apiKeyRevocation(trx, id);
     if (!row) throw new ApiError(404, 'API_KEY_NOT_FOUND', `No API key with id ${id}`);
     if (row.revoked_at !== null) return { id, revokedAt: row.revoked_at, alreadyRevoked: true };
     const revokedAt = isoNow(deps.clock);
-    await trx.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', id).execute();
+    await setApiKeyRevoked(trx, id, revokedAt);
     return { id, revokedAt, alreadyRevoked: false };
   });
 }

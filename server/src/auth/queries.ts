@@ -1,6 +1,6 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../db/database';
-import type { UsersTable } from '../db/schema';
+import type { ApiKeyKind, ApiKeysTable, RefreshTokensTable, UsersTable } from '../db/schema';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -37,6 +37,20 @@ export function findUserByLogin(
     )
     .orderBy('id')
     .executeTakeFirst();
+}
+
+/**
+ * At most two users of a citizen id, in one tenant or (null: a super-administrator's key) in
+ * every tenant: enough to tell one from several.
+ */
+export function usersByIdentityNumber(
+  db: Db,
+  identityNumber: string,
+  tenantId: number | null,
+): Promise<UserRow[]> {
+  let query = db.selectFrom('users').selectAll().where('identity_number', '=', identityNumber);
+  if (tenantId !== null) query = query.where('tenant_id', '=', tenantId);
+  return query.limit(2).execute();
 }
 
 /** Whether an API key may still be used at `now`: it exists, is not revoked and not expired. */
@@ -122,4 +136,131 @@ export async function userMembers(db: Db, userIds: number[]): Promise<Map<number
     byUser.set(row.userId, list);
   }
   return byUser;
+}
+
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+
+export async function insertApiKey(db: Db, values: Insertable<ApiKeysTable>): Promise<number> {
+  const row = await db
+    .insertInto('api_keys')
+    .values(values)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** A current-format key by the public id it carries. */
+export function apiKeyByPublicId(db: Db, publicId: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('public_id', '=', publicId).executeTakeFirst();
+}
+
+/** A key of the old plaintext kind, found by the keyed hash of the presented text. */
+export function legacyApiKeyByHash(db: Db, secretHash: string): Promise<ApiKeyRow | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('secret_hash', '=', secretHash)
+    .where('kind', '=', 'legacy')
+    .executeTakeFirst();
+}
+
+/** A key of any kind already on record with this hash. */
+export function apiKeyIdByHash(db: Db, secretHash: string): Promise<{ id: number } | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('secret_hash', '=', secretHash)
+    .executeTakeFirst();
+}
+
+export function apiKeyRevocation(
+  db: Db,
+  id: number,
+): Promise<{ id: number; revoked_at: string | null } | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'revoked_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function setApiKeyRevoked(db: Db, id: number, revokedAt: string): Promise<void> {
+  await db.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', id).execute();
+}
+
+/** What an operator may see of a key: never the key nor its hash. */
+export interface ApiKeyListing {
+  id: number;
+  kind: ApiKeyKind;
+  tenantCode: string | null;
+  organizationCode: string | null;
+  username: string | null;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+/**
+ * Keys, oldest first. With a tenant: its keys and the global keys bound to one of its users
+ * (those act in that tenant only); `tenantCode` shows the key's tenant, else its user's.
+ */
+export async function listApiKeys(db: Db, tenantId?: number): Promise<ApiKeyListing[]> {
+  let query = db
+    .selectFrom('api_keys')
+    .leftJoin('users', 'users.id', 'api_keys.user_id')
+    .leftJoin('tenants', (join) =>
+      join.on((eb) =>
+        eb('tenants.id', '=', eb.fn.coalesce('api_keys.tenant_id', 'users.tenant_id')),
+      ),
+    )
+    .leftJoin('organizations', 'organizations.id', 'api_keys.organization_id')
+    .select([
+      'api_keys.id as id',
+      'api_keys.kind as kind',
+      'tenants.code as tenantCode',
+      'organizations.code as organizationCode',
+      'users.username as username',
+      'api_keys.created_at as createdAt',
+      'api_keys.expires_at as expiresAt',
+      'api_keys.revoked_at as revokedAt',
+      'api_keys.last_used_at as lastUsedAt',
+    ])
+    .orderBy('api_keys.id');
+  if (tenantId !== undefined) query = query.where('tenants.id', '=', tenantId);
+  return query.execute();
+}
+
+export type RefreshTokenRow = Selectable<RefreshTokensTable>;
+
+export async function insertRefreshToken(
+  db: Db,
+  values: Insertable<RefreshTokensTable>,
+): Promise<void> {
+  await db.insertInto('refresh_tokens').values(values).execute();
+}
+
+export function refreshTokenByHash(
+  db: Db,
+  tokenHash: string,
+): Promise<RefreshTokenRow | undefined> {
+  return db
+    .selectFrom('refresh_tokens')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+/** Revokes every live token of a family (a reused token means the family leaked). */
+export async function revokeRefreshFamily(db: Db, familyId: string, now: string): Promise<void> {
+  await db
+    .updateTable('refresh_tokens')
+    .set({ revoked_at: now })
+    .where('family_id', '=', familyId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+export async function markRefreshTokenUsed(db: Db, id: number, now: string): Promise<void> {
+  await db.updateTable('refresh_tokens').set({ used_at: now }).where('id', '=', id).execute();
 }

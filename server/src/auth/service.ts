@@ -11,6 +11,7 @@ import {
   type UserRow,
   userMembers,
   userStatus,
+  usersByIdentityNumber,
 } from './queries';
 import { rotateRefreshToken, startRefreshFamily } from './refreshTokens';
 import { accessTokenSeconds, issueToken } from './tokens';
@@ -73,9 +74,7 @@ export async function loginServer(deps: AppDeps, secretKey: string, cccd: string
     throw errors.unauthorized(unauthorizedMessages.inactiveServiceAccount);
   }
   const tenantId = owner.is_super_admin ? null : (key.tenantId ?? owner.tenant_id);
-  let query = deps.db.selectFrom('users').selectAll().where('identity_number', '=', cccd);
-  if (tenantId !== null) query = query.where('tenant_id', '=', tenantId);
-  const matches = await query.limit(2).execute();
+  const matches = await usersByIdentityNumber(deps.db, cccd, tenantId);
   if (matches.length === 0) {
     throw new ApiError(404, 'USER_NOT_FOUND', 'No user with this citizen id', { field: 'cccd' });
   }

@@ -3,8 +3,9 @@ import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
 import type { TenantRow } from '../tenancy/resolveTenant';
 import { organizationByCode } from '../tenancy/service';
-import { findOrganizations, findRoles } from './organizationQueries';
-import { findUsers } from './queries';
+import { findOrganizations, findRoles } from './queries/organizations';
+import type { Paging } from './queries/search';
+import { findUsers } from './queries/users';
 import {
   directoryPageSize,
   type OrganizationItem,
@@ -14,7 +15,6 @@ import {
   type UserQueryInput,
   type UserView,
 } from './schemas';
-import type { Paging } from './search';
 import { toViews } from './service';
 
 /** One page of a directory list: `items`, `page`, `pageSize`, `total` (all matches). */

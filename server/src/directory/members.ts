@@ -1,7 +1,7 @@
 import type { Db } from '../db/database';
 import { ApiError } from '../errors/apiError';
 import { type OrganizationRow, organizationByCode } from '../tenancy/service';
-import { rolesOfOrganization } from './queries';
+import { rolesOfOrganization } from './queries/users';
 import type { MemberInput } from './schemas';
 
 /** One role in one organization, ready to be written as a membership. */

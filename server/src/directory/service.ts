@@ -8,7 +8,14 @@ import { ApiError, validationError } from '../errors/apiError';
 import { isoNow } from '../platform/clock';
 import type { TenantRow } from '../tenancy/resolveTenant';
 import { resolveMembers, sameMembers } from './members';
-import { findUserRow, membershipsOf, rootOrganizations, usersWithCode } from './queries';
+import {
+  findUserRow,
+  insertUserRow,
+  membershipsOf,
+  rootOrganizations,
+  updateUserRow,
+  usersWithCode,
+} from './queries/users';
 import {
   type BulkResult,
   type BulkRowResult,
@@ -18,13 +25,7 @@ import {
   UserRowSchema,
   type UserView,
 } from './schemas';
-import {
-  assertIdentityFree,
-  replaceMemberships,
-  toUserRow,
-  type UserRow,
-  updateUserRow,
-} from './userRecords';
+import { assertIdentityFree, replaceMemberships, toUserRow, type UserRow } from './userRecords';
 
 export type { MemberInput, UserView };
 
@@ -157,23 +158,20 @@ async function insertDirectoryUser(
   const profile = Object.fromEntries(
     Object.keys(profileColumns).map((field) => [field, blankToNull(input[field as ProfileField])]),
   );
-  const row = await trx
-    .insertInto('users')
-    .values(
-      toUserRow(
-        {
-          ...identity,
-          ...profile,
-          organizationId,
-          status: options.status ?? userStatus.waiting,
-          type: options.type ?? 'internal',
-          passwordHash: options.passwordHash ?? null,
-        },
-        now,
-      ),
-    )
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const row = await insertUserRow(
+    trx,
+    toUserRow(
+      {
+        ...identity,
+        ...profile,
+        organizationId,
+        status: options.status ?? userStatus.waiting,
+        type: options.type ?? 'internal',
+        passwordHash: options.passwordHash ?? null,
+      },
+      now,
+    ),
+  );
   await replaceMemberships(trx, row.id, members, now);
   return row.id;
 }

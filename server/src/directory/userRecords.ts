@@ -1,10 +1,17 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
-import { identityKey } from '../auth/queries';
+import type { Insertable } from 'kysely';
+import { identityKey, type UserRow } from '../auth/queries';
 import type { Db } from '../db/database';
 import type { UsersTable, UserType } from '../db/schema';
 import { ApiError } from '../errors/apiError';
+import {
+  deleteMemberships,
+  insertMemberships,
+  insertUserRow,
+  loginKeyTaken,
+  userCodeTaken,
+} from './queries/users';
 
-export type UserRow = Selectable<UsersTable>;
+export type { UserRow };
 
 /** Profile fields as the spec names them; the row mapping lives here only. */
 export interface UserFields {
@@ -50,33 +57,12 @@ export async function assertIdentityFree(
   },
   exceptUserId?: number,
 ): Promise<void> {
-  const base = () => db.selectFrom('users').select('id');
-  const taken = async (
-    filter: (query: ReturnType<typeof base>) => ReturnType<typeof base>,
-  ): Promise<boolean> => {
-    const query = filter(base());
-    const scoped = exceptUserId === undefined ? query : query.where('id', '!=', exceptUserId);
-    return (await scoped.executeTakeFirst()) !== undefined;
-  };
   const tenantId = fields.tenantId;
-  const inScope = (query: ReturnType<typeof base>) =>
-    fields.type !== 'external'
-      ? query
-      : query.where((eb) =>
-          eb.or([
-            eb('type', '=', 'internal'),
-            tenantId === null ? eb('tenant_id', 'is', null) : eb('tenant_id', '=', tenantId),
-          ]),
-        );
-  const loginTaken = (key: string) =>
-    taken((query) =>
-      inScope(query).where((eb) =>
-        eb.or([eb('username_key', '=', key), eb('email_key', '=', key)]),
-      ),
-    );
+  const externalOfTenant = fields.type === 'external' ? { tenantId } : undefined;
+  const loginTaken = (key: string) => loginKeyTaken(db, key, externalOfTenant, exceptUserId);
   if (fields.code && tenantId !== null) {
     const code = fields.code;
-    if (await taken((query) => query.where('tenant_id', '=', tenantId).where('code', '=', code))) {
+    if (await userCodeTaken(db, tenantId, code, exceptUserId)) {
       throw identityTaken(
         `User code ${code} belongs to another user`,
         'USER_CODE_ALREADY_EXISTS',
@@ -124,11 +110,7 @@ export function toUserRow(fields: UserFields, now: string): Insertable<UsersTabl
 /** Inserts one user after the uniqueness checks. Call inside a transaction. */
 export async function insertUser(db: Db, fields: UserFields, now: string): Promise<UserRow> {
   await assertIdentityFree(db, fields);
-  return db
-    .insertInto('users')
-    .values(toUserRow(fields, now))
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return insertUserRow(db, toUserRow(fields, now));
 }
 
 /** Assigns one role per organization: a later row for the same organization replaces the earlier. */
@@ -138,26 +120,7 @@ export async function replaceMemberships(
   members: { organizationId: number; roleId: number }[],
   now: string,
 ): Promise<void> {
-  await db.deleteFrom('memberships').where('user_id', '=', userId).execute();
+  await deleteMemberships(db, userId);
   if (members.length === 0) return;
-  await db
-    .insertInto('memberships')
-    .values(
-      members.map((m) => ({
-        user_id: userId,
-        organization_id: m.organizationId,
-        role_id: m.roleId,
-        created_at: now,
-      })),
-    )
-    .execute();
-}
-
-/** Writes changed columns of one user. Call inside a transaction. */
-export async function updateUserRow(
-  db: Db,
-  userId: number,
-  changes: Updateable<UsersTable>,
-): Promise<void> {
-  await db.updateTable('users').set(changes).where('id', '=', userId).execute();
+  await insertMemberships(db, userId, members, now);
 }

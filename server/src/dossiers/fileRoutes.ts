@@ -6,7 +6,8 @@ import { fileNotFound, fileResponse } from '../files/download';
 import { verifyPresigned } from '../files/presign';
 import { fileByUuid } from '../files/queries';
 import { createRouter, errorResponses } from '../http/openapi';
-import { fileInScope, requirePermissionOrSigner, scopeOf } from './scope';
+import { fileInScope } from './queries';
+import { requirePermissionOrSigner, scopeOf } from './scope';
 
 const FileUuidParam = z.object({
   fileUuid: z

@@ -3,6 +3,7 @@ import { identityKey, userStatus } from '../auth/queries';
 import type { Db } from '../db/database';
 import { insertUser } from '../directory/userRecords';
 import { ApiError } from '../errors/apiError';
+import { signerLoginHolders } from './queries';
 import type { GuestAccountSpec } from './signers';
 
 /**
@@ -14,21 +15,9 @@ export function newExternalUserCode(): string {
   return `EXT-${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
 }
 
-/**
- * The accounts whose login name or e-mail is `value` and that an outside signer of the tenant
- * must not clash with: the tenant's own accounts and internal accounts of any tenant (their
- * login names and e-mails are unique in the whole system). Login-name matches first.
- */
+/** Accounts an outside signer's login name or e-mail `value` must not clash with. */
 function loginHolders(trx: Db, tenantId: number, value: string) {
-  const key = identityKey(value);
-  return trx
-    .selectFrom('users')
-    .select(['id', 'tenant_id', 'type'])
-    .where((eb) => eb.or([eb('username_key', '=', key), eb('email_key', '=', key)]))
-    .where((eb) => eb.or([eb('tenant_id', '=', tenantId), eb('type', '=', 'internal')]))
-    .orderBy((eb) => eb.case().when('username_key', '=', key).then(0).else(1).end())
-    .orderBy('id')
-    .execute();
+  return signerLoginHolders(trx, tenantId, identityKey(value));
 }
 
 /**

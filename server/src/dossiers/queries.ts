@@ -1,12 +1,13 @@
 import crypto from 'node:crypto';
-import type { Insertable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Selectable } from 'kysely';
 import type { Db } from '../db/database';
-import type { DossiersTable, StepKind, TurnStatus } from '../db/schema';
+import type { Database, DossiersTable, StepKind, TurnStatus, UserType } from '../db/schema';
 import { ApiError } from '../errors/apiError';
+import { filesWithNewestVersion, type NewestFile } from '../files/queries';
 import type { PlannedTurn } from './signers';
 import type { SourceFile } from './sourceFiles';
 
-/** SQL of the dossier domain: creation writes and the reads of lookups. */
+/** SQL of the dossier domain: creation writes, the reads of lookups and the caller's scope. */
 
 export function duplicateDocumentId(documentId: string): ApiError {
   return new ApiError(
@@ -182,4 +183,129 @@ export function dossierById(db: Db, dossierId: number) {
     .selectAll()
     .where('id', '=', dossierId)
     .executeTakeFirstOrThrow();
+}
+
+/** The organization and tenant a partner-token caller sits in, and whether it is an outside signer. */
+export function creatorPlacement(
+  db: Db,
+  userId: number,
+): Promise<{ tenant_id: number | null; organization_id: number | null; type: UserType }> {
+  return db
+    .selectFrom('users')
+    .select(['tenant_id', 'organization_id', 'type'])
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * The accounts whose login name or e-mail is `key` (folded) and that an outside signer of the
+ * tenant must not clash with: the tenant's own accounts and internal accounts of any tenant (their
+ * login names and e-mails are unique in the whole system). Login-name matches first.
+ */
+export function signerLoginHolders(
+  db: Db,
+  tenantId: number,
+  key: string,
+): Promise<{ id: number; tenant_id: number | null; type: UserType }[]> {
+  return db
+    .selectFrom('users')
+    .select(['id', 'tenant_id', 'type'])
+    .where((eb) => eb.or([eb('username_key', '=', key), eb('email_key', '=', key)]))
+    .where((eb) => eb.or([eb('tenant_id', '=', tenantId), eb('type', '=', 'internal')]))
+    .orderBy((eb) => eb.case().when('username_key', '=', key).then(0).else(1).end())
+    .orderBy('id')
+    .execute();
+}
+
+export type DossierRow = Selectable<DossiersTable>;
+
+/**
+ * Which dossiers a caller of the integration API may see. An organization key sees its
+ * organization's dossiers (its bound user is the actor). A user token sees, in the user's
+ * tenant, the dossiers of organizations the user belongs to and those the user takes part in
+ * (turn assignee or actor, holder of a turn's role, creator): an external signer only the latter.
+ */
+export interface DossierScope {
+  tenantId: number;
+  userId: number;
+  /** Set for organization keys: only this organization. */
+  organizationId: number | null;
+  /** Organizations the user belongs to (user tokens). */
+  memberOrganizationIds: number[];
+  /** Roles the user holds (user tokens), for role-based turns. */
+  roleIds: number[];
+}
+
+/** The (organization, role) pairs a user holds, which widen its dossier scope. */
+export function scopeMemberships(
+  db: Db,
+  userId: number,
+): Promise<{ organization_id: number; role_id: number }[]> {
+  return db
+    .selectFrom('memberships')
+    .select(['organization_id', 'role_id'])
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+/** The WHERE condition "dossier `d` is in scope", for queries that alias dossiers as `d`. */
+export function dossierInScope(scope: DossierScope) {
+  return (eb: ExpressionBuilder<Database & { d: DossiersTable }, 'd'>) => {
+    const tenant = eb('d.tenant_id', '=', scope.tenantId);
+    if (scope.organizationId !== null) {
+      return eb.and([tenant, eb('d.organization_id', '=', scope.organizationId)]);
+    }
+    const participates = eb.exists(
+      eb
+        .selectFrom('turns as scope_turn')
+        .select('scope_turn.id')
+        .whereRef('scope_turn.dossier_id', '=', 'd.id')
+        .where((inner) =>
+          inner.or([
+            inner('scope_turn.assignee_user_id', '=', scope.userId),
+            inner('scope_turn.acted_by_user_id', '=', scope.userId),
+            ...(scope.roleIds.length > 0 ? [inner('scope_turn.role_id', 'in', scope.roleIds)] : []),
+          ]),
+        ),
+    );
+    return eb.and([
+      tenant,
+      eb.or([
+        eb('d.created_by_user_id', '=', scope.userId),
+        ...(scope.memberOrganizationIds.length > 0
+          ? [eb('d.organization_id', 'in', scope.memberOrganizationIds)]
+          : []),
+        participates,
+      ]),
+    ]);
+  };
+}
+
+/** The newest dossier with this documentId in the scope (documentIds repeat across organizations). */
+export function scopedDossierByDocumentId(
+  db: Db,
+  scope: DossierScope,
+  documentId: string,
+): Promise<DossierRow | undefined> {
+  return db
+    .selectFrom('dossiers as d')
+    .selectAll('d')
+    .where('d.document_id', '=', documentId)
+    .where(dossierInScope(scope))
+    .orderBy('d.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** The file with this uuid if its dossier is in the caller's scope (else undefined: 404). */
+export function fileInScope(
+  db: Db,
+  scope: DossierScope,
+  fileUuid: string,
+): Promise<NewestFile | undefined> {
+  return filesWithNewestVersion(db)
+    .innerJoin('dossiers as d', 'd.id', 'f.dossier_id')
+    .where('f.uuid', '=', fileUuid)
+    .where(dossierInScope(scope))
+    .executeTakeFirst();
 }

@@ -1,33 +1,17 @@
 import type { MiddlewareHandler } from 'hono';
-import type { ExpressionBuilder, Selectable } from 'kysely';
 import { requireActor } from '../auth/authenticate';
 import { requirePermission } from '../auth/permissions';
 import { findUserById } from '../auth/queries';
 import type { AppEnv, Principal } from '../context';
 import type { Db } from '../db/database';
-import type { Database, DossiersTable } from '../db/schema';
 import { ApiError } from '../errors/apiError';
-import { filesWithNewestVersion, type NewestFile } from '../files/queries';
 import type { Permission } from '../tenancy/permissionCatalog';
-
-export type DossierRow = Selectable<DossiersTable>;
-
-/**
- * Which dossiers a caller of the integration API may see. An organization key sees its
- * organization's dossiers (its bound user is the actor). A user token sees, in the user's
- * tenant, the dossiers of organizations the user belongs to and those the user takes part in
- * (turn assignee or actor, holder of a turn's role, creator): an external signer only the latter.
- */
-export interface DossierScope {
-  tenantId: number;
-  userId: number;
-  /** Set for organization keys: only this organization. */
-  organizationId: number | null;
-  /** Organizations the user belongs to (user tokens). */
-  memberOrganizationIds: number[];
-  /** Roles the user holds (user tokens), for role-based turns. */
-  roleIds: number[];
-}
+import {
+  type DossierRow,
+  type DossierScope,
+  scopedDossierByDocumentId,
+  scopeMemberships,
+} from './queries';
 
 export async function scopeOf(db: Db, principal: Principal): Promise<DossierScope> {
   const actor = requireActor(principal);
@@ -42,11 +26,7 @@ export async function scopeOf(db: Db, principal: Principal): Promise<DossierScop
   }
   if (actor.tenantId === null)
     throw new ApiError(403, 'FORBIDDEN', 'The account belongs to no tenant');
-  const memberships = await db
-    .selectFrom('memberships')
-    .select(['organization_id', 'role_id'])
-    .where('user_id', '=', actor.id)
-    .execute();
+  const memberships = await scopeMemberships(db, actor.id);
   return {
     tenantId: actor.tenantId,
     userId: actor.id,
@@ -56,53 +36,13 @@ export async function scopeOf(db: Db, principal: Principal): Promise<DossierScop
   };
 }
 
-/** The WHERE condition "dossier `d` is in scope", for queries that alias dossiers as `d`. */
-export function dossierInScope(scope: DossierScope) {
-  return (eb: ExpressionBuilder<Database & { d: DossiersTable }, 'd'>) => {
-    const tenant = eb('d.tenant_id', '=', scope.tenantId);
-    if (scope.organizationId !== null) {
-      return eb.and([tenant, eb('d.organization_id', '=', scope.organizationId)]);
-    }
-    const participates = eb.exists(
-      eb
-        .selectFrom('turns as scope_turn')
-        .select('scope_turn.id')
-        .whereRef('scope_turn.dossier_id', '=', 'd.id')
-        .where((inner) =>
-          inner.or([
-            inner('scope_turn.assignee_user_id', '=', scope.userId),
-            inner('scope_turn.acted_by_user_id', '=', scope.userId),
-            ...(scope.roleIds.length > 0 ? [inner('scope_turn.role_id', 'in', scope.roleIds)] : []),
-          ]),
-        ),
-    );
-    return eb.and([
-      tenant,
-      eb.or([
-        eb('d.created_by_user_id', '=', scope.userId),
-        ...(scope.memberOrganizationIds.length > 0
-          ? [eb('d.organization_id', 'in', scope.memberOrganizationIds)]
-          : []),
-        participates,
-      ]),
-    ]);
-  };
-}
-
 /** The dossier with this documentId in the caller's scope, or 404 (existence is not revealed). */
 export async function dossierByDocumentId(
   db: Db,
   scope: DossierScope,
   documentId: string,
 ): Promise<DossierRow> {
-  const dossier = await db
-    .selectFrom('dossiers as d')
-    .selectAll('d')
-    .where('d.document_id', '=', documentId)
-    .where(dossierInScope(scope))
-    .orderBy('d.id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const dossier = await scopedDossierByDocumentId(db, scope, documentId);
   if (!dossier) {
     throw new ApiError(404, 'DOCUMENT_NOT_FOUND', `No dossier with documentId ${documentId}`, {
       field: 'documentId',
@@ -128,17 +68,4 @@ export function requirePermissionOrSigner(permission: Permission): MiddlewareHan
     }
     return guard(c, next);
   };
-}
-
-/** The file with this uuid if its dossier is in the caller's scope (else undefined: 404). */
-export function fileInScope(
-  db: Db,
-  scope: DossierScope,
-  fileUuid: string,
-): Promise<NewestFile | undefined> {
-  return filesWithNewestVersion(db)
-    .innerJoin('dossiers as d', 'd.id', 'f.dossier_id')
-    .where('f.uuid', '=', fileUuid)
-    .where(dossierInScope(scope))
-    .executeTakeFirst();
 }

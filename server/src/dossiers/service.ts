@@ -6,10 +6,12 @@ import { type Db, inTransaction } from '../db/database';
 import { ApiError } from '../errors/apiError';
 import { isoNow } from '../platform/clock';
 import { type LoadedProcess, loadProcess } from '../processes/queries';
+import { tenantCodeOf } from '../tenancy/queries';
 import { startWorkflow } from '../workflow/start';
 import { fileItems } from './fileItems';
 import { guestAccountId } from './guestAccounts';
 import {
+  creatorPlacement,
   documentIdTaken,
   dossierById,
   dossierTurns,
@@ -58,11 +60,7 @@ async function creatorOf(db: Db, principal: Principal): Promise<Creator> {
     tenantId = principal.tenantId;
     organizationId = principal.organizationId;
   } else {
-    const user = await db
-      .selectFrom('users')
-      .select(['tenant_id', 'organization_id', 'type'])
-      .where('id', '=', actor.id)
-      .executeTakeFirstOrThrow();
+    const user = await creatorPlacement(db, actor.id);
     if (user.type === 'external') {
       throw new ApiError(403, 'FORBIDDEN', 'Outside signers cannot create dossiers');
     }
@@ -72,11 +70,7 @@ async function creatorOf(db: Db, principal: Principal): Promise<Creator> {
   if (tenantId === null || organizationId === null) {
     throw new ApiError(403, 'FORBIDDEN', 'The caller belongs to no organization');
   }
-  const tenant = await db
-    .selectFrom('tenants')
-    .select('code')
-    .where('id', '=', tenantId)
-    .executeTakeFirstOrThrow();
+  const tenant = await tenantCodeOf(db, tenantId);
   return { tenantId, tenantCode: tenant.code, organizationId, userId: actor.id };
 }
 

@@ -1,5 +1,6 @@
 import { identityKey, userStatus } from '../auth/queries';
 import type { Db } from '../db/database';
+import { internalUserByLoginName } from '../directory/queries/users';
 import { ApiError } from '../errors/apiError';
 import type { Logger } from '../platform/logger';
 import type { StepRow } from '../processes/queries';
@@ -70,13 +71,7 @@ async function internalUser(
   username: string,
   field: string,
 ): Promise<number> {
-  const user = await db
-    .selectFrom('users')
-    .select(['id', 'status'])
-    .where('tenant_id', '=', tenantId)
-    .where('type', '=', 'internal')
-    .where('username_key', '=', identityKey(username))
-    .executeTakeFirst();
+  const user = await internalUserByLoginName(db, tenantId, identityKey(username));
   if (!user) {
     throw new ApiError(400, 'USERNAME_NOT_FOUND', `No internal user ${username} in the tenant`, {
       field,

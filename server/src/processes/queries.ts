@@ -1,9 +1,11 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../db/database';
-import type { ProcessesTable, ProcessStepsTable } from '../db/schema';
+import type { ProcessesTable, ProcessStepsTable, UserType } from '../db/schema';
 
 export type ProcessRow = Selectable<ProcessesTable>;
 export type StepRow = Selectable<ProcessStepsTable>;
+/** A step's columns, the process it belongs to aside. */
+export type StepFields = Omit<Insertable<ProcessStepsTable>, 'process_id'>;
 
 /** A process with its steps in order and the document classes it signs. */
 export interface LoadedProcess {
@@ -77,4 +79,50 @@ export async function stepsOfProcesses(
     .execute();
   for (const row of rows) byProcess.get(row.process_id)?.push(row);
   return byProcess;
+}
+
+/** A user of the tenant by folded login name, for a step's default signer. */
+export function tenantUserByLoginName(
+  db: Db,
+  tenantId: number,
+  usernameKey: string,
+): Promise<{ id: number; type: UserType } | undefined> {
+  return db
+    .selectFrom('users')
+    .select(['id', 'type'])
+    .where('tenant_id', '=', tenantId)
+    .where('username_key', '=', usernameKey)
+    .executeTakeFirst();
+}
+
+export async function insertProcess(db: Db, row: Insertable<ProcessesTable>): Promise<number> {
+  const inserted = await db
+    .insertInto('processes')
+    .values(row)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return inserted.id;
+}
+
+export async function updateProcess(
+  db: Db,
+  processId: number,
+  changes: Updateable<ProcessesTable>,
+): Promise<void> {
+  await db.updateTable('processes').set(changes).where('id', '=', processId).execute();
+}
+
+export async function deleteSteps(db: Db, processId: number): Promise<void> {
+  await db.deleteFrom('process_steps').where('process_id', '=', processId).execute();
+}
+
+export async function updateStep(db: Db, stepId: number, step: StepFields): Promise<void> {
+  await db.updateTable('process_steps').set(step).where('id', '=', stepId).execute();
+}
+
+export async function insertSteps(db: Db, processId: number, steps: StepFields[]): Promise<void> {
+  await db
+    .insertInto('process_steps')
+    .values(steps.map((step) => ({ ...step, process_id: processId })))
+    .execute();
 }

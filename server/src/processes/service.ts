@@ -1,20 +1,26 @@
-import type { Insertable } from 'kysely';
 import { identityKey } from '../auth/queries';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
-import type { ProcessStepsTable, SignType, StepKind } from '../db/schema';
-import { rolesOfOrganization } from '../directory/queries';
+import type { SignType, StepKind } from '../db/schema';
+import { rolesOfOrganization } from '../directory/queries/users';
 import { ApiError } from '../errors/apiError';
 import { isoNow } from '../platform/clock';
 import type { TenantRow } from '../tenancy/resolveTenant';
 import { organizationByCode } from '../tenancy/service';
 import { type ProcessDefinition, parseProcessDefinition, type StepDefinition } from './definition';
 import {
+  deleteSteps,
   findProcesses,
+  insertProcess,
+  insertSteps,
   loadProcess,
   processInUse,
+  type StepFields,
   type StepRow,
   stepsOfProcesses,
+  tenantUserByLoginName,
+  updateProcess,
+  updateStep,
 } from './queries';
 
 /** A step as the operator sees it. */
@@ -59,7 +65,7 @@ function stepView(step: StepRow): StepView {
   };
 }
 
-type ResolvedStep = Omit<Insertable<ProcessStepsTable>, 'process_id'>;
+type ResolvedStep = StepFields;
 
 /** The role a role step names: organization + role name, with the directory's errors. */
 async function roleOfStep(
@@ -101,12 +107,7 @@ async function defaultUserOfStep(
   username: string,
   at: string,
 ): Promise<number> {
-  const user = await db
-    .selectFrom('users')
-    .select(['id', 'type'])
-    .where('tenant_id', '=', tenantId)
-    .where('username_key', '=', identityKey(username))
-    .executeTakeFirst();
+  const user = await tenantUserByLoginName(db, tenantId, identityKey(username));
   if (!user) {
     throw new ApiError(400, 'USERNAME_NOT_FOUND', `No user ${username} in the tenant`, {
       field: `${at}.defaultUsername`,
@@ -187,32 +188,23 @@ export async function createProcess(
     let outcome: ProcessOutcome = 'created';
     let processId: number;
     if (existing === undefined) {
-      const inserted = await trx
-        .insertInto('processes')
-        .values({
-          ...fields,
-          tenant_id: tenant.id,
-          organization_id: organization.id,
-          code: parsed.code,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      processId = inserted.id;
+      processId = await insertProcess(trx, {
+        ...fields,
+        tenant_id: tenant.id,
+        organization_id: organization.id,
+        code: parsed.code,
+        created_at: now,
+        updated_at: now,
+      });
     } else {
       processId = existing.process.id;
       if (!(await processInUse(trx, processId))) {
         outcome = 'replaced';
-        await trx.deleteFrom('process_steps').where('process_id', '=', processId).execute();
+        await deleteSteps(trx, processId);
       } else if (sameShape(existing.steps, steps)) {
         outcome = 'updated';
         for (const [index, step] of steps.entries()) {
-          await trx
-            .updateTable('process_steps')
-            .set(step)
-            .where('id', '=', existing.steps[index]!.id)
-            .execute();
+          await updateStep(trx, existing.steps[index]!.id, step);
         }
       } else {
         throw new ApiError(
@@ -222,17 +214,10 @@ export async function createProcess(
           { field: 'code' },
         );
       }
-      await trx
-        .updateTable('processes')
-        .set({ ...fields, updated_at: now })
-        .where('id', '=', processId)
-        .execute();
+      await updateProcess(trx, processId, { ...fields, updated_at: now });
     }
     if (outcome !== 'updated') {
-      await trx
-        .insertInto('process_steps')
-        .values(steps.map((step) => ({ ...step, process_id: processId })))
-        .execute();
+      await insertSteps(trx, processId, steps);
     }
     const saved = await loadProcess(trx, organization.id, parsed.code);
     return {

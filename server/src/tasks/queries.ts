@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { Db } from '../db/database';
 import type { Database, DossierStatus, HistoryAction, SignType, TasksTable } from '../db/schema';
-import { searchMatches } from '../directory/search';
+import { searchMatches } from '../directory/queries/search';
 import type { Participant } from '../workflow/taskContext';
 
 /**
@@ -336,3 +336,15 @@ export function historyRows(db: Db, where: { dossierId: number } | { taskId: num
 }
 
 export type HistoryRow = Awaited<ReturnType<typeof historyRows>>[number];
+
+/** The code and name of the role a role turn (or its step) names, shown as the assignee. */
+export function roleLabel(
+  db: Db,
+  roleId: number,
+): Promise<{ code: string; name: string } | undefined> {
+  return db
+    .selectFrom('roles')
+    .select(['code', 'name'])
+    .where('id', '=', roleId)
+    .executeTakeFirst();
+}

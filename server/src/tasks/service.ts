@@ -20,6 +20,7 @@ import {
   historyRows,
   listPage,
   pendingTasks,
+  roleLabel,
   type TaskListRow,
   type TaskRow,
   type TaskScope,
@@ -185,14 +186,7 @@ async function assigneeOf(
     : {};
   if (kind !== 'role') return person;
   const roleId = turn.role_id ?? stepRoleId;
-  const role =
-    roleId === null
-      ? undefined
-      : await deps.db
-          .selectFrom('roles')
-          .select(['code', 'name'])
-          .where('id', '=', roleId)
-          .executeTakeFirst();
+  const role = roleId === null ? undefined : await roleLabel(deps.db, roleId);
   return { ...(role ? { roleCode: role.code, roleName: role.name } : {}), ...person };
 }
 

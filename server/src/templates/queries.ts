@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../db/database';
 import type { TemplatesTable } from '../db/schema';
 
@@ -32,4 +32,21 @@ export function findTemplates(db: Db, filter: { tenantId: number; organizationId
     query = query.where('templates.organization_id', '=', filter.organizationId);
   }
   return query.execute();
+}
+
+export function insertTemplate(db: Db, row: Insertable<TemplatesTable>): Promise<TemplateRow> {
+  return db.insertInto('templates').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateTemplate(
+  db: Db,
+  templateId: number,
+  changes: Updateable<TemplatesTable>,
+): Promise<TemplateRow> {
+  return db
+    .updateTable('templates')
+    .set(changes)
+    .where('id', '=', templateId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

@@ -16,7 +16,13 @@ import { isoNow } from '../platform/clock';
 import type { StoredFile } from '../storage/fileStore';
 import type { TenantRow } from '../tenancy/resolveTenant';
 import { organizationByCode } from '../tenancy/service';
-import { findTemplates, type TemplateRow, templateByCode } from './queries';
+import {
+  findTemplates,
+  insertTemplate,
+  type TemplateRow,
+  templateByCode,
+  updateTemplate,
+} from './queries';
 
 /** Largest template file accepted, as for downloaded files (50 MiB). */
 export const maxTemplateBytes = 50 * 1024 * 1024;
@@ -123,23 +129,14 @@ export async function registerTemplate(
         updated_at: now,
       };
       const row = existing
-        ? await trx
-            .updateTable('templates')
-            .set(content)
-            .where('id', '=', existing.id)
-            .returningAll()
-            .executeTakeFirstOrThrow()
-        : await trx
-            .insertInto('templates')
-            .values({
-              ...content,
-              tenant_id: tenant.id,
-              organization_id: organization.id,
-              code,
-              created_at: now,
-            })
-            .returningAll()
-            .executeTakeFirstOrThrow();
+        ? await updateTemplate(trx, existing.id, content)
+        : await insertTemplate(trx, {
+            ...content,
+            tenant_id: tenant.id,
+            organization_id: organization.id,
+            code,
+            created_at: now,
+          });
       return { template: view(row, tenant.code, organization.code), replaced: !!existing };
     });
     deps.files.keep(stored);

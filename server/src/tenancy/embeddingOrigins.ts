@@ -1,6 +1,6 @@
 import { type Db, inTransaction } from '../db/database';
 import { ApiError } from '../errors/apiError';
-import type { TenantRow } from './resolveTenant';
+import { deleteEmbeddingOrigin, insertEmbeddingOrigin, type TenantRow } from './queries';
 
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -30,12 +30,6 @@ export function normalizeOrigin(raw: string): string {
   return url.origin;
 }
 
-export interface EmbeddingOriginView {
-  tenantCode: string;
-  origin: string;
-  createdAt: string;
-}
-
 /** Registers an embedding domain of a tenant; registering it again changes nothing. */
 export async function addEmbeddingOrigin(
   db: Db,
@@ -44,14 +38,10 @@ export async function addEmbeddingOrigin(
   raw: string,
 ): Promise<{ origin: string; created: boolean }> {
   const origin = normalizeOrigin(raw);
-  return inTransaction(db, async (trx) => {
-    const inserted = await trx
-      .insertInto('embedding_origins')
-      .values({ tenant_id: tenant.id, origin, created_at: now })
-      .onConflict((conflict) => conflict.columns(['tenant_id', 'origin']).doNothing())
-      .executeTakeFirst();
-    return { origin, created: Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0 };
-  });
+  return inTransaction(db, async (trx) => ({
+    origin,
+    created: await insertEmbeddingOrigin(trx, tenant.id, origin, now),
+  }));
 }
 
 /** Removes an embedding domain; true when it was registered. */
@@ -61,28 +51,6 @@ export async function removeEmbeddingOrigin(
   raw: string,
 ): Promise<{ origin: string; removed: boolean }> {
   const origin = normalizeOrigin(raw);
-  const result = await inTransaction(db, (trx) =>
-    trx
-      .deleteFrom('embedding_origins')
-      .where('tenant_id', '=', tenant.id)
-      .where('origin', '=', origin)
-      .executeTakeFirst(),
-  );
-  return { origin, removed: Number(result.numDeletedRows) > 0 };
-}
-
-/** Registered embedding domains, optionally of one tenant. */
-export function listEmbeddingOrigins(db: Db, tenantId?: number): Promise<EmbeddingOriginView[]> {
-  let query = db
-    .selectFrom('embedding_origins')
-    .innerJoin('tenants', 'tenants.id', 'embedding_origins.tenant_id')
-    .select([
-      'tenants.code as tenantCode',
-      'embedding_origins.origin as origin',
-      'embedding_origins.created_at as createdAt',
-    ])
-    .orderBy('tenants.code')
-    .orderBy('embedding_origins.origin');
-  if (tenantId !== undefined) query = query.where('embedding_origins.tenant_id', '=', tenantId);
-  return query.execute();
+  const removed = await inTransaction(db, (trx) => deleteEmbeddingOrigin(trx, tenant.id, origin));
+  return { origin, removed };
 }

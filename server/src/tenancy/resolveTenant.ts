@@ -1,14 +1,9 @@
-import type { Selectable } from 'kysely';
 import type { Principal } from '../context';
 import type { Db } from '../db/database';
-import type { TenantsTable } from '../db/schema';
 import { ApiError } from '../errors/apiError';
+import { findTenantsByCode, type TenantRow, tenantById } from './queries';
 
-export type TenantRow = Selectable<TenantsTable>;
-
-export function findTenantsByCode(db: Db, code: string): Promise<TenantRow[]> {
-  return db.selectFrom('tenants').selectAll().where('code', '=', code).limit(2).execute();
-}
+export type { TenantRow };
 
 /** One tenant by its code, with the spec's NOT_FOUND and AMBIGUOUS errors (legacy codes repeat). */
 export async function tenantByCode(db: Db, code: string): Promise<TenantRow> {
@@ -70,11 +65,7 @@ export async function resolveTenant(
     );
   }
   if (!isGlobalKey && fixedTenantId !== null) {
-    const tenant = await db
-      .selectFrom('tenants')
-      .selectAll()
-      .where('id', '=', fixedTenantId)
-      .executeTakeFirstOrThrow();
+    const tenant = await tenantById(db, fixedTenantId);
     if (tenantCode !== undefined && tenantCode !== tenant.code) throw mismatch(tenantCode);
     return tenant;
   }

@@ -1,13 +1,23 @@
-import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import { type Db, inTransaction } from '../db/database';
-import type { OrganizationsTable, RolesTable } from '../db/schema';
 import { ApiError, validationError } from '../errors/apiError';
 import { allPermissions, isKnownPermission } from './permissionCatalog';
-import type { TenantRow } from './resolveTenant';
+import {
+  findOrganizationsByCode,
+  insertOrganization,
+  insertRole,
+  insertRolePermissions,
+  insertTenant,
+  type OrganizationRow,
+  organizationIdByCode,
+  type RoleRow,
+  roleIdByName,
+  type TenantRow,
+  tenantIdByCode,
+  updateTenant,
+} from './queries';
 
-export type OrganizationRow = Selectable<OrganizationsTable>;
-export type RoleRow = Selectable<RolesTable>;
+export type { OrganizationRow, RoleRow };
 
 /** Name of the role every new tenant gets, holding every permission. */
 export const adminRoleName = 'Quản trị';
@@ -38,14 +48,7 @@ export async function organizationByCode(
   code: string,
   field = 'organizationCode',
 ): Promise<OrganizationRow> {
-  const matches = await db
-    .selectFrom('organizations')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('code', '=', code)
-    .where('deleted_at', 'is', null)
-    .limit(2)
-    .execute();
+  const matches = await findOrganizationsByCode(db, tenantId, code);
   if (matches.length === 0) {
     throw new ApiError(
       404,
@@ -74,26 +77,18 @@ export async function createTenant(
   input: { code: string; name: string; developerEmail?: string; developerPhone?: string },
 ): Promise<{ tenant: TenantRow; root: OrganizationRow; adminRole: RoleRow }> {
   return inTransaction(db, async (trx) => {
-    const existing = await trx
-      .selectFrom('tenants')
-      .select('id')
-      .where('code', '=', input.code)
-      .executeTakeFirst();
+    const existing = await tenantIdByCode(trx, input.code);
     if (existing)
       throw new ApiError(409, 'TENANT_CODE_ALREADY_EXISTS', `Tenant ${input.code} already exists`);
-    const tenant = await trx
-      .insertInto('tenants')
-      .values({
-        code: input.code,
-        name: input.name,
-        developer_email: input.developerEmail ?? null,
-        developer_phone: input.developerPhone ?? null,
-        created_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    const root = await insertOrganization(trx, tenant.id, null, now, input);
-    const adminRole = await insertRole(trx, tenant.id, root.id, now, {
+    const tenant = await insertTenant(trx, {
+      code: input.code,
+      name: input.name,
+      developer_email: input.developerEmail ?? null,
+      developer_phone: input.developerPhone ?? null,
+      created_at: now,
+    });
+    const root = await addOrganization(trx, tenant.id, null, now, input);
+    const adminRole = await addRole(trx, tenant.id, root.id, now, {
       organizationCode: root.code,
       name: adminRoleName,
       permissions: ['*'],
@@ -102,29 +97,25 @@ export async function createTenant(
   });
 }
 
-function insertOrganization(
+function addOrganization(
   db: Db,
   tenantId: number,
   parentId: number | null,
   now: string,
   input: NewOrganization,
 ): Promise<OrganizationRow> {
-  return db
-    .insertInto('organizations')
-    .values({
-      tenant_id: tenantId,
-      parent_id: parentId,
-      code: input.code,
-      name: input.name,
-      type: input.type ?? 1,
-      status: 1,
-      address: input.address ?? null,
-      phone: input.phone ?? null,
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return insertOrganization(db, {
+    tenant_id: tenantId,
+    parent_id: parentId,
+    code: input.code,
+    name: input.name,
+    type: input.type ?? 1,
+    status: 1,
+    address: input.address ?? null,
+    phone: input.phone ?? null,
+    created_at: now,
+    updated_at: now,
+  });
 }
 
 /** A new organization under `parentCode` (the tenant root by default). New codes must be unique. */
@@ -141,12 +132,7 @@ export async function createOrganization(
       input.parentCode ?? tenant.code,
       'parentCode',
     );
-    const clash = await trx
-      .selectFrom('organizations')
-      .select('id')
-      .where('tenant_id', '=', tenant.id)
-      .where('code', '=', input.code)
-      .executeTakeFirst();
+    const clash = await organizationIdByCode(trx, tenant.id, input.code);
     if (clash) {
       throw new ApiError(
         409,
@@ -157,7 +143,7 @@ export async function createOrganization(
         },
       );
     }
-    return insertOrganization(trx, tenant.id, parent.id, now, input);
+    return addOrganization(trx, tenant.id, parent.id, now, input);
   });
 }
 
@@ -171,34 +157,25 @@ function validatePermissions(permissions: string[]): string[] {
   return [...new Set(permissions)];
 }
 
-async function insertRole(
+async function addRole(
   db: Db,
   tenantId: number,
   organizationId: number,
   now: string,
   input: NewRole,
 ): Promise<RoleRow> {
-  const role = await db
-    .insertInto('roles')
-    .values({
-      tenant_id: tenantId,
-      organization_id: organizationId,
-      code: input.code ?? defaultRoleCode,
-      name: input.name,
-      is_department_head: input.isDepartmentHead ? 1 : 0,
-      status: 1,
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const role = await insertRole(db, {
+    tenant_id: tenantId,
+    organization_id: organizationId,
+    code: input.code ?? defaultRoleCode,
+    name: input.name,
+    is_department_head: input.isDepartmentHead ? 1 : 0,
+    status: 1,
+    created_at: now,
+    updated_at: now,
+  });
   const permissions = validatePermissions(input.permissions ?? []);
-  if (permissions.length > 0) {
-    await db
-      .insertInto('role_permissions')
-      .values(permissions.map((permission) => ({ role_id: role.id, permission })))
-      .execute();
-  }
+  if (permissions.length > 0) await insertRolePermissions(db, role.id, permissions);
   return role;
 }
 
@@ -211,12 +188,7 @@ export async function createRole(
 ): Promise<RoleRow> {
   return inTransaction(db, async (trx) => {
     const organization = await organizationByCode(trx, tenant.id, input.organizationCode);
-    const clash = await trx
-      .selectFrom('roles')
-      .select('id')
-      .where('organization_id', '=', organization.id)
-      .where('name', '=', input.name)
-      .executeTakeFirst();
+    const clash = await roleIdByName(trx, organization.id, input.name);
     if (clash) {
       throw new ApiError(
         409,
@@ -227,7 +199,7 @@ export async function createRole(
         },
       );
     }
-    return insertRole(trx, tenant.id, organization.id, now, input);
+    return addRole(trx, tenant.id, organization.id, now, input);
   });
 }
 
@@ -257,13 +229,8 @@ export async function setDeveloperContact(
   contact: { developerEmail?: string; developerPhone?: string },
 ): Promise<TenantRow> {
   const { developerEmail, developerPhone } = parseDeveloperContact(contact);
-  return db
-    .updateTable('tenants')
-    .set({
-      ...(developerEmail !== undefined ? { developer_email: developerEmail } : {}),
-      ...(developerPhone !== undefined ? { developer_phone: developerPhone } : {}),
-    })
-    .where('id', '=', tenant.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return updateTenant(db, tenant.id, {
+    ...(developerEmail !== undefined ? { developer_email: developerEmail } : {}),
+    ...(developerPhone !== undefined ? { developer_phone: developerPhone } : {}),
+  });
 }

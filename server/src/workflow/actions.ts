@@ -3,9 +3,19 @@ import { type Db, inTransaction } from '../db/database';
 import type { DossierStatus, HistoryAction, SignType } from '../db/schema';
 import { ApiError } from '../errors/apiError';
 import type { Clock } from '../platform/clock';
-import { cancelRemainingTurns, expireTask } from './deadlines';
+import { expireTask } from './deadlines';
 import { dossierEnded, endedStatuses } from './ending';
 import { type EventDeps, turnActivated } from './events';
+import {
+  countSignature,
+  dossierProgress,
+  insertFileVersion,
+  insertHistory,
+  mainFileOfDossier,
+  newestVersionNumber,
+} from './queries/dossiers';
+import { newestTaskCode, taskStatus, updateTask } from './queries/tasks';
+import { cancelRemainingTurns, updateTurn } from './queries/turns';
 import { openNextStep } from './start';
 import {
   actorSnapshot,
@@ -177,20 +187,17 @@ async function recordHistory(
   comment: string | null,
 ): Promise<void> {
   const { context, turn, actor } = acting;
-  await trx
-    .insertInto('history')
-    .values({
-      tenant_id: context.task.tenantId,
-      dossier_id: context.dossier.id,
-      task_id: context.task.id,
-      turn_id: turn.id,
-      action,
-      action_label: label,
-      action_at: at,
-      comment,
-      ...actorSnapshot(context.step.kind, actor, turn),
-    })
-    .execute();
+  await insertHistory(trx, {
+    tenant_id: context.task.tenantId,
+    dossier_id: context.dossier.id,
+    task_id: context.task.id,
+    turn_id: turn.id,
+    action,
+    action_label: label,
+    action_at: at,
+    comment,
+    ...actorSnapshot(context.step.kind, actor, turn),
+  });
 }
 
 /** Marks the active turn performed: a role turn is taken by whoever acts first. */
@@ -201,39 +208,19 @@ async function closeTurn(
   at: string,
   comment: string | null,
 ) {
-  await trx
-    .updateTable('turns')
-    .set({
-      status,
-      assignee_user_id: acting.turn.assignee_user_id ?? acting.actor.id,
-      acted_by_user_id: acting.actor.id,
-      acted_at: at,
-      comment,
-    })
-    .where('id', '=', acting.turn.id)
-    .execute();
+  await updateTurn(trx, acting.turn.id, {
+    status,
+    assignee_user_id: acting.turn.assignee_user_id ?? acting.actor.id,
+    acted_by_user_id: acting.actor.id,
+    acted_at: at,
+    comment,
+  });
 }
 
 async function outcomeOf(trx: Db, acting: Acting, opened: boolean): Promise<ActionOutcome> {
-  const dossier = await trx
-    .selectFrom('dossiers')
-    .select(['status', 'signed_count', 'required_count'])
-    .where('id', '=', acting.context.dossier.id)
-    .executeTakeFirstOrThrow();
-  const task = await trx
-    .selectFrom('tasks')
-    .select('status')
-    .where('id', '=', acting.context.task.id)
-    .executeTakeFirstOrThrow();
-  const next = opened
-    ? await trx
-        .selectFrom('tasks')
-        .select('code')
-        .where('dossier_id', '=', acting.context.dossier.id)
-        .orderBy('id', 'desc')
-        .limit(1)
-        .executeTakeFirstOrThrow()
-    : undefined;
+  const dossier = await dossierProgress(trx, acting.context.dossier.id);
+  const task = await taskStatus(trx, acting.context.task.id);
+  const next = opened ? await newestTaskCode(trx, acting.context.dossier.id) : undefined;
   return {
     taskCode: acting.context.task.code,
     taskStatus: taskStatusNames[task.status]!,
@@ -260,37 +247,16 @@ async function signTurn(
   const now = deps.clock.now().toISOString();
   await closeTurn(trx, acting, 'SIGNED', now, comment);
   await recordHistory(trx, acting, 'NEXT', context.step.approve_label, now, comment);
-  await trx
-    .updateTable('dossiers')
-    .set((eb) => ({
-      signed_count: eb('signed_count', '+', 1),
-      status: eb
-        .case()
-        .when('status', '=', 'PENDING_SIGN')
-        .then('IN_PROGRESS' as DossierStatus)
-        .else(eb.ref('status'))
-        .end(),
-      updated_at: now,
-    }))
-    .where('id', '=', context.dossier.id)
-    .execute();
+  await countSignature(trx, context.dossier.id, now);
   const nextTurn = context.turns.find(
     (candidate) => candidate.turn_order > turn.turn_order && candidate.status === 'WAITING',
   );
   if (nextTurn) {
-    await trx
-      .updateTable('turns')
-      .set({ status: 'ACTIVE' })
-      .where('id', '=', nextTurn.id)
-      .execute();
+    await updateTurn(trx, nextTurn.id, { status: 'ACTIVE' });
     await turnActivated(trx, deps, nextTurn.id);
     return outcomeOf(trx, acting, false);
   }
-  await trx
-    .updateTable('tasks')
-    .set({ status: 2, action_at: now, comment })
-    .where('id', '=', context.task.id)
-    .execute();
+  await updateTask(trx, context.task.id, { status: 2, action_at: now, comment });
   const opened = await openNextStep(trx, deps, context.dossier.id, context.step.position);
   if (!opened) await dossierEnded(trx, deps, context.dossier.id, 'COMPLETED', now);
   return outcomeOf(trx, acting, opened);
@@ -362,11 +328,7 @@ export async function reject(deps: ActionDeps, input: RejectInput): Promise<Acti
     const now = deps.clock.now().toISOString();
     await closeTurn(trx, acting, 'REJECTED', now, reason);
     await recordHistory(trx, acting, 'REJECT', acting.context.step.reject_label, now, reason);
-    await trx
-      .updateTable('tasks')
-      .set({ status: 3, action_at: now, comment: reason })
-      .where('id', '=', acting.context.task.id)
-      .execute();
+    await updateTask(trx, acting.context.task.id, { status: 3, action_at: now, comment: reason });
     await cancelRemainingTurns(trx, acting.context.dossier.id);
     await dossierEnded(trx, deps, acting.context.dossier.id, 'REJECTED', now);
     return outcomeOf(trx, acting, false);
@@ -405,13 +367,7 @@ export async function completeSignedTurn(
   const now = clock.now().toISOString();
   for (const [index, version] of input.newFileVersions.entries()) {
     const field = `newFileVersions.${index}`;
-    const file = await trx
-      .selectFrom('dossier_files')
-      .select('id')
-      .where('id', '=', version.fileId)
-      .where('dossier_id', '=', acting.context.dossier.id)
-      .where('kind', '=', 'MAIN')
-      .executeTakeFirst();
+    const file = await mainFileOfDossier(trx, version.fileId, acting.context.dossier.id);
     if (!file) {
       throw new ApiError(
         400,
@@ -436,21 +392,14 @@ export async function completeSignedTurn(
         },
       );
     }
-    const newest = await trx
-      .selectFrom('file_versions')
-      .select((eb) => eb.fn.max('version').as('version'))
-      .where('file_id', '=', file.id)
-      .executeTakeFirst();
-    await trx
-      .insertInto('file_versions')
-      .values({
-        file_id: file.id,
-        version: Number(newest?.version ?? 0) + 1,
-        sha256: version.sha256,
-        size: version.size,
-        created_at: now,
-      })
-      .execute();
+    const newest = await newestVersionNumber(trx, file.id);
+    await insertFileVersion(trx, {
+      file_id: file.id,
+      version: newest + 1,
+      sha256: version.sha256,
+      size: version.size,
+      created_at: now,
+    });
   }
   return signTurn(trx, deps, acting, comment);
 }

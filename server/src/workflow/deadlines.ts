@@ -4,6 +4,10 @@ import { type Db, inTransaction } from '../db/database';
 import type { StepKind } from '../db/schema';
 import { dossierEnded, runningStatuses } from './ending';
 import type { EventDeps } from './events';
+import { insertHistory } from './queries/dossiers';
+import { roleName } from './queries/people';
+import { overdueTasks, updateTask } from './queries/tasks';
+import { cancelRemainingTurns, updateTurn } from './queries/turns';
 import { type ActorSnapshot, actorSnapshot, loadTaskContext, type TurnRow } from './taskContext';
 
 /** `actionLabel` of an OVERDUE history row: processes configure labels for approve and reject only. */
@@ -23,14 +27,7 @@ async function overdueActor(trx: Db, turn: TurnRow, stepKind: StepKind): Promise
     const user = await findUserById(trx, turn.assignee_user_id);
     if (user) return actorSnapshot(stepKind, user, turn);
   }
-  const role =
-    turn.role_id === null
-      ? undefined
-      : await trx
-          .selectFrom('roles')
-          .select('name')
-          .where('id', '=', turn.role_id)
-          .executeTakeFirst();
+  const role = turn.role_id === null ? undefined : await roleName(trx, turn.role_id);
   const snapshot: ActorSnapshot = {
     actor_user_id: null,
     actor_name: role?.name ?? null,
@@ -57,45 +54,24 @@ export async function expireTask(trx: Db, deps: EventDeps, taskId: number): Prom
   }
   const at = context.task.expireAt;
   const due = context.turns.find((turn) => turn.status === 'ACTIVE') ?? context.turns[0];
-  await trx
-    .updateTable('tasks')
-    .set({ status: 4, action_at: at })
-    .where('id', '=', taskId)
-    .execute();
+  await updateTask(trx, taskId, { status: 4, action_at: at });
   if (due) {
-    await trx
-      .updateTable('turns')
-      .set({ status: 'EXPIRED', acted_at: at })
-      .where('id', '=', due.id)
-      .execute();
-    await trx
-      .insertInto('history')
-      .values({
-        tenant_id: context.task.tenantId,
-        dossier_id: context.dossier.id,
-        task_id: taskId,
-        turn_id: due.id,
-        action: 'OVERDUE',
-        action_label: overdueLabel,
-        action_at: at,
-        comment: null,
-        ...(await overdueActor(trx, due, context.step.kind)),
-      })
-      .execute();
+    await updateTurn(trx, due.id, { status: 'EXPIRED', acted_at: at });
+    await insertHistory(trx, {
+      tenant_id: context.task.tenantId,
+      dossier_id: context.dossier.id,
+      task_id: taskId,
+      turn_id: due.id,
+      action: 'OVERDUE',
+      action_label: overdueLabel,
+      action_at: at,
+      comment: null,
+      ...(await overdueActor(trx, due, context.step.kind)),
+    });
   }
   await cancelRemainingTurns(trx, context.dossier.id);
   await dossierEnded(trx, deps, context.dossier.id, 'EXPIRED', at);
   return true;
-}
-
-/** The turns nobody will perform any more once the dossier ends. */
-export async function cancelRemainingTurns(trx: Db, dossierId: number): Promise<void> {
-  await trx
-    .updateTable('turns')
-    .set({ status: 'CANCELLED' })
-    .where('dossier_id', '=', dossierId)
-    .where('status', 'in', ['WAITING', 'ACTIVE'])
-    .execute();
 }
 
 /**
@@ -115,21 +91,6 @@ export async function expireOverdueTasks(deps: SchedulerDeps): Promise<number> {
     // An expired task leaves the index, so the next batch starts where this one ended.
     if (due.length < batchSize || expiredNow === 0) return expired;
   }
-}
-
-/**
- * Waiting tasks whose deadline is at or before `now`, earliest first. `status = 1 AND expire_at
- * IS NOT NULL` matches the partial index tasks_waiting_deadline, so a pass reads only what is due.
- */
-export function overdueTasks(db: Db, now: string, limit: number) {
-  return db
-    .selectFrom('tasks')
-    .select('id')
-    .where('status', '=', 1)
-    .where('expire_at', 'is not', null)
-    .where('expire_at', '<=', now)
-    .orderBy('expire_at')
-    .limit(limit);
 }
 
 export interface DeadlineScheduler {

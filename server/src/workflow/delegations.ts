@@ -1,13 +1,16 @@
-import type { Selectable } from 'kysely';
 import { findUserByLogin, userStatus } from '../auth/queries';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
-import type { DelegationsTable } from '../db/schema';
 import { ApiError } from '../errors/apiError';
 import { isoNow } from '../platform/clock';
 import type { TenantRow } from '../tenancy/resolveTenant';
-
-export type DelegationRow = Selectable<DelegationsTable>;
+import {
+  type DelegationRow,
+  insertDelegation,
+  markDelegationRevoked,
+  namedDelegation,
+  namedDelegations,
+} from './queries/delegations';
 
 export type DelegationState = 'scheduled' | 'active' | 'ended' | 'revoked';
 
@@ -99,19 +102,15 @@ export async function createDelegation(
     if (to.status === userStatus.locked) {
       throw new ApiError(422, 'USER_LOCKED', `${to.username} is locked`, { field: 'toUsername' });
     }
-    const row = await trx
-      .insertInto('delegations')
-      .values({
-        tenant_id: tenant.id,
-        from_user_id: from.id,
-        to_user_id: to.id,
-        starts_at: startsAt,
-        ends_at: endsAt,
-        created_at: now,
-        revoked_at: null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await insertDelegation(trx, {
+      tenant_id: tenant.id,
+      from_user_id: from.id,
+      to_user_id: to.id,
+      starts_at: startsAt,
+      ends_at: endsAt,
+      created_at: now,
+      revoked_at: null,
+    });
     return view(row, tenant.code, from.username, to.username, now);
   });
 }
@@ -136,30 +135,13 @@ function view(
   };
 }
 
-function delegationsWithNames(db: Db) {
-  return db
-    .selectFrom('delegations as g')
-    .innerJoin('tenants', 'tenants.id', 'g.tenant_id')
-    .innerJoin('users as f', 'f.id', 'g.from_user_id')
-    .innerJoin('users as t', 't.id', 'g.to_user_id')
-    .selectAll('g')
-    .select([
-      'tenants.code as tenant_code',
-      'f.username as from_username',
-      't.username as to_username',
-    ]);
-}
-
 /** Every delegation of one tenant (or of all), newest first. */
 export async function listDelegations(
   deps: Pick<AppDeps, 'db' | 'clock'>,
   tenantId?: number,
 ): Promise<DelegationView[]> {
   const now = isoNow(deps.clock);
-  const rows = await delegationsWithNames(deps.db)
-    .$if(tenantId !== undefined, (query) => query.where('g.tenant_id', '=', tenantId!))
-    .orderBy('g.id', 'desc')
-    .execute();
+  const rows = await namedDelegations(deps.db, tenantId);
   return rows.map((row) => view(row, row.tenant_code, row.from_username, row.to_username, now));
 }
 
@@ -170,13 +152,8 @@ export async function revokeDelegation(
 ): Promise<DelegationView> {
   const now = isoNow(deps.clock);
   return inTransaction(deps.db, async (trx) => {
-    await trx
-      .updateTable('delegations')
-      .set({ revoked_at: now })
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .execute();
-    const row = await delegationsWithNames(trx).where('g.id', '=', id).executeTakeFirst();
+    await markDelegationRevoked(trx, id, now);
+    const row = await namedDelegation(trx, id);
     if (!row) {
       throw new ApiError(404, 'DELEGATION_NOT_FOUND', `No delegation with id ${id}`, {
         field: 'id',
@@ -184,17 +161,4 @@ export async function revokeDelegation(
     }
     return view(row, row.tenant_code, row.from_username, row.to_username, now);
   });
-}
-
-/** Users who delegated their pending tasks to `userId` at `now` (delegations in force). */
-export async function activeDelegatorIds(db: Db, userId: number, now: string): Promise<number[]> {
-  const rows = await db
-    .selectFrom('delegations')
-    .select('from_user_id')
-    .where('to_user_id', '=', userId)
-    .where('ends_at', '>', now)
-    .where('starts_at', '<=', now)
-    .where('revoked_at', 'is', null)
-    .execute();
-  return [...new Set(rows.map((row) => row.from_user_id))];
 }

@@ -2,6 +2,7 @@ import type { Db } from '../db/database';
 import type { DossierStatus } from '../db/schema';
 import { ApiError } from '../errors/apiError';
 import { dossierCompleted, dossierRejected, type EventDeps } from './events';
+import { dossierProgress, updateDossier } from './queries/dossiers';
 
 /** How a dossier's lifecycle ends: every signer signed, someone rejected, or a deadline passed. */
 export type DossierOutcome = Extract<DossierStatus, 'COMPLETED' | 'REJECTED' | 'EXPIRED'>;
@@ -36,11 +37,7 @@ export async function dossierEnded(
   outcome: DossierOutcome,
   at: string,
 ): Promise<void> {
-  const dossier = await trx
-    .selectFrom('dossiers')
-    .select(['status', 'signed_count', 'required_count'])
-    .where('id', '=', dossierId)
-    .executeTakeFirstOrThrow();
+  const dossier = await dossierProgress(trx, dossierId);
   if (!runningStatuses.includes(dossier.status)) {
     throw new ApiError(
       409,
@@ -53,11 +50,11 @@ export async function dossierEnded(
       `dossier ${dossierId} cannot complete: signedCount ${dossier.signed_count} of requiredCount ${dossier.required_count}`,
     );
   }
-  await trx
-    .updateTable('dossiers')
-    .set({ status: outcome, [endColumn[outcome]]: at, updated_at: deps.clock.now().toISOString() })
-    .where('id', '=', dossierId)
-    .execute();
+  await updateDossier(trx, dossierId, {
+    status: outcome,
+    [endColumn[outcome]]: at,
+    updated_at: deps.clock.now().toISOString(),
+  });
   if (outcome === 'COMPLETED') await dossierCompleted(trx, deps, dossierId);
   if (outcome === 'REJECTED') await dossierRejected(trx, deps, dossierId);
 }

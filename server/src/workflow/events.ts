@@ -1,11 +1,11 @@
-import type { Selectable } from 'kysely';
-import { type UserRow, userStatus } from '../auth/queries';
+import type { UserRow } from '../auth/queries';
 import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
-import type { DossiersTable, StepKind } from '../db/schema';
+import type { StepKind } from '../db/schema';
 import { presignFileUrl } from '../files/presign';
 import { dossierFiles } from '../files/queries';
 import { queueNotification } from '../notify';
+import { tenantCodeOf } from '../tenancy/queries';
 import { enqueueEvent } from '../webhooks/events';
 import {
   type DossierEventFacts,
@@ -17,6 +17,10 @@ import {
   notificationData,
   type WebhookSignerFacts,
 } from '../webhooks/payloads';
+import { type DossierRow, dossierById, lastActorName } from './queries/dossiers';
+import { unlockedRoleHolders, usersByIds } from './queries/people';
+import { taskExpireAt } from './queries/tasks';
+import { dossierOfTurn, turnsWithSteps } from './queries/turns';
 import { actorSnapshot, type TurnRow } from './taskContext';
 
 /**
@@ -46,8 +50,6 @@ export type EventDeps = Pick<AppDeps, 'db' | 'clock' | 'config' | 'secrets'>;
 
 const outsideKinds: ReadonlySet<StepKind> = new Set(['guest', 'phone_guest']);
 
-type DossierRow = Selectable<DossiersTable>;
-
 interface StepFacts {
   kind: StepKind;
   stepCode: string;
@@ -69,25 +71,9 @@ interface DossierContext {
 }
 
 async function loadDossier(trx: Db, dossierId: number): Promise<DossierContext> {
-  const dossier = await trx
-    .selectFrom('dossiers')
-    .selectAll()
-    .where('id', '=', dossierId)
-    .executeTakeFirstOrThrow();
-  const tenant = await trx
-    .selectFrom('tenants')
-    .select('code')
-    .where('id', '=', dossier.tenant_id)
-    .executeTakeFirstOrThrow();
-  const rows = await trx
-    .selectFrom('turns')
-    .innerJoin('process_steps as s', 's.id', 'turns.step_id')
-    .selectAll('turns')
-    .select(['s.kind', 's.step_code', 's.name as step_name', 's.position'])
-    .where('turns.dossier_id', '=', dossierId)
-    .orderBy('turns.step_position')
-    .orderBy('turns.turn_order')
-    .execute();
+  const dossier = await dossierById(trx, dossierId);
+  const tenant = await tenantCodeOf(trx, dossier.tenant_id);
+  const rows = await turnsWithSteps(trx, dossierId);
   const turns = rows.map(({ kind, step_code, step_name, position, ...turn }) => ({
     ...turn,
     step: { kind, stepCode: step_code, stepName: step_name, position },
@@ -98,14 +84,7 @@ async function loadDossier(trx: Db, dossierId: number): Promise<DossierContext> 
     if (turn.acted_by_user_id !== null) userIds.add(turn.acted_by_user_id);
   }
   if (dossier.created_by_user_id !== null) userIds.add(dossier.created_by_user_id);
-  const users =
-    userIds.size === 0
-      ? []
-      : await trx
-          .selectFrom('users')
-          .selectAll()
-          .where('id', 'in', [...userIds])
-          .execute();
+  const users = userIds.size === 0 ? [] : await usersByIds(trx, [...userIds]);
   const parsed = JSON.parse(dossier.metadata) as unknown;
   return {
     dossier,
@@ -247,28 +226,7 @@ async function assigneesOf(
     return user ? [user] : [];
   }
   if (turn.role_id === null) return [];
-  return trx
-    .selectFrom('users')
-    .selectAll('users')
-    .where('users.status', '!=', userStatus.locked)
-    .where('users.id', 'in', (eb) =>
-      eb.selectFrom('memberships').select('user_id').where('role_id', '=', turn.role_id),
-    )
-    .orderBy('users.id')
-    .execute();
-}
-
-/** `actor_name` of the newest history row: who handled the dossier last. */
-async function lastActorName(trx: Db, dossierId: number): Promise<string | null> {
-  const row = await trx
-    .selectFrom('history')
-    .select('actor_name')
-    .where('dossier_id', '=', dossierId)
-    .orderBy('action_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.actor_name ?? null;
+  return unlockedRoleHolders(trx, turn.role_id);
 }
 
 function stepOf(context: DossierContext, turn: DossierTurn) {
@@ -285,13 +243,7 @@ function taskUrl(deps: EventDeps, taskId: number): string {
 }
 
 async function taskDeadline(trx: Db, taskId: number | null): Promise<string | null> {
-  if (taskId === null) return null;
-  const task = await trx
-    .selectFrom('tasks')
-    .select('expire_at')
-    .where('id', '=', taskId)
-    .executeTakeFirst();
-  return task?.expire_at ?? null;
+  return taskId === null ? null : taskExpireAt(trx, taskId);
 }
 
 /**
@@ -342,11 +294,7 @@ async function notify(
  * activated the turn, after the activation is written.
  */
 export async function turnActivated(trx: Db, deps: EventDeps, turnId: number): Promise<void> {
-  const { dossier_id: dossierId } = await trx
-    .selectFrom('turns')
-    .select('dossier_id')
-    .where('id', '=', turnId)
-    .executeTakeFirstOrThrow();
+  const { dossier_id: dossierId } = await dossierOfTurn(trx, turnId);
   const context = await loadDossier(trx, dossierId);
   const turn = context.turns.find((candidate) => candidate.id === turnId)!;
   const outside = outsideKinds.has(turn.step.kind);

@@ -1,11 +1,14 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { UserRow } from '../auth/queries';
 import type { Db } from '../db/database';
-import type { DossierStatus, HistoryTable, StepKind, TurnsTable } from '../db/schema';
+import type { DossierStatus, HistoryTable, StepKind } from '../db/schema';
 import type { StepRow } from '../processes/queries';
-import { activeDelegatorIds } from './delegations';
+import { activeDelegatorIds } from './queries/delegations';
+import { roleIdsOf } from './queries/people';
+import { stepById, taskWithDossier } from './queries/tasks';
+import { type TurnRow, turnsOfTask } from './queries/turns';
 
-export type TurnRow = Selectable<TurnsTable>;
+export type { TurnRow };
 
 /** A task with what every action needs: its step, its dossier and its turns in order. */
 export interface TaskContext {
@@ -27,37 +30,10 @@ export async function loadTaskContext(
   db: Db,
   where: { code: string } | { id: number },
 ): Promise<TaskContext | undefined> {
-  const row = await db
-    .selectFrom('tasks as t')
-    .innerJoin('dossiers as d', 'd.id', 't.dossier_id')
-    .select([
-      't.id',
-      't.code',
-      't.tenant_id',
-      't.organization_id',
-      't.dossier_id',
-      't.step_id',
-      't.status',
-      't.expire_at',
-      'd.status as dossier_status',
-      'd.signed_count',
-      'd.required_count',
-    ])
-    .$if('code' in where, (query) => query.where('t.code', '=', (where as { code: string }).code))
-    .$if('id' in where, (query) => query.where('t.id', '=', (where as { id: number }).id))
-    .executeTakeFirst();
+  const row = await taskWithDossier(db, where);
   if (!row) return undefined;
-  const step = await db
-    .selectFrom('process_steps')
-    .selectAll()
-    .where('id', '=', row.step_id)
-    .executeTakeFirstOrThrow();
-  const turns = await db
-    .selectFrom('turns')
-    .selectAll()
-    .where('task_id', '=', row.id)
-    .orderBy('turn_order')
-    .execute();
+  const step = await stepById(db, row.step_id);
+  const turns = await turnsOfTask(db, row.id);
   return {
     task: {
       id: row.id,
@@ -107,16 +83,6 @@ export function actorSnapshot(kind: StepKind, user: UserRow, turn: TurnRow): Act
     actor_email: (signerIsAssignee ? turn.signer_email : null) ?? user.email,
     actor_phone: (signerIsAssignee ? turn.signer_phone : null) ?? user.phone,
   };
-}
-
-/** Roles the user holds through its memberships (holders of a role see its role-based turns). */
-export async function roleIdsOf(db: Db, userId: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('memberships')
-    .select('role_id')
-    .where('user_id', '=', userId)
-    .execute();
-  return rows.map((row) => row.role_id);
 }
 
 /** What makes a user part of a task: the user, the roles held, the delegations in force to them. */

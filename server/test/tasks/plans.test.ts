@@ -9,7 +9,7 @@ import {
   type TaskScope,
   taskRowsQuery,
 } from '../../src/tasks/queries';
-import { overdueTasks } from '../../src/workflow/deadlines';
+import { overdueTasks } from '../../src/workflow/queries/tasks';
 import { useTaskWorld } from './fixtures';
 
 /**

@@ -1,9 +1,9 @@
 import {
-  activeDelegatorIds,
   createDelegation,
   listDelegations,
   revokeDelegation,
 } from '../../src/workflow/delegations';
+import { activeDelegatorIds } from '../../src/workflow/queries/delegations';
 import { runCli } from '../admin/runCli';
 import { createDossier, historyOf, openTask, turnsOf } from '../support/dossiers';
 import { accountOf, guestAnh, refusal, useWorkflowWorld } from './world';

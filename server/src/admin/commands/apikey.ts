@@ -4,10 +4,9 @@ import {
   issueGlobalKey,
   issueOrganizationKey,
   keyExpiry,
-  listApiKeys,
   revokeApiKey,
 } from '../../auth/apiKeys';
-import { userStatus } from '../../auth/queries';
+import { listApiKeys, userStatus } from '../../auth/queries';
 import { tenantByCode } from '../../tenancy/resolveTenant';
 import {
   type Args,

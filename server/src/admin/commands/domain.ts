@@ -2,10 +2,10 @@ import type { AppDeps } from '../../context';
 import { isoNow } from '../../platform/clock';
 import {
   addEmbeddingOrigin,
-  listEmbeddingOrigins,
   normalizeOrigin,
   removeEmbeddingOrigin,
 } from '../../tenancy/embeddingOrigins';
+import { listEmbeddingOrigins } from '../../tenancy/queries';
 import { type TenantRow, tenantByCode } from '../../tenancy/resolveTenant';
 import { type Command, listCommand, valueOptions } from '../command';
 

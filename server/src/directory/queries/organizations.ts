@@ -1,4 +1,4 @@
-import type { Db } from '../db/database';
+import type { Db } from '../../db/database';
 import { type Paging, paged, searchMatches, type UpdatedBetween } from './search';
 
 export interface OrganizationFilter extends UpdatedBetween {

@@ -1,6 +1,8 @@
-import type { Db } from '../db/database';
+import type { Insertable, Updateable } from 'kysely';
+import type { UserRow } from '../../auth/queries';
+import type { Db } from '../../db/database';
+import type { UsersTable } from '../../db/schema';
 import { type Paging, paged, searchMatches, type UpdatedBetween } from './search';
-import type { UserRow } from './userRecords';
 
 /** Users of a tenant holding `code`; two or more only in legacy data. */
 export function usersWithCode(db: Db, tenantId: number, code: string): Promise<UserRow[]> {
@@ -122,4 +124,101 @@ export function findUsers(db: Db, filter: UserFilter, paging: Paging) {
     )
     .$if(filter.updatedTo !== undefined, (q) => q.where('u.updated_at', '<=', filter.updatedTo!));
   return paged(filtered, (q) => q.selectAll('u').orderBy('u.id'), paging);
+}
+
+/** Whether a user other than `exceptUserId` holds the user code in the tenant. */
+export async function userCodeTaken(
+  db: Db,
+  tenantId: number,
+  code: string,
+  exceptUserId?: number,
+): Promise<boolean> {
+  const query = db
+    .selectFrom('users')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('code', '=', code);
+  const scoped = exceptUserId === undefined ? query : query.where('id', '!=', exceptUserId);
+  return (await scoped.executeTakeFirst()) !== undefined;
+}
+
+/**
+ * Whether a user other than `exceptUserId` holds a folded login key as login name or e-mail.
+ * `externalOfTenant` narrows the users compared to the internal ones and those of that tenant
+ * (null: the external accounts without a tenant).
+ */
+export async function loginKeyTaken(
+  db: Db,
+  key: string,
+  externalOfTenant: { tenantId: number | null } | undefined,
+  exceptUserId?: number,
+): Promise<boolean> {
+  const base = db.selectFrom('users').select('id');
+  const inScope =
+    externalOfTenant === undefined
+      ? base
+      : base.where((eb) =>
+          eb.or([
+            eb('type', '=', 'internal'),
+            externalOfTenant.tenantId === null
+              ? eb('tenant_id', 'is', null)
+              : eb('tenant_id', '=', externalOfTenant.tenantId),
+          ]),
+        );
+  const query = inScope.where((eb) =>
+    eb.or([eb('username_key', '=', key), eb('email_key', '=', key)]),
+  );
+  const scoped = exceptUserId === undefined ? query : query.where('id', '!=', exceptUserId);
+  return (await scoped.executeTakeFirst()) !== undefined;
+}
+
+export function insertUserRow(db: Db, row: Insertable<UsersTable>): Promise<UserRow> {
+  return db.insertInto('users').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Writes changed columns of one user. Call inside a transaction. */
+export async function updateUserRow(
+  db: Db,
+  userId: number,
+  changes: Updateable<UsersTable>,
+): Promise<void> {
+  await db.updateTable('users').set(changes).where('id', '=', userId).execute();
+}
+
+export async function deleteMemberships(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('memberships').where('user_id', '=', userId).execute();
+}
+
+export async function insertMemberships(
+  db: Db,
+  userId: number,
+  members: { organizationId: number; roleId: number }[],
+  now: string,
+): Promise<void> {
+  await db
+    .insertInto('memberships')
+    .values(
+      members.map((m) => ({
+        user_id: userId,
+        organization_id: m.organizationId,
+        role_id: m.roleId,
+        created_at: now,
+      })),
+    )
+    .execute();
+}
+
+/** An internal user of the tenant by folded login name (signers are named by username). */
+export function internalUserByLoginName(
+  db: Db,
+  tenantId: number,
+  usernameKey: string,
+): Promise<{ id: number; status: number } | undefined> {
+  return db
+    .selectFrom('users')
+    .select(['id', 'status'])
+    .where('tenant_id', '=', tenantId)
+    .where('type', '=', 'internal')
+    .where('username_key', '=', usernameKey)
+    .executeTakeFirst();
 }

@@ -1,5 +1,5 @@
 import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import { foldForSearch } from '../db/migrations/002_directory_search';
+import { foldForSearch } from '../../db/migrations/002_directory_search';
 
 /** Page of a directory list, already validated (page from 1, pageSize 1..200). */
 export interface Paging {
