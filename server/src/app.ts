@@ -91,19 +91,16 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
     info: {
       title: `${deps.config.serviceName} API`,
       version: '1.0',
-      description: 'Electronic contract signing service: integration, contract and signing APIs.',
+      description:
+        'Electronic contract signing service: the integration API (dossiers, files, tasks, history, directory, webhook test) and its webhooks.',
     },
     servers: [{ url: deps.config.publicUrl }],
   });
+  // The Bearer access token of the contract and signing APIs joins with their first route.
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',
     in: 'header',
     name: 'X-API-Key',
-  });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'BearerToken', {
-    type: 'http',
-    scheme: 'bearer',
-    bearerFormat: 'JWT',
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'PartnerToken', {
     type: 'apiKey',

@@ -5,7 +5,13 @@ import { authenticate } from '../auth/authenticate';
 import { requirePermission } from '../auth/permissions';
 import { clientAddress, type RateLimiter, rateLimit } from '../auth/rateLimit';
 import type { AppEnv } from '../context';
-import { createRouter, envelopeOf, errorResponses, jsonContent } from '../http/openapi';
+import {
+  createRouter,
+  envelopeOf,
+  errorResponses,
+  guardErrors,
+  jsonContent,
+} from '../http/openapi';
 import {
   keptHeaders,
   readCappedBody,
@@ -32,6 +38,7 @@ export function webhookRoutes(limiter: RateLimiter) {
   const testRoute = createRoute({
     method: 'post',
     path: '/integration/webhooks/test',
+    operationId: 'sendWebhookTest',
     tags: ['Webhooks'],
     summary: 'Send webhook.test to the organization subscriptions (17)',
     description:
@@ -45,7 +52,10 @@ export function webhookRoutes(limiter: RateLimiter) {
     ] as const,
     responses: {
       200: jsonContent(WebhookTestEnvelope, 'One result per subscription'),
-      ...errorResponses(400, 401, 403, 404, 429),
+      ...errorResponses(guardErrors, {
+        400: ['ORGANIZATION_KEY_REQUIRED'],
+        404: ['WEBHOOK_SUBSCRIPTION_NOT_FOUND'],
+      }),
     },
   });
   router.openapi(testRoute, async (c) => {
@@ -57,14 +67,17 @@ export function webhookRoutes(limiter: RateLimiter) {
   const sandboxRoute = createRoute({
     method: 'post',
     path: '/webhook-test/{tag}',
+    operationId: 'recordSandboxRequest',
     tags: ['Webhooks'],
     summary: 'Sandbox receiver: records the request and answers 201 (18)',
     description: `No credential, no signature check, any body. Keeps the headers (credential headers redacted) and the first ${sandboxLimits.bodyBytes} bytes of the body; the last ${sandboxLimits.perTag} requests per tag. Onboarding only: never a production subscription target, never real data. Rate-limited per client address.`,
+    // Anyone may send: it stands in for a partner's receiver.
+    security: [],
     middleware: [rateLimit(limiter, 'api')] as const,
     request: { params: SandboxTagParam },
     responses: {
       201: jsonContent(SandboxReceiptEnvelope, 'Recorded'),
-      ...errorResponses(429),
+      ...errorResponses({ 429: ['RATE_LIMITED'] }),
     },
   });
   router.openapi(sandboxRoute, async (c) => {
