@@ -10,7 +10,7 @@ import { ApiError } from './errors/apiError';
 import { docsRoutes } from './http/docs';
 import { createRouter } from './http/openapi';
 import { taskRoutes } from './tasks/routes';
-import { webhookRoutes } from './webhooks/routes';
+import { registerWebhookEvents, webhookRoutes } from './webhooks/routes';
 
 export interface AppOptions {
   /** Shared between app instances only in tests that need it; one per app otherwise. */
@@ -96,6 +96,7 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
     },
     servers: [{ url: deps.config.publicUrl }],
   });
+  registerWebhookEvents(app.openAPIRegistry);
   // The Bearer access token of the contract and signing APIs joins with their first route.
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',

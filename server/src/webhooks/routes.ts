@@ -1,4 +1,4 @@
-import { createRoute } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { credentialAreas } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
@@ -12,6 +12,8 @@ import {
   guardErrors,
   jsonContent,
 } from '../http/openapi';
+import { webhookEnvelopeSchema, webhookEventCatalog, webhookHeadersSchema } from './eventSchemas';
+import type { WebhookEventType } from './events';
 import {
   keptHeaders,
   readCappedBody,
@@ -106,4 +108,37 @@ export function webhookRoutes(limiter: RateLimiter) {
   });
 
   return router;
+}
+
+/**
+ * The seven events in the document's top-level `webhooks` (OpenAPI 3.1): what the service POSTs
+ * to a subscription URL, so a partner can generate its receiver's types. Registered on the app's
+ * own registry (a mounted router would prefix the event names with its path).
+ */
+export function registerWebhookEvents(registry: OpenAPIHono['openAPIRegistry']): void {
+  for (const type of Object.keys(webhookEventCatalog) as WebhookEventType[]) {
+    const event = webhookEventCatalog[type];
+    registry.registerWebhook({
+      method: 'post',
+      path: type,
+      operationId: event.operationId,
+      tags: ['Webhooks'],
+      summary: event.summary,
+      description:
+        'Verify X-Webhook-Signature on the raw body before parsing, deduplicate on X-Webhook-Id, answer 2xx within 10 seconds and work afterwards. Anything else is retried after 1 s, 10 s, 1 min, 10 min and 1 h (webhook.test: never). See docs/webhooks.md.',
+      // The receiver checks the body's HMAC signature (a header), not a credential of ours.
+      security: [],
+      request: {
+        headers: webhookHeadersSchema(type),
+        body: {
+          required: true,
+          content: { 'application/json': { schema: webhookEnvelopeSchema(type) } },
+        },
+      },
+      responses: {
+        200: { description: 'Any 2xx answer: delivered' },
+        default: { description: 'Any other answer, or none within 10 seconds: a failed attempt' },
+      },
+    });
+  }
 }
