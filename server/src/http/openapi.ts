@@ -111,6 +111,17 @@ export function errorResponses(...lists: ErrorCodes[]) {
   );
 }
 
+/** An ISO 8601 instant (`format: date-time`), as the one clock writes them. */
+export const isoDateTime = z.iso.datetime({ offset: true });
+
+/** The OpenAPI shape of a query bound that takes a date-time or a bare calendar date. */
+export const dateOrDateTime = {
+  anyOf: [
+    { type: 'string' as const, format: 'date-time' },
+    { type: 'string' as const, format: 'date' },
+  ],
+};
+
 /**
  * The body of a REST envelope: `statusCode` 200 in the body even where the HTTP status is 201
  * (the spec's dossier creation and partner login), `timestamp` from the one clock.
@@ -130,7 +141,7 @@ export function envelope<T extends z.ZodType>(data: T) {
     statusCode: z.number().int(),
     message: z.string().optional(),
     data,
-    timestamp: z.string(),
+    timestamp: isoDateTime,
   });
 }
 
@@ -147,5 +158,3 @@ export const queryInteger = z
   .regex(/^\d+$/, 'must be a positive integer')
   .transform(Number)
   .pipe(z.number().int().min(1));
-
-export const isoDateTime = z.iso.datetime({ offset: true });
