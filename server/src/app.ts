@@ -92,9 +92,16 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
       title: `${deps.config.serviceName} API`,
       version: '1.0',
       description:
-        'Electronic contract signing service: the integration API (dossiers, files, tasks, history, directory, webhook test) and its webhooks.',
+        'Electronic contract signing service: authentication, the integration API (dossiers, files, tasks, history, directory, webhook test) and the webhooks it sends.',
     },
     servers: [{ url: deps.config.publicUrl }],
+    tags: [
+      { name: 'Authentication', description: 'Sessions and partner access tokens' },
+      { name: 'Dossiers', description: 'Signing dossiers and their files (endpoints 1–5)' },
+      { name: 'Tasks and history', description: 'Signing tasks and approval history (6–8)' },
+      { name: 'Directory', description: 'Organizations, roles and users of a tenant (9–16)' },
+      { name: 'Webhooks', description: 'Webhook test, sandbox receiver and the events sent' },
+    ],
   });
   registerWebhookEvents(app.openAPIRegistry);
   // The Bearer access token of the contract and signing APIs joins with their first route.
