@@ -10,7 +10,7 @@ import { ApiError } from './errors/apiError';
 import { docsRoutes } from './http/docs';
 import { createRouter } from './http/openapi';
 import { taskRoutes } from './tasks/routes';
-import { webhookRoutes } from './webhooks/routes';
+import { registerWebhookEvents, webhookRoutes } from './webhooks/routes';
 
 export interface AppOptions {
   /** Shared between app instances only in tests that need it; one per app otherwise. */
@@ -91,19 +91,24 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
     info: {
       title: `${deps.config.serviceName} API`,
       version: '1.0',
-      description: 'Electronic contract signing service: integration, contract and signing APIs.',
+      description:
+        'Electronic contract signing service: authentication, the integration API (dossiers, files, tasks, history, directory, webhook test) and the webhooks it sends.',
     },
     servers: [{ url: deps.config.publicUrl }],
+    tags: [
+      { name: 'Authentication', description: 'Sessions and partner access tokens' },
+      { name: 'Dossiers', description: 'Signing dossiers and their files (endpoints 1–5)' },
+      { name: 'Tasks and history', description: 'Signing tasks and approval history (6–8)' },
+      { name: 'Directory', description: 'Organizations, roles and users of a tenant (9–16)' },
+      { name: 'Webhooks', description: 'Webhook test, sandbox receiver and the events sent' },
+    ],
   });
+  registerWebhookEvents(app.openAPIRegistry);
+  // The Bearer access token of the contract and signing APIs joins with their first route.
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',
     in: 'header',
     name: 'X-API-Key',
-  });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'BearerToken', {
-    type: 'http',
-    scheme: 'bearer',
-    bearerFormat: 'JWT',
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'PartnerToken', {
     type: 'apiKey',

@@ -3,11 +3,14 @@ import type { AppDeps } from '../context';
 import { limitBody } from '../http/bodyLimit';
 import {
   createRouter,
-  type ErrorStatus,
+  type ErrorCodes,
   envelope,
   envelopeOf,
   errorResponses,
+  guardErrors,
+  jsonBodyErrors,
   jsonContent,
+  tenantCodeErrors,
 } from '../http/openapi';
 import { credentialAreas } from './areas';
 import { authenticate } from './authenticate';
@@ -38,22 +41,38 @@ export function authRoutes(limiter: RateLimiter) {
   const anonymousLimit = rateLimit(limiter, 'auth');
   // Every auth body is a few short strings; 16 KiB leaves room and keeps floods out of memory.
   const smallBody = limitBody(16 * 1024);
+  /** What every auth route answers before its own logic: rate limit, body size, JSON body. */
+  const bodyErrors: ErrorCodes = {
+    ...jsonBodyErrors,
+    413: ['PAYLOAD_TOO_LARGE'],
+    429: ['RATE_LIMITED'],
+  };
 
   /** The three anonymous routes that open a session share one shape: JSON in, tokens out. */
   function sessionRoute<S extends z.ZodType>(
-    spec: { path: string; summary: string; description: string; schema: S; errors: ErrorStatus[] },
+    spec: {
+      path: string;
+      operationId: string;
+      summary: string;
+      description: string;
+      schema: S;
+      errors: ErrorCodes;
+    },
     open: (deps: AppDeps, input: z.infer<S>) => Promise<SessionTokensData>,
   ) {
     const route = createRoute({
       method: 'post',
       path: spec.path,
+      operationId: spec.operationId,
       tags: ['Authentication'],
       summary: spec.summary,
+      // Anonymous: the body carries what proves the caller.
+      security: [],
       middleware: [anonymousLimit, smallBody] as const,
       request: { body: json(spec.schema) },
       responses: {
         200: jsonContent(envelope(SessionTokens), spec.description),
-        ...errorResponses(...spec.errors),
+        ...errorResponses(bodyErrors, spec.errors),
       },
     });
     router.openapi(route, async (c) => {
@@ -66,30 +85,38 @@ export function authRoutes(limiter: RateLimiter) {
   sessionRoute(
     {
       path: '/login',
+      operationId: 'login',
       summary: 'Log in with e-mail or login name and password',
       description: 'Access token (1 hour) and refresh token (7 days, single use)',
       schema: LoginBody,
-      errors: [400, 401, 403, 413, 429],
+      errors: { 401: ['UNAUTHORIZED'], 403: ['ACCOUNT_INACTIVE'] },
     },
     (deps, input) => login(deps, input.username, input.password),
   );
   sessionRoute(
     {
       path: '/refresh',
+      operationId: 'refreshTokens',
       summary: 'Exchange a refresh token for a new pair (rotation)',
       description: 'New access and refresh tokens; the old refresh token is spent',
       schema: RefreshBody,
-      errors: [400, 401, 413, 429],
+      errors: { 401: ['UNAUTHORIZED'] },
     },
     (deps, input) => refresh(deps, input.refreshToken),
   );
   sessionRoute(
     {
       path: '/login-server',
+      operationId: 'loginServer',
       summary: 'Backend only: session of a user identified by citizen id, without password',
       description: 'Same data as login',
       schema: LoginServerBody,
-      errors: [400, 401, 403, 404, 413, 429],
+      errors: {
+        400: ['USER_AMBIGUOUS'],
+        401: ['UNAUTHORIZED', 'API_KEY_LEGACY_NOT_SUPPORTED'],
+        403: ['ACCOUNT_INACTIVE'],
+        404: ['USER_NOT_FOUND'],
+      },
     },
     (deps, input) => loginServer(deps, input.secretKey, input.cccd),
   );
@@ -97,6 +124,7 @@ export function authRoutes(limiter: RateLimiter) {
   const partnerLoginRoute = createRoute({
     method: 'post',
     path: '/partner-login',
+    operationId: 'partnerLogin',
     tags: ['Authentication'],
     summary: 'Partner access token (15 days) for an existing member of the tenant',
     security: [{ ApiKey: [] }],
@@ -108,7 +136,10 @@ export function authRoutes(limiter: RateLimiter) {
     request: { body: json(PartnerLoginBody) },
     responses: {
       201: jsonContent(envelope(PartnerLoginData), 'HTTP 201 with body statusCode 200'),
-      ...errorResponses(400, 401, 403, 404, 413, 429),
+      ...errorResponses({ 401: guardErrors[401] }, bodyErrors, tenantCodeErrors, {
+        403: ['SUPER_ADMIN_NOT_ALLOWED', 'ACCOUNT_LOCKED'],
+        404: ['USER_NOT_FOUND'],
+      }),
     },
   });
   router.openapi(partnerLoginRoute, async (c) => {

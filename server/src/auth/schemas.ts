@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { isoDateTime } from '../http/openapi';
 
 export const LoginBody = z
   .object({
@@ -66,7 +67,7 @@ export const PartnerLoginData = z
       address: z.string().nullable(),
       avatar: z.string().nullable(),
       memberOf: z.array(MemberSchema),
-      updatedAt: z.string(),
+      updatedAt: isoDateTime,
       defaultSignature: z.string().nullable(),
       imageSignatures: z.array(z.string()),
       backgroundSignatures: z.array(z.string()),

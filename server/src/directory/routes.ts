@@ -5,7 +5,15 @@ import { authenticate } from '../auth/authenticate';
 import { requirePermission } from '../auth/permissions';
 import { type RateLimiter, rateLimit } from '../auth/rateLimit';
 import type { AppDeps, AppEnv } from '../context';
-import { createRouter, errorResponses, jsonContent } from '../http/openapi';
+import {
+  createRouter,
+  type ErrorCodes,
+  errorResponses,
+  guardErrors,
+  jsonBodyErrors,
+  jsonContent,
+  tenantCodeErrors,
+} from '../http/openapi';
 import type { Permission } from '../tenancy/permissionCatalog';
 import { resolveTenant, type TenantRow } from '../tenancy/resolveTenant';
 import { listOrganizations, listRoles, listUsers } from './lists';
@@ -38,12 +46,32 @@ function tenantOf(c: Context<AppEnv>, tenantCode: string | undefined) {
   return resolveTenant(c.get('deps').db, c.get('principal'), tenantCode);
 }
 
+/** An organization code of the tenant (tenancy organizationByCode): filters and member rows. */
+const organizationCodeErrors: ErrorCodes = {
+  400: ['ORGANIZATION_CODE_AMBIGUOUS'],
+  404: ['ORGANIZATION_CODE_NOT_FOUND'],
+};
+
+/** The user named by the path's `code`. */
+const userCodeErrors: ErrorCodes = {
+  400: ['USER_CODE_AMBIGUOUS'],
+  404: ['USER_CODE_NOT_FOUND'],
+};
+
+/** `members[]` rows of a write (directory/members), besides their organization codes. */
+const memberErrors: ErrorCodes = {
+  400: ['MEMBER_ROLE_REQUIRED', 'MEMBER_ROLE_MISMATCH', 'ROLE_AMBIGUOUS_IN_ORGANIZATION'],
+  404: ['ROLE_NOT_FOUND_IN_ORGANIZATION'],
+  409: ['MEMBER_ORGANIZATION_DUPLICATED'],
+};
+
 /** Directory endpoints 9–16 of the integration API: `X-API-Key` only, bare JSON bodies. */
 export function directoryRoutes(limiter: RateLimiter) {
   const router = createRouter();
   router.openAPIRegistry.register('DirectoryUserRow', DirectoryUserRow);
 
-  const guarded = (permission: Permission) => ({
+  const guarded = (operationId: string, permission: Permission) => ({
+    operationId,
     tags: ['Directory'],
     security: [{ ApiKey: [] }],
     middleware: [
@@ -58,6 +86,7 @@ export function directoryRoutes(limiter: RateLimiter) {
     Q extends z.ZodObject & z.ZodType<{ tenantCode?: string | undefined }>,
     L extends z.ZodType,
   >(
+    operationId: string,
     permission: Permission,
     path: string,
     summary: string,
@@ -66,14 +95,19 @@ export function directoryRoutes(limiter: RateLimiter) {
     load: (deps: AppDeps, tenant: TenantRow, query: z.output<Q>) => Promise<z.output<L>>,
   ) => {
     const route = createRoute({
-      ...guarded(permission),
+      ...guarded(operationId, permission),
       method: 'get',
       path,
       summary,
       request: { query },
       responses: {
         200: jsonContent(list, 'One page: items, page, pageSize, total'),
-        ...errorResponses(400, 401, 403, 404, 429),
+        ...errorResponses(
+          guardErrors,
+          { 400: ['VALIDATION_ERROR'] },
+          tenantCodeErrors,
+          organizationCodeErrors,
+        ),
       },
     });
     router.openapi(route, async (c) => {
@@ -83,6 +117,7 @@ export function directoryRoutes(limiter: RateLimiter) {
     });
   };
   addList(
+    'listOrganizations',
     'organization:view',
     '/organizations',
     'List organizations of the tenant',
@@ -90,18 +125,39 @@ export function directoryRoutes(limiter: RateLimiter) {
     OrganizationList,
     listOrganizations,
   );
-  addList('role:view', '/roles', 'List roles of the tenant', RoleQuery, RoleList, listRoles);
-  addList('user:view', '/users', 'List users of the tenant', UserQuery, UserList, listUsers);
+  addList(
+    'listRoles',
+    'role:view',
+    '/roles',
+    'List roles of the tenant',
+    RoleQuery,
+    RoleList,
+    listRoles,
+  );
+  addList(
+    'listUsers',
+    'user:view',
+    '/users',
+    'List users of the tenant',
+    UserQuery,
+    UserList,
+    listUsers,
+  );
 
   const userRoute = createRoute({
-    ...guarded('user:view'),
+    ...guarded('getUserByCode', 'user:view'),
     method: 'get',
     path: '/users/{code}',
     summary: 'One user by code',
     request: { params: UserCodeParam, query: TenantQuery },
     responses: {
       200: jsonContent(UserSchema, 'The user'),
-      ...errorResponses(400, 401, 403, 404, 429),
+      ...errorResponses(
+        guardErrors,
+        { 400: ['VALIDATION_ERROR'] },
+        tenantCodeErrors,
+        userCodeErrors,
+      ),
     },
   });
   router.openapi(userRoute, async (c) => {
@@ -110,14 +166,21 @@ export function directoryRoutes(limiter: RateLimiter) {
   });
 
   const createUserRoute = createRoute({
-    ...guarded('user:manage'),
+    ...guarded('createUser', 'user:manage'),
     method: 'post',
     path: '/users',
     summary: 'Create an internal user at the tenant root, awaiting password setup',
     request: { body: jsonBody(UserCreateBody) },
     responses: {
       201: jsonContent(UserSchema, 'The created user (status 1)'),
-      ...errorResponses(400, 401, 403, 404, 409, 429),
+      ...errorResponses(
+        guardErrors,
+        jsonBodyErrors,
+        tenantCodeErrors,
+        organizationCodeErrors,
+        memberErrors,
+        { 409: ['USER_CODE_ALREADY_EXISTS', 'USERNAME_ALREADY_EXISTS', 'EMAIL_ALREADY_EXISTS'] },
+      ),
     },
   });
   router.openapi(createUserRoute, async (c) => {
@@ -127,14 +190,22 @@ export function directoryRoutes(limiter: RateLimiter) {
   });
 
   const updateUserRoute = createRoute({
-    ...guarded('user:manage'),
+    ...guarded('updateUser', 'user:manage'),
     method: 'put',
     path: '/users/{code}',
     summary: 'Partial update of a user (e-mail and login name are fixed)',
     request: { params: UserCodeParam, body: jsonBody(UserUpdateBody) },
     responses: {
       200: jsonContent(UserSchema, 'The user after the update'),
-      ...errorResponses(400, 401, 403, 404, 409, 429),
+      ...errorResponses(
+        guardErrors,
+        jsonBodyErrors,
+        tenantCodeErrors,
+        userCodeErrors,
+        organizationCodeErrors,
+        memberErrors,
+        { 409: ['IDENTITY_IMMUTABLE'] },
+      ),
     },
   });
   router.openapi(updateUserRoute, async (c) => {
@@ -144,14 +215,14 @@ export function directoryRoutes(limiter: RateLimiter) {
   });
 
   const statusRoute = createRoute({
-    ...guarded('user:manage'),
+    ...guarded('setUserStatus', 'user:manage'),
     method: 'put',
     path: '/users/{code}/status',
     summary: 'Activate (2) or lock (3) a user',
     request: { params: UserCodeParam, body: jsonBody(UserStatusBody) },
     responses: {
       200: jsonContent(UserSchema, 'The user with its new status'),
-      ...errorResponses(400, 401, 403, 404, 429),
+      ...errorResponses(guardErrors, jsonBodyErrors, tenantCodeErrors, userCodeErrors),
     },
   });
   router.openapi(statusRoute, async (c) => {
@@ -162,14 +233,16 @@ export function directoryRoutes(limiter: RateLimiter) {
   });
 
   const bulkRoute = createRoute({
-    ...guarded('user:manage'),
+    ...guarded('bulkUpsertUsers', 'user:manage'),
     method: 'post',
     path: '/users/bulk',
     summary: 'Upsert up to 200 users by code, each row in its own transaction',
     request: { body: jsonBody(UserBulkBody) },
     responses: {
       200: jsonContent(BulkResultSchema, 'Per-row results; failed rows undo nothing else'),
-      ...errorResponses(400, 401, 403, 404, 429),
+      ...errorResponses(guardErrors, jsonBodyErrors, tenantCodeErrors, {
+        400: ['USER_CODE_DUPLICATED_IN_PAYLOAD'],
+      }),
     },
   });
   router.openapi(bulkRoute, async (c) => {

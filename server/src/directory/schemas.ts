@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { MemberSchema } from '../auth/schemas';
-import { queryBoolean, queryInteger } from '../http/openapi';
+import { dateOrDateTime, isoDateTime, queryBoolean, queryInteger } from '../http/openapi';
 
 /** Directory lists: page from 1, pageSize default 50, at most 200 (spec "Limits"). */
 export const directoryPageSize = { default: 50, max: 200 } as const;
@@ -21,7 +21,6 @@ const tenantCode = z
   });
 
 const dateOnly = /^\d{4}-\d{2}-\d{2}$/;
-const isoDateTime = z.iso.datetime({ offset: true });
 
 /** `YYYY-MM-DD` naming a real day (no 2026-02-30). */
 function isCalendarDate(value: string): boolean {
@@ -45,7 +44,7 @@ function queryInstant(endOfDay: boolean) {
       if (!dateOnly.test(value)) return new Date(value).toISOString();
       return `${value}${endOfDay ? 'T23:59:59.999Z' : 'T00:00:00.000Z'}`;
     })
-    .openapi({ type: 'string', example: '2026-01-31T00:00:00Z' });
+    .openapi({ ...dateOrDateTime, example: '2026-01-31T00:00:00Z' });
 }
 
 /** A non-negative integer of a query string (legacy statuses and types may be any value). */
@@ -53,12 +52,14 @@ const queryCode = z
   .string()
   .regex(/^\d+$/, 'must be a non-negative integer')
   .transform(Number)
-  .openapi({ type: 'integer' });
+  .openapi({ type: 'integer', minimum: 0 });
 
-const pageSize = queryInteger
-  .pipe(z.number().max(directoryPageSize.max))
-  .optional()
-  .openapi({ type: 'integer', default: directoryPageSize.default, maximum: directoryPageSize.max });
+const pageSize = queryInteger.pipe(z.number().max(directoryPageSize.max)).optional().openapi({
+  type: 'integer',
+  default: directoryPageSize.default,
+  minimum: 1,
+  maximum: directoryPageSize.max,
+});
 
 const commonQuery = {
   tenantCode,
@@ -98,10 +99,15 @@ export const UserQuery = z.object({
   organizationCode: exact('Users holding a role in this organization'),
   roleCode: exact('Users holding a role with this code'),
   roleName: exact('Users holding a role with this name'),
-  status: z.enum(['1', '2', '3', '4']).transform(Number).optional().openapi({
-    type: 'integer',
-    description: '1 waiting, 2 active, 3 locked, 4 awaiting activation',
-  }),
+  status: z
+    .enum(['1', '2', '3', '4'])
+    .transform(Number)
+    .optional()
+    .openapi({
+      type: 'integer',
+      enum: [1, 2, 3, 4],
+      description: '1 waiting, 2 active, 3 locked, 4 awaiting activation',
+    }),
   hasCode: queryBoolean
     .optional()
     .openapi({ type: 'boolean', description: 'false: only users without a code' }),
@@ -174,8 +180,8 @@ export const UserSchema = z
       .openapi({ description: '1 waiting, 2 active, 3 locked, 4 awaiting activation' }),
     type: z.enum(['internal', 'external']),
     members: z.array(MemberSchema),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    createdAt: isoDateTime,
+    updatedAt: isoDateTime,
   })
   .openapi('DirectoryUser');
 

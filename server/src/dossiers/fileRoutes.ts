@@ -3,9 +3,9 @@ import { credentialAreas, integrationSecurity } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
 import { type RateLimiter, rateLimit } from '../auth/rateLimit';
 import { fileNotFound, fileResponse } from '../files/download';
-import { verifyPresigned } from '../files/presign';
+import { presignedUrlCodes, verifyPresigned } from '../files/presign';
 import { fileByUuid } from '../files/queries';
-import { createRouter, errorResponses } from '../http/openapi';
+import { createRouter, errorResponses, guardErrors } from '../http/openapi';
 import { fileInScope } from './queries';
 import { requirePermissionOrSigner, scopeOf } from './scope';
 
@@ -33,6 +33,7 @@ export function fileRoutes(limiter: RateLimiter) {
   const download = createRoute({
     method: 'get',
     path: '/integration/files/{fileUuid}/download',
+    operationId: 'downloadFile',
     tags: ['Dossiers'],
     summary: 'Download the newest version of a file (5)',
     description:
@@ -44,7 +45,10 @@ export function fileRoutes(limiter: RateLimiter) {
       requirePermissionOrSigner('document:view'),
     ],
     request: { params: FileUuidParam },
-    responses: { 200: fileBytes, ...errorResponses(401, 403, 404, 429) },
+    responses: {
+      200: fileBytes,
+      ...errorResponses(guardErrors, { 404: ['FILE_NOT_FOUND'] }),
+    },
   });
   router.openapi(download, async (c) => {
     const deps = c.get('deps');
@@ -58,13 +62,24 @@ export function fileRoutes(limiter: RateLimiter) {
   const presigned = createRoute({
     method: 'get',
     path: '/files/{fileUuid}',
+    operationId: 'downloadPresignedFile',
     tags: ['Dossiers'],
     summary: 'Presigned file URL (the `url` of file items)',
     description:
       'No credential: the signature is one. 403 PRESIGNED_URL_INVALID for a missing or wrong signature, 410 PRESIGNED_URL_EXPIRED after 24 hours.',
+    // The signature in the query is the credential.
+    security: [],
     middleware: [rateLimit(limiter, 'api')],
     request: { params: FileUuidParam, query: PresignedQuery },
-    responses: { 200: fileBytes, ...errorResponses(403, 404, 410, 429) },
+    responses: {
+      200: fileBytes,
+      ...errorResponses({
+        403: [presignedUrlCodes.invalid],
+        404: ['FILE_NOT_FOUND'],
+        410: [presignedUrlCodes.expired],
+        429: ['RATE_LIMITED'],
+      }),
+    },
   });
   router.openapi(presigned, async (c) => {
     const deps = c.get('deps');

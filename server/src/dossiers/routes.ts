@@ -4,7 +4,15 @@ import { authenticate } from '../auth/authenticate';
 import { requirePermission } from '../auth/permissions';
 import { type RateLimiter, rateLimit } from '../auth/rateLimit';
 import { limitBody } from '../http/bodyLimit';
-import { createRouter, envelopeOf, errorResponses, jsonContent } from '../http/openapi';
+import {
+  createRouter,
+  envelopeOf,
+  errorResponses,
+  guardErrors,
+  jsonBodyErrors,
+  jsonContent,
+} from '../http/openapi';
+import { fileUrlCodes } from '../outbound/downloadPdf';
 import type { Permission } from '../tenancy/permissionCatalog';
 import {
   creationLimits,
@@ -40,6 +48,7 @@ export function dossierRoutes(limiter: RateLimiter) {
     middleware: [...creationGuard.middleware, limitBody(creationLimits.bodyBytes)],
     method: 'post',
     path: '/documents',
+    operationId: 'createDossier',
     summary: 'Create a signing dossier (1)',
     description:
       'Atomic: files are fetched (SSRF-safe) or rendered first, then everything is written at once; any failure leaves nothing behind. fileUrl failures: see docs/file-url-errors.md.',
@@ -48,7 +57,31 @@ export function dossierRoutes(limiter: RateLimiter) {
     },
     responses: {
       201: jsonContent(DossierCreatedEnvelope, 'HTTP 201 with body statusCode 200'),
-      ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 502),
+      ...errorResponses(guardErrors, jsonBodyErrors, {
+        400: [
+          'SIGNER_REQUIRED',
+          'STEP_CODE_NOT_FOUND',
+          'USERNAME_NOT_FOUND',
+          'USER_LOCKED',
+          'TEMPLATE_NOT_FOUND',
+          'TEMPLATE_FIELD_UNKNOWN',
+          'TEMPLATE_DATA_INVALID',
+          fileUrlCodes.invalid,
+          fileUrlCodes.forbiddenAddress,
+        ],
+        404: ['PROCESS_NOT_FOUND'],
+        409: ['DUPLICATE_DOCUMENT_ID', 'SIGNER_ACCOUNT_CONFLICT'],
+        413: ['PAYLOAD_TOO_LARGE', fileUrlCodes.tooLarge],
+        415: [fileUrlCodes.notPdf],
+        422: ['MISSING_ECM_CLASS_CODE', 'PROCESS_HAS_NO_STEPS'],
+        502: [
+          fileUrlCodes.redirect,
+          fileUrlCodes.httpStatus,
+          fileUrlCodes.timeout,
+          fileUrlCodes.tls,
+          fileUrlCodes.unreachable,
+        ],
+      }),
     },
   });
   router.openapi(create, async (c) => {
@@ -60,13 +93,17 @@ export function dossierRoutes(limiter: RateLimiter) {
     ...guarded('document:start'),
     method: 'post',
     path: '/documents/{documentId}/start',
+    operationId: 'startDossier',
     summary: 'Start a dossier created with disableStart (2)',
     description:
       'PENDING → PENDING_SIGN and the first task. 404 unknown documentId; 400 DOSSIER_NOT_PENDING when the dossier is not PENDING (also a second call).',
     request: { params: DocumentIdParam },
     responses: {
       200: jsonContent(DossierStartedEnvelope, 'The dossier, now PENDING_SIGN'),
-      ...errorResponses(400, 401, 403, 404, 429),
+      ...errorResponses(guardErrors, {
+        400: ['DOSSIER_NOT_PENDING'],
+        404: ['DOCUMENT_NOT_FOUND'],
+      }),
     },
   });
   router.openapi(start, async (c) => {
@@ -79,11 +116,12 @@ export function dossierRoutes(limiter: RateLimiter) {
     ...guarded('document:view', true),
     method: 'get',
     path: '/documents/{documentId}',
+    operationId: 'getDossierByDocumentId',
     summary: 'Look up a dossier (3)',
     request: { params: DocumentIdParam },
     responses: {
       200: jsonContent(DossierLookupEnvelope, 'The dossier with files and signers'),
-      ...errorResponses(401, 403, 404, 429),
+      ...errorResponses(guardErrors, { 404: ['DOCUMENT_NOT_FOUND'] }),
     },
   });
   router.openapi(lookup, async (c) => {
@@ -96,11 +134,12 @@ export function dossierRoutes(limiter: RateLimiter) {
     ...guarded('document:view', true),
     method: 'get',
     path: '/documents/{documentId}/files',
+    operationId: 'listDossierFiles',
     summary: 'List the files of a dossier (4)',
     request: { params: DocumentIdParam },
     responses: {
       200: jsonContent(DossierFileListEnvelope, 'MAIN files and attachments'),
-      ...errorResponses(401, 403, 404, 429),
+      ...errorResponses(guardErrors, { 404: ['DOCUMENT_NOT_FOUND'] }),
     },
   });
   router.openapi(files, async (c) => {

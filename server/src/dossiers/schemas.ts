@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { envelope } from '../http/openapi';
+import { envelope, isoDateTime } from '../http/openapi';
 
 /**
  * Dossier creation input and the outputs of endpoints 1–4, as the spec's field tables say. Every
@@ -35,30 +35,56 @@ const optionalText = (max: number) =>
 
 const jsonObject = z.record(z.string(), z.unknown());
 
-export const FileInput = z
-  .object({
-    source: z.enum(['url', 'template']).openapi({
-      description: '`url` (existing PDF fetched by the server) or `template`',
+/** What both kinds of file item may carry; the kind (`source`) decides what is required. */
+function fileFields(source: 'url' | 'template') {
+  const unused = `Not used with \`${source}\``;
+  return {
+    fileUrl: z
+      .string()
+      .max(creationLimits.fileUrl)
+      .optional()
+      .openapi({
+        description: source === 'url' ? 'HTTPS, PDF, at most 50 MiB, answered within 30 s' : unused,
+      }),
+    templateCode: optionalText(255).openapi({
+      description: source === 'template' ? 'A template code of the organization' : unused,
     }),
-    fileUrl: z.string().max(creationLimits.fileUrl).optional().openapi({
-      description: 'HTTPS, PDF, at most 50 MiB, answered within 30 s; required for `url`',
+    templateData: jsonObject.optional().openapi({
+      description: source === 'template' ? 'Values of the template fields' : unused,
     }),
-    templateCode: optionalText(255).openapi({ description: 'Required for `template`' }),
-    templateData: jsonObject.optional().openapi({ description: 'Values of the template fields' }),
     title: optionalText(255),
     ecmClassCode: optionalText(255).openapi({
       description: 'Class of this file; required when the process signs several classes',
     }),
+  };
+}
+
+const FileFromUrl = z
+  .object({
+    source: z.literal('url').openapi({ description: 'An existing PDF, fetched by the server' }),
+    ...fileFields('url'),
   })
   .superRefine((file, context) => {
-    if (file.source === 'url' && (file.fileUrl === undefined || file.fileUrl.trim() === '')) {
+    if (file.fileUrl === undefined || file.fileUrl.trim() === '') {
       context.addIssue({
         code: 'custom',
         path: ['fileUrl'],
         message: 'is required when source is url',
       });
     }
-    if (file.source === 'template' && file.templateCode === undefined) {
+  })
+  // The refinement makes fileUrl required; the generated schema cannot see that.
+  .openapi('DossierFileFromUrl', { required: ['source', 'fileUrl'] });
+
+const FileFromTemplate = z
+  .object({
+    source: z
+      .literal('template')
+      .openapi({ description: 'A template of the organization, filled' }),
+    ...fileFields('template'),
+  })
+  .superRefine((file, context) => {
+    if (file.templateCode === undefined) {
       context.addIssue({
         code: 'custom',
         path: ['templateCode'],
@@ -66,6 +92,23 @@ export const FileInput = z
       });
     }
   })
+  .openapi('DossierFileFromTemplate', { required: ['source', 'templateCode'] });
+
+/** Checked first, so a missing or unknown `source` is reported as such (not as a union miss). */
+const FileSource = z.object({ source: z.enum(['url', 'template']) });
+
+/** A `files[]` or `attachments[]` item: `oneOf` by `source` in the OpenAPI document. */
+export const FileInput = z
+  .preprocess(
+    (value, context) => {
+      for (const issue of FileSource.safeParse(value).error?.issues ?? []) {
+        // The issue as FileSource reported it (code, path, message), for this item.
+        context.issues.push({ ...issue, input: value } as (typeof context.issues)[number]);
+      }
+      return value;
+    },
+    z.discriminatedUnion('source', [FileFromUrl, FileFromTemplate]),
+  )
   .openapi('DossierFileInput');
 
 export const SignerInput = z
@@ -161,7 +204,7 @@ export const DossierCreated = z
     files: z.array(FileItemSchema),
     attachments: z.array(FileItemSchema),
     status: z.enum(['PENDING_SIGN', 'PENDING']),
-    createdAt: z.string(),
+    createdAt: isoDateTime,
   })
   .openapi('DossierCreated');
 
@@ -179,7 +222,7 @@ export const SignerView = z
     stepName: z.string(),
     stepCode: z.string(),
     status: z.enum(['SIGNED', 'PENDING', 'REJECTED']),
-    signedAt: z.string().nullable(),
+    signedAt: isoDateTime.nullable(),
     email: z.string().optional(),
     phone: z.string().optional(),
     identityNumber: z.string().optional(),
@@ -202,8 +245,8 @@ export const DossierLookup = z
     attachments: z.array(FileItemSchema),
     signers: z.array(SignerView),
     metadata: jsonObject,
-    createdAt: z.string(),
-    completedAt: z.string().nullable(),
+    createdAt: isoDateTime,
+    completedAt: isoDateTime.nullable(),
   })
   .openapi('DossierLookup');
 

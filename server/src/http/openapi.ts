@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../context';
-import { validationError } from '../errors/apiError';
+import { type ErrorStatus, validationError } from '../errors/apiError';
 
 /**
  * A router whose zod schemas both validate and document: every domain builds its routes on
@@ -17,38 +17,110 @@ export function createRouter(): OpenAPIHono<AppEnv> {
 
 export const ErrorBodySchema = z
   .object({
-    statusCode: z.number().int(),
+    statusCode: z.number().int().openapi({ description: 'The HTTP status, repeated' }),
     message: z.string(),
-    error: z.string(),
-    code: z.string(),
-    details: z.object({ field: z.string().optional(), code: z.string().optional() }).optional(),
+    error: z.string().openapi({ description: 'Reason phrase of the status', example: 'Not Found' }),
+    code: z.string().openapi({ description: "The spec's error code", example: 'FILE_NOT_FOUND' }),
+    details: z
+      .object({
+        field: z
+          .string()
+          .optional()
+          .openapi({ description: 'The input at fault, e.g. `files.0.fileUrl`' }),
+        code: z.string().optional(),
+      })
+      .optional(),
   })
   .openapi('Error');
 
-const errorDescriptions: Record<number, string> = {
+const errorDescriptions: Record<ErrorStatus, string> = {
   400: 'Invalid input',
   401: 'Not authenticated',
   403: 'Insufficient permission or tenant mismatch',
   404: 'Not found or outside the caller scope',
   409: 'Conflict',
-  413: 'Request body too large',
+  410: 'Gone',
+  413: 'Request body or fetched file too large',
+  415: 'Unsupported media type',
+  422: 'Business rule not met',
   429: 'Rate limit exceeded',
+  500: 'Internal server error',
+  502: 'A server fetching a file for the request failed',
+  503: 'Service unavailable',
 };
 
-export type ErrorStatus = keyof typeof errorDescriptions;
+/** Per HTTP status, the `code` values an operation can answer with it. */
+export type ErrorCodes = { readonly [S in ErrorStatus]?: readonly string[] };
 
-/** The error responses of a route, for the OpenAPI document. */
-export function errorResponses(...statuses: ErrorStatus[]) {
+/** What every route behind `authenticate`, `rateLimit` and a permission can answer first. */
+export const guardErrors = {
+  401: ['UNAUTHORIZED', 'API_KEY_LEGACY_NOT_SUPPORTED'],
+  403: ['FORBIDDEN'],
+  429: ['RATE_LIMITED'],
+} as const satisfies ErrorCodes;
+
+/** What a route with a JSON body answers before its handler: bad JSON, media type, schema. */
+export const jsonBodyErrors = {
+  400: ['VALIDATION_ERROR', 'INVALID_JSON'],
+  415: ['UNSUPPORTED_MEDIA_TYPE'],
+} as const satisfies ErrorCodes;
+
+/** `tenantCode` resolution (tenancy/resolveTenant): partner login and the directory. */
+export const tenantCodeErrors = {
+  400: ['TENANT_CODE_REQUIRED', 'TENANT_CODE_AMBIGUOUS'],
+  403: ['TENANT_CODE_MISMATCH'],
+  404: ['TENANT_CODE_NOT_FOUND'],
+} as const satisfies ErrorCodes;
+
+/** Sent with every 429 (auth/rateLimit), so a generated client can wait exactly that long. */
+const retryAfter = {
+  'Retry-After': {
+    description: 'Seconds until the rate-limit window ends',
+    required: true,
+    schema: { type: 'integer' as const, minimum: 1, maximum: 60 },
+  },
+};
+
+/**
+ * The error responses of a route, for the OpenAPI document: each status with the `code` values
+ * the route can answer (an enum in the schema), merged from several lists in order, e.g.
+ * `errorResponses(guardErrors, { 404: ['DOCUMENT_NOT_FOUND'] })`. A 429 documents Retry-After.
+ */
+export function errorResponses(...lists: ErrorCodes[]) {
+  const merged = new Map<ErrorStatus, string[]>();
+  for (const list of lists) {
+    for (const [key, codes] of Object.entries(list) as [`${ErrorStatus}`, readonly string[]][]) {
+      const status = Number(key) as ErrorStatus;
+      const known = merged.get(status) ?? [];
+      merged.set(status, [...known, ...codes.filter((code) => !known.includes(code))]);
+    }
+  }
   return Object.fromEntries(
-    statuses.map((status) => [
+    [...merged].map(([status, codes]) => [
       status,
       {
-        description: errorDescriptions[status] ?? 'Error',
-        content: { 'application/json': { schema: ErrorBodySchema } },
+        description: errorDescriptions[status],
+        ...(status === 429 ? { headers: retryAfter } : {}),
+        content: {
+          'application/json': {
+            schema: ErrorBodySchema.extend({ code: z.enum(codes as [string, ...string[]]) }),
+          },
+        },
       },
     ]),
   );
 }
+
+/** An ISO 8601 instant (`format: date-time`), as the one clock writes them. */
+export const isoDateTime = z.iso.datetime({ offset: true });
+
+/** The OpenAPI shape of a query bound that takes a date-time or a bare calendar date. */
+export const dateOrDateTime = {
+  anyOf: [
+    { type: 'string' as const, format: 'date-time' },
+    { type: 'string' as const, format: 'date' },
+  ],
+};
 
 /**
  * The body of a REST envelope: `statusCode` 200 in the body even where the HTTP status is 201
@@ -69,7 +141,7 @@ export function envelope<T extends z.ZodType>(data: T) {
     statusCode: z.number().int(),
     message: z.string().optional(),
     data,
-    timestamp: z.string(),
+    timestamp: isoDateTime,
   });
 }
 
@@ -86,5 +158,3 @@ export const queryInteger = z
   .regex(/^\d+$/, 'must be a positive integer')
   .transform(Number)
   .pipe(z.number().int().min(1));
-
-export const isoDateTime = z.iso.datetime({ offset: true });

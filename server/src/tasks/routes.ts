@@ -4,7 +4,13 @@ import { authenticate } from '../auth/authenticate';
 import { type RateLimiter, rateLimit } from '../auth/rateLimit';
 import { DocumentIdParam } from '../dossiers/schemas';
 import { requirePermissionOrSigner } from '../dossiers/scope';
-import { createRouter, envelopeOf, errorResponses, jsonContent } from '../http/openapi';
+import {
+  createRouter,
+  envelopeOf,
+  errorResponses,
+  guardErrors,
+  jsonContent,
+} from '../http/openapi';
 import type { Permission } from '../tenancy/permissionCatalog';
 import {
   DossierHistoryEnvelope,
@@ -33,13 +39,14 @@ export function taskRoutes(limiter: RateLimiter) {
     ...guarded('task:view'),
     method: 'get',
     path: '/tasks',
+    operationId: 'listTasks',
     summary: "The caller's signing tasks (6)",
     description:
       'Pending records are tasks in which the caller takes part (directly, by a role held, or by delegation); handled records are the turns the caller handled, so one multi-signer step can appear twice. With X-API-Key: the key organization and its bound user. No tasks: 200 with total 0.',
     request: { query: TaskListQuery },
     responses: {
       200: jsonContent(TaskListEnvelope, 'One page of task items'),
-      ...errorResponses(400, 401, 403, 429),
+      ...errorResponses(guardErrors, { 400: ['VALIDATION_ERROR'] }),
     },
   });
   router.openapi(list, async (c) => {
@@ -52,12 +59,16 @@ export function taskRoutes(limiter: RateLimiter) {
     ...guarded('task:view'),
     method: 'get',
     path: '/tasks/{taskCode}',
+    operationId: 'getTaskByCode',
     summary: 'One task with its assignee, files and history (7)',
     description: 'Unknown or out-of-scope taskCode: 404 TASK_NOT_FOUND.',
     request: { params: TaskCodeParam },
     responses: {
       200: jsonContent(TaskDetailEnvelope, 'The task item with assignee, files, history'),
-      ...errorResponses(400, 401, 403, 404, 429),
+      ...errorResponses(guardErrors, {
+        400: ['VALIDATION_ERROR'],
+        404: ['TASK_NOT_FOUND'],
+      }),
     },
   });
   router.openapi(detail, async (c) => {
@@ -71,12 +82,13 @@ export function taskRoutes(limiter: RateLimiter) {
     ...guarded('document:view'),
     method: 'get',
     path: '/documents/{documentId}/history',
+    operationId: 'getDossierHistory',
     summary: 'Approval history of a dossier, oldest first (8)',
     description: 'Unknown or out-of-scope documentId: 404 DOCUMENT_NOT_FOUND.',
     request: { params: DocumentIdParam },
     responses: {
       200: jsonContent(DossierHistoryEnvelope, 'The dossier state and every history record'),
-      ...errorResponses(400, 401, 403, 404, 429),
+      ...errorResponses(guardErrors, { 404: ['DOCUMENT_NOT_FOUND'] }),
     },
   });
   router.openapi(history, async (c) => {

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { DossierStatusSchema, FileItemSchema } from '../dossiers/schemas';
-import { envelope, isoDateTime, queryInteger } from '../http/openapi';
+import { dateOrDateTime, envelope, isoDateTime, queryInteger } from '../http/openapi';
 
 /** Task list paging (document 1, "Limits"): default 20, at most 100. */
 export const taskPageSize = { default: 20, max: 100 } as const;
@@ -27,7 +27,7 @@ function dateBound(endOfDay: boolean) {
         ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z`
         : new Date(value).toISOString(),
     )
-    .openapi({ type: 'string', example: '2026-11-25T00:00:00Z' });
+    .openapi({ ...dateOrDateTime, example: '2026-11-25T00:00:00Z' });
 }
 
 /** An optional text filter; an empty value counts as absent. */
@@ -54,10 +54,12 @@ export const TaskListQuery = z
           'pending; approved, rejected, expired; completed = approved + rejected + expired; all = pending + completed, newest first',
       }),
     page: queryInteger.optional().openapi({ type: 'integer', default: 1, minimum: 1 }),
-    pageSize: queryInteger
-      .pipe(z.number().max(taskPageSize.max))
-      .optional()
-      .openapi({ type: 'integer', default: taskPageSize.default, maximum: taskPageSize.max }),
+    pageSize: queryInteger.pipe(z.number().max(taskPageSize.max)).optional().openapi({
+      type: 'integer',
+      default: taskPageSize.default,
+      minimum: 1,
+      maximum: taskPageSize.max,
+    }),
     fromDate: dateBound(false)
       .optional()
       .openapi({ description: 'Pending: assignedAt from; handled: actionAt from' }),
@@ -100,7 +102,7 @@ export const TaskDocument = z
     status: DossierStatusSchema,
     requiredCount: z.number().int(),
     signedCount: z.number().int(),
-    createdAt: z.string(),
+    createdAt: isoDateTime,
   })
   .openapi('TaskDocument');
 
@@ -112,12 +114,11 @@ export const TaskItem = z
     stepName: z.string(),
     signType: z.enum(['digital_signature', 'image_signature', 'app_submit', 'notification']),
     status: z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED']),
-    assignedAt: z.string(),
-    expireAt: z
-      .string()
+    assignedAt: isoDateTime,
+    expireAt: isoDateTime
       .optional()
       .openapi({ description: 'Absent when the step has no deadline' }),
-    actionAt: z.string().optional().openapi({ description: 'Only on handled records' }),
+    actionAt: isoDateTime.optional().openapi({ description: 'Only on handled records' }),
     comment: z.string().optional(),
     document: TaskDocument,
   })
@@ -140,7 +141,7 @@ export const HistoryItem = z
     stepName: z.string(),
     action: z.enum(['NEXT', 'REJECT', 'OVERDUE']),
     actionLabel: z.string(),
-    actionAt: z.string(),
+    actionAt: isoDateTime,
     comment: z.string().optional(),
     actorName: z.string().optional(),
     actorUsername: z.string().optional().openapi({ description: 'Internal-account steps only' }),

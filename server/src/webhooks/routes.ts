@@ -1,11 +1,19 @@
-import { createRoute } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { credentialAreas } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
 import { requirePermission } from '../auth/permissions';
 import { clientAddress, type RateLimiter, rateLimit } from '../auth/rateLimit';
 import type { AppEnv } from '../context';
-import { createRouter, envelopeOf, errorResponses, jsonContent } from '../http/openapi';
+import {
+  createRouter,
+  envelopeOf,
+  errorResponses,
+  guardErrors,
+  jsonContent,
+} from '../http/openapi';
+import { webhookEnvelopeSchema, webhookEventCatalog, webhookHeadersSchema } from './eventSchemas';
+import type { WebhookEventType } from './events';
 import {
   keptHeaders,
   readCappedBody,
@@ -32,6 +40,7 @@ export function webhookRoutes(limiter: RateLimiter) {
   const testRoute = createRoute({
     method: 'post',
     path: '/integration/webhooks/test',
+    operationId: 'sendWebhookTest',
     tags: ['Webhooks'],
     summary: 'Send webhook.test to the organization subscriptions (17)',
     description:
@@ -45,7 +54,10 @@ export function webhookRoutes(limiter: RateLimiter) {
     ] as const,
     responses: {
       200: jsonContent(WebhookTestEnvelope, 'One result per subscription'),
-      ...errorResponses(400, 401, 403, 404, 429),
+      ...errorResponses(guardErrors, {
+        400: ['ORGANIZATION_KEY_REQUIRED'],
+        404: ['WEBHOOK_SUBSCRIPTION_NOT_FOUND'],
+      }),
     },
   });
   router.openapi(testRoute, async (c) => {
@@ -57,14 +69,17 @@ export function webhookRoutes(limiter: RateLimiter) {
   const sandboxRoute = createRoute({
     method: 'post',
     path: '/webhook-test/{tag}',
+    operationId: 'recordSandboxRequest',
     tags: ['Webhooks'],
     summary: 'Sandbox receiver: records the request and answers 201 (18)',
     description: `No credential, no signature check, any body. Keeps the headers (credential headers redacted) and the first ${sandboxLimits.bodyBytes} bytes of the body; the last ${sandboxLimits.perTag} requests per tag. Onboarding only: never a production subscription target, never real data. Rate-limited per client address.`,
+    // Anyone may send: it stands in for a partner's receiver.
+    security: [],
     middleware: [rateLimit(limiter, 'api')] as const,
     request: { params: SandboxTagParam },
     responses: {
       201: jsonContent(SandboxReceiptEnvelope, 'Recorded'),
-      ...errorResponses(429),
+      ...errorResponses({ 429: ['RATE_LIMITED'] }),
     },
   });
   router.openapi(sandboxRoute, async (c) => {
@@ -93,4 +108,37 @@ export function webhookRoutes(limiter: RateLimiter) {
   });
 
   return router;
+}
+
+/**
+ * The seven events in the document's top-level `webhooks` (OpenAPI 3.1): what the service POSTs
+ * to a subscription URL, so a partner can generate its receiver's types. Registered on the app's
+ * own registry (a mounted router would prefix the event names with its path).
+ */
+export function registerWebhookEvents(registry: OpenAPIHono['openAPIRegistry']): void {
+  for (const type of Object.keys(webhookEventCatalog) as WebhookEventType[]) {
+    const event = webhookEventCatalog[type];
+    registry.registerWebhook({
+      method: 'post',
+      path: type,
+      operationId: event.operationId,
+      tags: ['Webhooks'],
+      summary: event.summary,
+      description:
+        'Verify X-Webhook-Signature on the raw body before parsing, deduplicate on X-Webhook-Id, answer 2xx within 10 seconds and work afterwards. Anything else is retried after 1 s, 10 s, 1 min, 10 min and 1 h (webhook.test: never). See docs/webhooks.md.',
+      // The receiver checks the body's HMAC signature (a header), not a credential of ours.
+      security: [],
+      request: {
+        headers: webhookHeadersSchema(type),
+        body: {
+          required: true,
+          content: { 'application/json': { schema: webhookEnvelopeSchema(type) } },
+        },
+      },
+      responses: {
+        200: { description: 'Any 2xx answer: delivered' },
+        default: { description: 'Any other answer, or none within 10 seconds: a failed attempt' },
+      },
+    });
+  }
 }

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { envelope } from '../http/openapi';
+import { envelope, isoDateTime } from '../http/openapi';
 
 export const WebhookTestResultSchema = z
   .object({
@@ -38,7 +38,7 @@ export const SandboxReceiptEnvelope = envelope(
   z
     .object({
       tag: z.string(),
-      receivedAt: z.string(),
+      receivedAt: isoDateTime,
       bodyBytes: z.number().int(),
       truncated: z.boolean().openapi({ description: 'true when the body was over 64 KiB' }),
     })

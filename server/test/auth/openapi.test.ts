@@ -7,11 +7,20 @@ beforeAll(() => {
 afterAll(() => h.close());
 
 interface Operation {
+  operationId?: string;
   tags?: string[];
   summary?: string;
   security?: Record<string, string[]>[];
+  parameters?: { name: string; in: string; required?: boolean }[];
   requestBody?: { content: Record<string, { schema: unknown }> };
-  responses: Record<string, { description: string }>;
+  responses: Record<
+    string,
+    {
+      description: string;
+      headers?: Record<string, { required?: boolean; schema: { type: string } }>;
+      content?: Record<string, { schema: { allOf?: { properties?: { code?: unknown } }[] } }>;
+    }
+  >;
 }
 
 interface OpenApiDocument {
@@ -19,6 +28,7 @@ interface OpenApiDocument {
   info: { title: string; version: string };
   servers: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, { post: Operation }>;
   components: {
     schemas: Record<string, unknown>;
     securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string }>;
@@ -55,13 +65,106 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
     );
   });
 
-  it('declares the three credential kinds as security schemes; partner login uses the key', () => {
+  it('declares the credential kinds its operations accept; partner login uses the key', () => {
+    // The Bearer access token is accepted only by the contract and signing APIs, not built yet.
     expect(document.components.securitySchemes).toEqual({
       ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-      BearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
       PartnerToken: { type: 'apiKey', in: 'header', name: 'x-access-token' },
     });
     expect(document.paths['/api/auth/partner-login']!.post!.security).toEqual([{ ApiKey: [] }]);
+    for (const path of ['login', 'refresh', 'login-server']) {
+      expect(document.paths[`/api/auth/${path}`]!.post!.security).toEqual([]);
+    }
+  });
+
+  /** Every operation of the document, paths and webhooks. */
+  const operations = () => [
+    ...Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({
+        at: `${method} ${path}`,
+        operation,
+      })),
+    ),
+    ...Object.entries(document.webhooks).map(([name, item]) => ({
+      at: `webhook ${name}`,
+      operation: item.post,
+    })),
+  ];
+
+  it('gives every operation a unique camelCase operationId and a security requirement', () => {
+    const ids = operations().map(({ at, operation }) => {
+      expect({ at, id: operation.operationId }).toEqual({
+        at,
+        id: expect.stringMatching(/^[a-z][a-zA-Z]+$/),
+      });
+      expect({ at, security: Array.isArray(operation.security) }).toEqual({ at, security: true });
+      return operation.operationId;
+    });
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(document.paths['/api/integration/documents']!.post!.operationId).toBe('createDossier');
+    expect(document.paths['/api/integration/documents/{documentId}']!.get!.operationId).toBe(
+      'getDossierByDocumentId',
+    );
+  });
+
+  it('documents Retry-After on every 429 and the error codes of every error response', () => {
+    for (const { at, operation } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (status === '429') {
+          expect({ at, header: response.headers?.['Retry-After'] }).toEqual({
+            at,
+            header: expect.objectContaining({
+              required: true,
+              schema: expect.objectContaining({ type: 'integer' }),
+            }),
+          });
+        }
+        if (!/^[45]\d\d$/.test(status)) continue;
+        const [base, own] = response.content!['application/json']!.schema.allOf!;
+        expect({ at, status, base }).toEqual({
+          at,
+          status,
+          base: { $ref: '#/components/schemas/Error' },
+        });
+        expect({ at, status, code: own!.properties!.code }).toEqual({
+          at,
+          status,
+          code: { type: 'string', enum: expect.arrayContaining([expect.any(String)]) },
+        });
+      }
+    }
+    const login = document.paths['/api/auth/login']!.post!.responses;
+    expect(login['429']!.headers!['Retry-After']).toBeDefined();
+    expect(login['401']!.content!['application/json']!.schema.allOf![1]!.properties!.code).toEqual({
+      type: 'string',
+      enum: ['UNAUTHORIZED'],
+    });
+  });
+
+  it('lists the seven webhook events with their X-Webhook-* headers and envelope', () => {
+    expect(Object.keys(document.webhooks).sort()).toEqual([
+      'document.completed',
+      'document.rejected',
+      'notification.process_finished',
+      'notification.task_assigned_external',
+      'notification.task_assigned_internal',
+      'notification.task_rejected',
+      'webhook.test',
+    ]);
+    for (const [name, { post }] of Object.entries(document.webhooks)) {
+      const headers = post.parameters!.filter((parameter) => parameter.in === 'header');
+      expect({ name, headers: headers.map((header) => header.name).sort() }).toEqual({
+        name,
+        headers: [
+          'User-Agent',
+          'X-Webhook-Event',
+          'X-Webhook-Id',
+          'X-Webhook-Signature',
+          'X-Webhook-Timestamp',
+        ],
+      });
+      expect(Object.keys(post.requestBody!.content)).toEqual(['application/json']);
+    }
   });
 
   it('names the request, response and error schemas', () => {
