@@ -74,21 +74,22 @@ export const option = {
 };
 
 /**
- * A domain validator on an option's value: its 400 becomes a usage error with its own message,
- * so that bad input is refused (exit 2) before the database is opened.
+ * A domain validator's 400 is a bad argument: its message is the usage error, so that bad
+ * input is refused (exit 2) before the database is opened. Anything else is not about input.
  */
+function refusalOf(error: unknown): string {
+  if (error instanceof ApiError && error.status === 400) return error.message;
+  throw error;
+}
+
+/** A domain validator on an option's value. */
 export function checked<S extends z.ZodType, T>(schema: S, validate: (value: z.output<S>) => T) {
   return schema.transform((value, context) => {
     try {
       return validate(value);
     } catch (error) {
-      if (!(error instanceof ApiError && error.status === 400)) throw error;
-      context.issues.push({
-        code: 'custom',
-        message: error.message,
-        input: value,
-        params: standalone,
-      });
+      const message = refusalOf(error);
+      context.issues.push({ code: 'custom', message, input: value, params: standalone });
       return z.NEVER;
     }
   });
@@ -105,7 +106,7 @@ function given(options: OptionValues, name: string): boolean {
 /** With `flag`: the options that may not be given, and why (a refinement of the options). */
 export function forbiddenWith(flag: string, names: string[], because: string) {
   return (options: OptionValues, context: z.RefinementCtx) => {
-    const present = names.filter((name) => options[flag] === true && given(options, name));
+    const present = options[flag] === true ? names.filter((name) => given(options, name)) : [];
     if (present.length === 0) return;
     const listed = present.map((name) => `--${name}`).join(', ');
     context.addIssue({
@@ -185,10 +186,11 @@ export function command<Shape extends z.ZodRawShape>(spec: {
     try {
       return validate();
     } catch (error) {
-      if (error instanceof ApiError && error.status === 400) fail(error.message);
-      throw error;
+      return fail(refusalOf(error));
     }
   };
+  const required = <T>(value: T | undefined, name: string): T =>
+    value === undefined ? fail(`--${name} is required`) : value;
   return {
     name: spec.name,
     argumentOptions: Object.fromEntries(
@@ -200,8 +202,6 @@ export function command<Shape extends z.ZodRawShape>(spec: {
     accept: (values, now) => {
       const parsed = spec.options.safeParse(values, { error: plainIssues });
       if (!parsed.success) throw new UsageError(usageMessage(spec.name, parsed.error));
-      const required = <T>(value: T | undefined, name: string): T =>
-        value === undefined ? fail(`--${name} is required`) : value;
       return spec.prepare(parsed.data, { now, fail, check, required });
     },
   };
