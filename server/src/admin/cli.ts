@@ -68,8 +68,9 @@ async function run(argv: string[]): Promise<Outcome | 'help'> {
   const work = command.accept(values, systemClock.now());
 
   const config = loadConfig(process.env);
-  // Logs go to stderr so that stdout holds only the command's output.
-  const logger = createLogger(process.env.LOG_LEVEL || 'warn', process.stderr);
+  // Logs go to stderr so that stdout holds only the command's output; quieter than the server
+  // unless LOG_LEVEL (checked by the configuration) says otherwise.
+  const logger = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn', process.stderr);
   const runtime = openRuntime(config, { logger });
   try {
     return await work(runtime.deps);
