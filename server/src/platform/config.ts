@@ -146,31 +146,25 @@ const baseUrl = z
   .transform((value) => value.replace(/\/+$/, ''));
 
 const text = z.string();
-const trimmed = z.string().trim();
+/** Trimmed; only spaces count as unset. */
+const trimmed = z
+  .string()
+  .trim()
+  .transform((value) => value || undefined);
 
 /** SMS_HTTP_HEADERS: a JSON object of header names to strings, none the safe client owns. */
-const smsHeaders = z
-  .string()
-  .transform((raw, context): Record<string, string> => {
-    const parsed = z.record(z.string(), z.string()).safeParse(jsonOrNull(raw));
-    if (!parsed.success) {
-      context.issues.push({
-        code: 'custom',
-        message: 'must be a JSON object of header names to strings',
-        input: raw,
-      });
-      return z.NEVER;
-    }
-    return parsed.data;
-  })
-  .refine(
-    (headers) =>
-      !Object.keys(headers).some((name) => refusedSmsHeaders.includes(name.toLowerCase())),
-    {
-      error: (issue) =>
-        `may not set ${Object.keys(issue.input as object).find((name) => refusedSmsHeaders.includes(name.toLowerCase()))}; set SMS_HTTP_AUTHORIZATION for an Authorization value, or put a gateway key in another header (X-Api-Key), the URL or the body`,
-    },
-  );
+const smsHeaders = z.string().transform((raw, context): Record<string, string> => {
+  const parsed = z.record(z.string(), z.string()).safeParse(jsonOrNull(raw));
+  const refused = parsed.success
+    ? Object.keys(parsed.data).find((name) => refusedSmsHeaders.includes(name.toLowerCase()))
+    : undefined;
+  if (parsed.success && refused === undefined) return parsed.data;
+  const message = parsed.success
+    ? `may not set ${refused}; set SMS_HTTP_AUTHORIZATION for an Authorization value, or put a gateway key in another header (X-Api-Key), the URL or the body`
+    : 'must be a JSON object of header names to strings';
+  context.issues.push({ code: 'custom', message, input: raw });
+  return z.NEVER;
+});
 
 function jsonOrNull(raw: string): unknown {
   try {
@@ -249,6 +243,7 @@ function checkCombinations(env: Environment, context: z.core.$RefinementCtx<Envi
 }
 
 function mailSettings(env: Environment): MailSettings {
+  // checkCombinations made SMTP_HOST present for SMTP.
   if (env.MAIL_TRANSPORT === 'file' || env.SMTP_HOST === undefined) return { transport: 'file' };
   const secure = env.SMTP_SECURE;
   return {
@@ -263,6 +258,7 @@ function mailSettings(env: Environment): MailSettings {
 }
 
 function smsSettings(env: Environment): SmsSettings {
+  // checkCombinations made SMS_HTTP_URL present for the HTTP gateway.
   if (env.SMS_PROVIDER === 'file' || env.SMS_HTTP_URL === undefined) return { provider: 'file' };
   const method = env.SMS_HTTP_METHOD;
   const headers = { ...env.SMS_HTTP_HEADERS };

@@ -82,9 +82,21 @@ describe('server configuration', () => {
     [{ APP_ENV: 'production', SANDBOX: '1' }, 'SANDBOX cannot be 1 with APP_ENV=production'],
     [{ APP_ENV: 'sandbox', SANDBOX: '0' }, 'SANDBOX cannot be 0 with APP_ENV=sandbox'],
     [{ OUTBOUND_ALLOWLIST: '10.0.0.0/99' }, 'OUTBOUND_ALLOWLIST: "10.0.0.0/99" is not an IP'],
+    [
+      { MAIL_TRANSPORT: 'smtp', SMTP_HOST: '  ', MAIL_FROM: 'a@b.example' },
+      'SMTP_HOST is required when MAIL_TRANSPORT=smtp',
+    ],
+    [{ SMTP_PORT: '0' }, 'SMTP_PORT must be a positive integer, got "0"'],
+    [{ SMS_HTTP_HEADERS: '{"Cookie":"a=b"}' }, 'SMS_HTTP_HEADERS may not set Cookie'],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, ...env })).toThrow(message);
+  });
+
+  it('counts a MAIL_FROM of spaces as unset', () => {
+    expect(loadConfig({ ...base, MAIL_FROM: '   ' }).notify.mailFrom).toBe(
+      'ESign <no-reply@localhost>',
+    );
   });
 
   it('ignores variables it does not read', () => {
