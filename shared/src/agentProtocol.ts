@@ -93,13 +93,13 @@ const origin = text(1, 2048)
   .regex(/^https?:\/\/[^/?#\s]+$/, originShape)
   .refine((value) => URL.canParse(value) && new URL(value).origin === value, originShape);
 
-/** Only an error may lack an id: it may answer a message whose id could not be read. */
+/** Every message's id; only an error's may be null (it may answer an unreadable id). */
 const MAX_ID_LENGTH = 128;
 const id = text(1, MAX_ID_LENGTH);
 
 // --- Messages ------------------------------------------------------------------------------
 
-export const AgentInfoSchema = z.object({
+const AgentInfoSchema = z.object({
   /** Product name, e.g. "ESign Agent". */
   name: text(1, 100),
   /** The agent's version, e.g. "0.1.0". */
