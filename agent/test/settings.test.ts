@@ -172,6 +172,28 @@ describe('settings checks', () => {
     expect(() => parseSettings(raw, linux)).toThrow(message);
   });
 
+  it('drop fields they do not know (a newer agent may have written them)', () => {
+    expect(parseSettings({ theme: 'dark', port: 18000 }, linux)).toEqual({
+      ...defaultSettings(linux),
+      port: 18000,
+    });
+  });
+
+  it('name the entry of a refused origin', () => {
+    expect(() => parseSettings({ allowedOrigins: ['https://a.vn', 'http://b.vn'] }, linux)).toThrow(
+      'allowedOrigins[1] "http://b.vn" must use https (http only for localhost)',
+    );
+  });
+
+  it('refuse a null where a value belongs rather than take the default', () => {
+    expect(() => parseSettings({ port: null }, linux)).toThrow(
+      'port must be an integer from 1024 to 65535, got null',
+    );
+    expect(() => parseSettings({ pkcs11Modules: null }, linux)).toThrow(
+      'pkcs11Modules must be an array',
+    );
+  });
+
   it('judge module paths by the platform the agent runs on', () => {
     const entry = { label: 'VNPT-CA', path: 'C:\\Windows\\System32\\vnptca_p11_v8.dll' };
     expect(parseSettings({ pkcs11Modules: [entry] }, windows).pkcs11Modules[0]?.path).toBe(

@@ -7,7 +7,9 @@
  * page → agent: `hello`, `certificates.list`, `sign`
  * agent → page: `hello.ok`, `certificates.list.result`, `sign.result`, `error`
  */
+import { z } from 'zod';
 import { base64ByteLength, isBase64 } from './base64';
+import { firstIssue, plainIssues } from './zodIssues';
 
 /** The protocol version this code speaks. */
 export const AGENT_PROTOCOL_VERSION = 1;
@@ -48,112 +50,184 @@ export const AGENT_ERROR_CODES = [
 ] as const;
 export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
 
-export interface AgentInfo {
-  /** Product name, e.g. "ESign Agent". */
-  name: string;
-  /** The agent's version, e.g. "0.1.0". */
-  version: string;
-  /** Operating system as Node names it: `linux`, `win32`, `darwin`. */
-  platform: string;
+// --- Field rules ---------------------------------------------------------------------------
+//
+// Each rule's message is the predicate only; the parse names the field in front of it.
+
+const MAX_CERTIFICATE_BYTES = 48 * 1024;
+
+/** A string of `min` to `max` UTF-16 code units. */
+function text(min: number, max: number) {
+  const message = `must be ${min} to ${max} characters long`;
+  return z.string().min(min, message).max(max, message);
 }
+
+/** Strict padded standard base64 of `minBytes` to `maxBytes` bytes. */
+function base64(minBytes: number, maxBytes: number) {
+  const size = minBytes === maxBytes ? `${minBytes} bytes` : `${minBytes} to ${maxBytes} bytes`;
+  return z
+    .string()
+    .refine(isBase64, { message: 'must be padded standard base64', abort: true })
+    .refine(
+      (value) => base64ByteLength(value) >= minBytes && base64ByteLength(value) <= maxBytes,
+      `must encode ${size}`,
+    );
+}
+
+/** A list of `min` to `max` entries. */
+function list<T extends z.ZodType>(entry: T, min: number, max: number) {
+  const message = `must have ${min} to ${max} entries`;
+  return z.array(entry).min(min, message).max(max, message);
+}
+
+const positiveInteger = 'must be a positive integer';
+const version = z.number({ error: positiveInteger }).int(positiveInteger).min(1, positiveInteger);
+
+const isoTime = text(1, 40)
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/, 'must be an ISO 8601 UTC time')
+  .refine((value) => !Number.isNaN(Date.parse(value)), 'is not a valid date');
+
+const originShape = 'must be an origin like https://example.com';
+/** `scheme://host[:port]` exactly as the URL parser writes it (lower case, no slash). */
+const origin = text(1, 2048)
+  .regex(/^https?:\/\/[^/?#\s]+$/, originShape)
+  .refine((value) => URL.canParse(value) && new URL(value).origin === value, originShape);
+
+/** Every message's id; only an error's may be null (it may answer an unreadable id). */
+const MAX_ID_LENGTH = 128;
+const id = text(1, MAX_ID_LENGTH);
+
+// --- Messages ------------------------------------------------------------------------------
+
+const AgentInfoSchema = z.object({
+  /** Product name, e.g. "ESign Agent". */
+  name: text(1, 100),
+  /** The agent's version, e.g. "0.1.0". */
+  version: text(1, 50),
+  /** Operating system as Node names it: `linux`, `win32`, `darwin`. */
+  platform: text(1, 50),
+});
 
 /** Opens the conversation with the versions the page speaks. */
-export interface HelloRequest {
-  id: string;
-  type: 'hello';
-  versions: number[];
-}
+const HelloRequestSchema = z.object({
+  id,
+  type: z.literal('hello'),
+  versions: list(version, 1, 32),
+});
 
 /** The version the agent chose for this connection (the highest in common). */
-export interface HelloOk {
-  id: string;
-  type: 'hello.ok';
-  version: number;
-  agent: AgentInfo;
-}
+const HelloOkSchema = z.object({
+  id,
+  type: z.literal('hello.ok'),
+  version,
+  agent: AgentInfoSchema,
+});
 
-export interface CertificatesListRequest {
-  id: string;
-  type: 'certificates.list';
-}
+const CertificatesListRequestSchema = z.object({ id, type: z.literal('certificates.list') });
 
 /** One certificate with a private key on a token. */
-export interface TokenCertificate {
+const TokenCertificateSchema = z.object({
   /** The agent's id for this certificate and key; `sign` names it. Opaque to the page. */
-  certificateId: string;
+  certificateId: text(1, 256),
   /** The certificate, base64 DER. */
-  certificate: string;
+  certificate: base64(1, MAX_CERTIFICATE_BYTES),
   /** Subject distinguished name (RFC 4514 string). */
-  subject: string;
+  subject: text(0, 4096),
   /** Issuer distinguished name (RFC 4514 string). */
-  issuer: string;
+  issuer: text(0, 4096),
   /** Serial number, hex. */
-  serialNumber: string;
+  serialNumber: text(1, 128).regex(/^[0-9A-Fa-f]+$/, 'must be hexadecimal'),
   /** Start of validity, ISO 8601 UTC. */
-  notBefore: string;
+  notBefore: isoTime,
   /** End of validity, ISO 8601 UTC. */
-  notAfter: string;
+  notAfter: isoTime,
   /** The PKCS#11 token label. */
-  tokenLabel: string;
+  tokenLabel: text(0, 64),
   /** The PKCS#11 CKA_ID shared by certificate and key, hex (may be empty). */
-  keyId: string;
-}
+  keyId: text(0, 256).regex(/^(?:[0-9A-Fa-f]{2})*$/, 'must be hexadecimal bytes'),
+});
 
-export interface CertificatesListResult {
-  id: string;
-  type: 'certificates.list.result';
-  certificates: TokenCertificate[];
-}
+const CertificatesListResultSchema = z.object({
+  id,
+  type: z.literal('certificates.list.result'),
+  certificates: list(TokenCertificateSchema, 0, 256),
+});
 
 /**
  * Who asks for the signature, as the page states it; shown to the user. The agent compares
  * `origin` with the WebSocket handshake's Origin header and trusts only the latter.
  */
-export interface SignRequester {
+const SignRequesterSchema = z.object({
   /** The page's origin, `scheme://host[:port]`. */
-  origin: string;
+  origin,
   /** The service's display name, e.g. "ESign". */
-  serviceName: string;
+  serviceName: text(1, 200),
   /** The signing session the digest belongs to, shown for support. */
-  sessionId?: string;
-}
+  sessionId: text(1, 200).optional(),
+});
 
 /** Sign a prepared PDF revision: the agent builds the CMS signed attributes over the digest. */
-export interface SignRequest {
-  id: string;
-  type: 'sign';
+const SignRequestSchema = z.object({
+  id,
+  type: z.literal('sign'),
   /** SHA-256 of the PDF byte range, base64 (32 bytes). */
-  documentDigest: string;
-  certificateId: string;
-  documentTitle: string;
-  requester: SignRequester;
-}
+  documentDigest: base64(32, 32),
+  certificateId: text(1, 256),
+  documentTitle: text(1, 1000),
+  requester: SignRequesterSchema,
+});
 
-export interface SignResult {
-  id: string;
-  type: 'sign.result';
+const SignResultSchema = z.object({
+  id,
+  type: z.literal('sign.result'),
   /** The signature value over the DER signed attributes, base64. */
-  signedHash: string;
+  signedHash: base64(1, 1024),
   /** Base64 DER certificates, the signer's first. */
-  certificateChain: string[];
+  certificateChain: list(base64(1, MAX_CERTIFICATE_BYTES), 1, 10),
   /** RFC 3161 TimeStampToken over SHA-256 of the signature value, base64 DER. */
-  timestampToken: string;
-}
+  timestampToken: base64(1, 64 * 1024),
+});
 
-export interface AgentError {
+const AgentErrorSchema = z.object({
   /** The request's id, or null when the request had none that could be read. */
-  id: string | null;
-  type: 'error';
-  code: AgentErrorCode;
+  id: id.nullable(),
+  type: z.literal('error'),
+  code: z.enum(AGENT_ERROR_CODES, { error: `must be one of ${AGENT_ERROR_CODES.join(', ')}` }),
   /** For people and logs; pages decide on `code`. */
-  message: string;
+  message: text(0, 2000),
   /** With `UNSUPPORTED_VERSION`: the versions the agent speaks. */
-  supportedVersions?: number[];
-}
+  supportedVersions: list(version, 1, 32).optional(),
+});
+
+const messageSchemas = [
+  HelloRequestSchema,
+  HelloOkSchema,
+  CertificatesListRequestSchema,
+  CertificatesListResultSchema,
+  SignRequestSchema,
+  SignResultSchema,
+  AgentErrorSchema,
+] as const;
+
+/** Every message of the protocol, told apart by `type`. */
+export const AgentMessageSchema = z.discriminatedUnion('type', messageSchemas, {
+  error: `must be one of ${messageSchemas.map((schema) => schema.shape.type.value).join(', ')}`,
+});
+
+export type AgentInfo = z.infer<typeof AgentInfoSchema>;
+export type HelloRequest = z.infer<typeof HelloRequestSchema>;
+export type HelloOk = z.infer<typeof HelloOkSchema>;
+export type CertificatesListRequest = z.infer<typeof CertificatesListRequestSchema>;
+export type TokenCertificate = z.infer<typeof TokenCertificateSchema>;
+export type CertificatesListResult = z.infer<typeof CertificatesListResultSchema>;
+export type SignRequester = z.infer<typeof SignRequesterSchema>;
+export type SignRequest = z.infer<typeof SignRequestSchema>;
+export type SignResult = z.infer<typeof SignResultSchema>;
+export type AgentError = z.infer<typeof AgentErrorSchema>;
 
 export type AgentRequest = HelloRequest | CertificatesListRequest | SignRequest;
 export type AgentResponse = HelloOk | CertificatesListResult | SignResult | AgentError;
-export type AgentMessage = AgentRequest | AgentResponse;
+export type AgentMessage = z.infer<typeof AgentMessageSchema>;
 export type AgentMessageType = AgentMessage['type'];
 
 export type AgentMessageParse =
@@ -177,210 +251,6 @@ export function negotiateAgentProtocolVersion(offered: readonly number[]): numbe
   return common.length > 0 ? Math.max(...common) : null;
 }
 
-// --- Parsing -------------------------------------------------------------------------------
-
-const MAX_ID_LENGTH = 128;
-const MAX_CERTIFICATE_BYTES = 48 * 1024;
-const MAX_CHAIN_LENGTH = 10;
-const MAX_CERTIFICATES = 256;
-const HEX = /^[0-9A-Fa-f]+$/;
-const HEX_BYTES = /^(?:[0-9A-Fa-f]{2})*$/;
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;
-
-class Invalid extends Error {}
-
-type JsonObject = Record<string, unknown>;
-
-function object(value: unknown, path: string): JsonObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new Invalid(`${path} must be an object`);
-  }
-  return value as JsonObject;
-}
-
-function field(source: JsonObject, key: string): unknown {
-  return Object.hasOwn(source, key) ? source[key] : undefined;
-}
-
-interface TextRule {
-  min?: number;
-  max: number;
-  pattern?: RegExp;
-  /** What the pattern asks for, for the error message. */
-  shape?: string;
-}
-
-function text(value: unknown, path: string, rule: TextRule): string {
-  const min = rule.min ?? 1;
-  if (typeof value !== 'string') throw new Invalid(`${path} must be a string`);
-  if (value.length < min || value.length > rule.max) {
-    throw new Invalid(`${path} must be ${min} to ${rule.max} characters long`);
-  }
-  if (rule.pattern && !rule.pattern.test(value)) {
-    throw new Invalid(`${path} must be ${rule.shape ?? `like ${rule.pattern}`}`);
-  }
-  return value;
-}
-
-function list<T>(
-  value: unknown,
-  path: string,
-  min: number,
-  max: number,
-  item: (entry: unknown, entryPath: string) => T,
-): T[] {
-  if (!Array.isArray(value)) throw new Invalid(`${path} must be an array`);
-  if (value.length < min || value.length > max) {
-    throw new Invalid(`${path} must have ${min} to ${max} entries`);
-  }
-  return value.map((entry, index) => item(entry, `${path}[${index}]`));
-}
-
-function version(value: unknown, path: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new Invalid(`${path} must be a positive integer`);
-  }
-  return value;
-}
-
-function base64(value: unknown, path: string, minBytes: number, maxBytes: number): string {
-  if (typeof value !== 'string') throw new Invalid(`${path} must be a string`);
-  if (!isBase64(value)) throw new Invalid(`${path} must be padded standard base64`);
-  const bytes = base64ByteLength(value);
-  if (bytes < minBytes || bytes > maxBytes) {
-    throw new Invalid(
-      minBytes === maxBytes
-        ? `${path} must encode ${minBytes} bytes`
-        : `${path} must encode ${minBytes} to ${maxBytes} bytes`,
-    );
-  }
-  return value;
-}
-
-function isoTime(value: unknown, path: string): string {
-  const time = text(value, path, { max: 40, pattern: ISO_UTC, shape: 'an ISO 8601 UTC time' });
-  if (Number.isNaN(Date.parse(time))) throw new Invalid(`${path} is not a valid date`);
-  return time;
-}
-
-function origin(value: unknown, path: string): string {
-  const shape = 'an origin like https://example.com';
-  const candidate = text(value, path, { max: 2048, pattern: /^https?:\/\/[^/?#\s]+$/, shape });
-  if (!URL.canParse(candidate) || new URL(candidate).origin !== candidate) {
-    throw new Invalid(`${path} must be ${shape}`);
-  }
-  return candidate;
-}
-
-function certificateEntry(value: unknown, path: string): TokenCertificate {
-  const entry = object(value, path);
-  return {
-    certificateId: text(field(entry, 'certificateId'), `${path}.certificateId`, { max: 256 }),
-    certificate: base64(
-      field(entry, 'certificate'),
-      `${path}.certificate`,
-      1,
-      MAX_CERTIFICATE_BYTES,
-    ),
-    subject: text(field(entry, 'subject'), `${path}.subject`, { min: 0, max: 4096 }),
-    issuer: text(field(entry, 'issuer'), `${path}.issuer`, { min: 0, max: 4096 }),
-    serialNumber: text(field(entry, 'serialNumber'), `${path}.serialNumber`, {
-      max: 128,
-      pattern: HEX,
-      shape: 'hexadecimal',
-    }),
-    notBefore: isoTime(field(entry, 'notBefore'), `${path}.notBefore`),
-    notAfter: isoTime(field(entry, 'notAfter'), `${path}.notAfter`),
-    tokenLabel: text(field(entry, 'tokenLabel'), `${path}.tokenLabel`, { min: 0, max: 64 }),
-    keyId: text(field(entry, 'keyId'), `${path}.keyId`, {
-      min: 0,
-      max: 256,
-      pattern: HEX_BYTES,
-      shape: 'hexadecimal bytes',
-    }),
-  };
-}
-
-function requester(value: unknown, path: string): SignRequester {
-  const source = object(value, path);
-  const result: SignRequester = {
-    origin: origin(field(source, 'origin'), `${path}.origin`),
-    serviceName: text(field(source, 'serviceName'), `${path}.serviceName`, { max: 200 }),
-  };
-  const sessionId = field(source, 'sessionId');
-  if (sessionId !== undefined) {
-    result.sessionId = text(sessionId, `${path}.sessionId`, { max: 200 });
-  }
-  return result;
-}
-
-const decoders: {
-  [K in AgentMessageType]: (
-    source: JsonObject,
-  ) => Omit<Extract<AgentMessage, { type: K }>, 'id' | 'type'>;
-} = {
-  hello: (source) => ({
-    versions: list(field(source, 'versions'), 'versions', 1, 32, version),
-  }),
-  'hello.ok': (source) => {
-    const agent = object(field(source, 'agent'), 'agent');
-    return {
-      version: version(field(source, 'version'), 'version'),
-      agent: {
-        name: text(field(agent, 'name'), 'agent.name', { max: 100 }),
-        version: text(field(agent, 'version'), 'agent.version', { max: 50 }),
-        platform: text(field(agent, 'platform'), 'agent.platform', { max: 50 }),
-      },
-    };
-  },
-  'certificates.list': () => ({}),
-  'certificates.list.result': (source) => ({
-    certificates: list(
-      field(source, 'certificates'),
-      'certificates',
-      0,
-      MAX_CERTIFICATES,
-      certificateEntry,
-    ),
-  }),
-  sign: (source) => ({
-    documentDigest: base64(field(source, 'documentDigest'), 'documentDigest', 32, 32),
-    certificateId: text(field(source, 'certificateId'), 'certificateId', { max: 256 }),
-    documentTitle: text(field(source, 'documentTitle'), 'documentTitle', { max: 1000 }),
-    requester: requester(field(source, 'requester'), 'requester'),
-  }),
-  'sign.result': (source) => ({
-    signedHash: base64(field(source, 'signedHash'), 'signedHash', 1, 1024),
-    certificateChain: list(
-      field(source, 'certificateChain'),
-      'certificateChain',
-      1,
-      MAX_CHAIN_LENGTH,
-      (entry, path) => base64(entry, path, 1, MAX_CERTIFICATE_BYTES),
-    ),
-    timestampToken: base64(field(source, 'timestampToken'), 'timestampToken', 1, 64 * 1024),
-  }),
-  error: (source) => {
-    const code = field(source, 'code');
-    if (typeof code !== 'string' || !(AGENT_ERROR_CODES as readonly string[]).includes(code)) {
-      throw new Invalid(`code must be one of ${AGENT_ERROR_CODES.join(', ')}`);
-    }
-    const result: Omit<AgentError, 'id' | 'type'> = {
-      code: code as AgentErrorCode,
-      message: text(field(source, 'message'), 'message', { min: 0, max: 2000 }),
-    };
-    const supported = field(source, 'supportedVersions');
-    if (supported !== undefined) {
-      result.supportedVersions = list(supported, 'supportedVersions', 1, 32, version);
-    }
-    return result;
-  },
-};
-
-function isMessageType(value: unknown): value is AgentMessageType {
-  return typeof value === 'string' && Object.hasOwn(decoders, value);
-}
-
 /**
  * Reads one message from its JSON text and checks its whole shape. Unknown fields are left
  * out of the result (a newer peer may send more); a missing or malformed field is refused
@@ -399,20 +269,8 @@ export function parseAgentMessage(json: string): AgentMessageParse {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return { ok: false, id: null, reason: 'message must be a JSON object' };
   }
-  const source = parsed as JsonObject;
-  const type = field(source, 'type');
-  const rawId = field(source, 'id');
-  let id: string | null = null;
-  try {
-    // Only an error may lack an id: it may answer a message whose id could not be read.
-    if (!(type === 'error' && rawId === null)) id = text(rawId, 'id', { max: MAX_ID_LENGTH });
-    if (!isMessageType(type)) {
-      throw new Invalid(`type must be one of ${Object.keys(decoders).join(', ')}`);
-    }
-    const decode = decoders[type] as (source: JsonObject) => object;
-    return { ok: true, message: { id, type, ...decode(source) } as AgentMessage };
-  } catch (error) {
-    if (!(error instanceof Invalid)) throw error;
-    return { ok: false, id, reason: error.message };
-  }
+  const result = AgentMessageSchema.safeParse(parsed, { error: plainIssues });
+  if (result.success) return { ok: true, message: result.data };
+  const readId = id.safeParse(Object.hasOwn(parsed, 'id') ? (parsed as { id: unknown }).id : null);
+  return { ok: false, id: readId.success ? readId.data : null, reason: firstIssue(result.error) };
 }

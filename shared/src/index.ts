@@ -1,3 +1,4 @@
 export * from './agentProtocol';
 export * from './base64';
 export * from './canonicalJson';
+export * from './zodIssues';

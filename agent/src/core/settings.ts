@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { AGENT_DEFAULT_PORT } from '@esign/shared';
+import { AGENT_DEFAULT_PORT, firstIssue, plainIssues } from '@esign/shared';
+import { z } from 'zod';
 
 /** Product name; also the folder of the settings file (where Electron keeps its user data). */
 export const AGENT_PRODUCT_NAME = 'ESign Agent';
@@ -179,71 +180,63 @@ function isAbsoluteFor(platform: NodeJS.Platform, modulePath: string): boolean {
     : path.posix.isAbsolute(modulePath);
 }
 
-function record(value: unknown, where: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new SettingsError(`${where} must be an object`);
-  }
-  return value as Record<string, unknown>;
-}
+const nonEmptyMessage = 'must be a non-empty string';
+const nonEmptyString = z
+  .string({ error: nonEmptyMessage })
+  .refine((value) => value.trim() !== '', nonEmptyMessage);
 
-function array(value: unknown, where: string): unknown[] {
-  if (!Array.isArray(value)) throw new SettingsError(`${where} must be an array`);
-  return value;
-}
+const portMessage = (issue: { input?: unknown }) =>
+  `must be an integer from 1024 to 65535, got ${String(issue.input)}`;
 
-function nonEmptyString(value: unknown, where: string): string {
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new SettingsError(`${where} must be a non-empty string`);
+/** An origin as the user wrote it, reduced to its canonical form (or refused, with why). */
+const allowedOrigin = nonEmptyString.transform((value, context) => {
+  try {
+    return normalizeOrigin(value);
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    context.issues.push({ code: 'custom', message: error.message, input: value });
+    return z.NEVER;
   }
-  return value;
-}
-
-function moduleSetting(value: unknown, where: string, platform: NodeJS.Platform) {
-  const entry = record(value, where);
-  const modulePath = nonEmptyString(entry.path, `${where}.path`);
-  if (!isAbsoluteFor(platform, modulePath)) {
-    throw new SettingsError(`${where}.path must be an absolute path, got "${modulePath}"`);
-  }
-  const flag = (key: 'enabled' | 'builtIn', fallback: boolean): boolean => {
-    if (entry[key] === undefined) return fallback;
-    if (typeof entry[key] !== 'boolean')
-      throw new SettingsError(`${where}.${key} must be true or false`);
-    return entry[key];
-  };
-  return {
-    label: nonEmptyString(entry.label, `${where}.label`),
-    path: modulePath,
-    enabled: flag('enabled', true),
-    builtIn: flag('builtIn', false),
-  };
-}
+});
 
 /**
- * Checks settings read from a file and fills what is missing from the defaults. A file that
- * lists `pkcs11Modules` replaces the default list (so the user's edits and removals stay).
+ * The settings file's shape for the platform the agent runs on: every field the file lacks
+ * takes its default; fields it does not know are dropped (an older agent reading a newer file).
+ * A file that lists `pkcs11Modules` replaces the default list (so the user's edits and removals
+ * stay).
  */
+function settingsSchema(host: AgentHostInfo) {
+  const modulePath = nonEmptyString.refine((value) => isAbsoluteFor(host.platform, value), {
+    error: (issue) => `must be an absolute path, got "${String(issue.input)}"`,
+  });
+  const moduleSetting = z.object({
+    label: nonEmptyString,
+    path: modulePath,
+    enabled: z.boolean().default(true),
+    builtIn: z.boolean().default(false),
+  });
+  return z.object({
+    port: z
+      .number({ error: portMessage })
+      .int({ error: portMessage })
+      .min(1024, { error: portMessage })
+      .max(65535, { error: portMessage })
+      .default(AGENT_DEFAULT_PORT),
+    allowedOrigins: z
+      .array(allowedOrigin)
+      .transform((origins) => [...new Set(origins)])
+      .default([]),
+    pkcs11Modules: z.array(moduleSetting).default(() => defaultPkcs11Modules(host)),
+  }) satisfies z.ZodType<AgentSettings>;
+}
+
+/** Checks settings read from a file and fills what is missing from the defaults. */
 export function parseSettings(raw: unknown, host: AgentHostInfo): AgentSettings {
-  const source = record(raw, 'settings');
-  const settings = defaultSettings(host);
-  if (source.port !== undefined) {
-    const port = source.port;
-    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1024 || port > 65535) {
-      throw new SettingsError(`port must be an integer from 1024 to 65535, got ${String(port)}`);
-    }
-    settings.port = port;
+  const result = settingsSchema(host).safeParse(raw, { error: plainIssues });
+  if (!result.success) {
+    throw new SettingsError(firstIssue(result.error, (where) => where || 'settings'));
   }
-  if (source.allowedOrigins !== undefined) {
-    const origins = array(source.allowedOrigins, 'allowedOrigins').map((origin, index) =>
-      normalizeOrigin(nonEmptyString(origin, `allowedOrigins[${index}]`)),
-    );
-    settings.allowedOrigins = [...new Set(origins)];
-  }
-  if (source.pkcs11Modules !== undefined) {
-    settings.pkcs11Modules = array(source.pkcs11Modules, 'pkcs11Modules').map((entry, index) =>
-      moduleSetting(entry, `pkcs11Modules[${index}]`, host.platform),
-    );
-  }
-  return settings;
+  return result.data;
 }
 
 // --- Storage -------------------------------------------------------------------------------

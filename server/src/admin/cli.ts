@@ -4,7 +4,7 @@ import { systemClock } from '../platform/clock';
 import { ConfigError, loadConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { openRuntime } from '../runtime';
-import { Args, type Outcome, UsageError } from './command';
+import { type Outcome, UsageError } from './command';
 import { commands } from './commands';
 import { synopsis } from './synopsis';
 
@@ -60,16 +60,17 @@ async function run(argv: string[]): Promise<Outcome | 'help'> {
   }
   const { values } = parseArgs({
     args: rest,
-    options: { ...command.options, ...commonOptions },
+    options: { ...command.argumentOptions, ...commonOptions },
     strict: true,
     allowPositionals: false,
   });
   if (values.help) return 'help';
-  const work = command.prepare(new Args(command.name, values), systemClock.now());
+  const work = command.accept(values, systemClock.now());
 
   const config = loadConfig(process.env);
-  // Logs go to stderr so that stdout holds only the command's output.
-  const logger = createLogger(process.env.LOG_LEVEL || 'warn', process.stderr);
+  // Logs go to stderr so that stdout holds only the command's output; quieter than the server
+  // unless LOG_LEVEL (checked by the configuration) says otherwise.
+  const logger = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn', process.stderr);
   const runtime = openRuntime(config, { logger });
   try {
     return await work(runtime.deps);

@@ -1,4 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
+import { plainIssues } from '@esign/shared';
+import { z } from 'zod';
 import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
 import { ApiError } from '../errors/apiError';
@@ -16,100 +18,147 @@ export interface Outcome {
   warnings?: string[];
 }
 
-export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
-type OptionValue = string | boolean | (string | boolean)[] | undefined;
+// --- Options ---------------------------------------------------------------------------------
+//
+// A command declares its options as one zod object: each property's schema says how the option
+// is typed (a `z.boolean()` is a flag, a `z.array()` may be repeated, anything else takes a
+// value) and what it accepts. Messages are the predicate only: `--<name>` goes in front, except
+// for messages marked `standalone` (a domain validator's own sentence, a rule between options).
 
-/** Typed reading of the option values parseArgs produced, with usage errors for bad ones. */
-export class Args {
-  constructor(
-    readonly command: string,
-    private readonly values: Record<string, OptionValue>,
-  ) {}
+/** Issue params of a message that stands alone, without the option's name in front. */
+export const standalone = { standalone: true } as const;
 
-  fail(message: string): never {
-    throw new UsageError(`${this.command}: ${message}`);
-  }
+function valueMessage(issue: { input?: unknown }): string {
+  return issue.input === undefined ? 'is required' : 'takes a value';
+}
 
-  /** A required option with a non-blank value. */
-  text(name: string): string {
-    const value = this.optionalText(name);
-    if (value === undefined) this.fail(`--${name} is required`);
-    return value;
-  }
+/** A value with something besides spaces, trimmed. */
+const text = z.string({ error: valueMessage }).trim().min(1, 'must not be empty');
 
-  optionalText(name: string): string | undefined {
-    const value = this.values[name];
-    if (value === undefined) return undefined;
-    if (typeof value !== 'string') this.fail(`--${name} takes a value`);
-    if (value.trim() === '') this.fail(`--${name} must not be empty`);
-    return value.trim();
-  }
-
-  flag(name: string): boolean {
-    return this.values[name] === true;
-  }
-
-  /** A repeatable option, every occurrence in order. */
-  repeated(name: string): string[] {
-    const value = this.values[name];
-    if (value === undefined) return [];
-    const list = Array.isArray(value) ? value : [value];
-    return list.map((item) => {
-      if (typeof item !== 'string' || item.trim() === '') this.fail(`--${name} takes a value`);
-      return item.trim();
-    });
-  }
-
-  /** A comma-separated list. */
-  list(name: string): string[] | undefined {
-    return this.optionalText(name)
-      ?.split(',')
-      .map((item) => item.trim())
-      .filter(Boolean);
-  }
-
+/** Option schemas, for commands to compose. */
+export const option = {
+  text,
   /** An identifier such as a tenant or organization code: no spaces, at most 64 characters. */
-  code(name: string): string {
-    const value = this.optionalCode(name);
-    if (value === undefined) this.fail(`--${name} is required`);
-    return value;
-  }
+  code: text.regex(
+    /^[^\s,:]{1,64}$/u,
+    'must be 1 to 64 characters without spaces, commas or colons',
+  ),
+  positiveInteger: text
+    .regex(/^[1-9]\d*$/, { error: (issue) => `must be a positive integer, got "${issue.input}"` })
+    .transform(Number),
+  flag: z.boolean().default(false),
+  /** A repeatable option, every occurrence in order. */
+  repeated: z.array(text).default([]),
+  /** A comma-separated list. */
+  list: text.transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  ),
+  /** One of `values`: `must be a or b`, `must be one of a, b, c`. */
+  oneOf<const T extends readonly string[]>(values: T) {
+    const listed = values.length === 2 ? values.join(' or ') : `one of ${values.join(', ')}`;
+    return z.enum(values, {
+      error: (issue) =>
+        issue.input === undefined ? 'is required' : `must be ${listed}, got "${issue.input}"`,
+    });
+  },
+  /** `--limit N`: 1 to `max`, `fallback` when absent. */
+  limit(max: number, fallback: number) {
+    return option.positiveInteger
+      .refine((limit) => limit <= max, `must be at most ${max}`)
+      .optional()
+      .transform((limit) => limit ?? fallback);
+  },
+};
 
-  optionalCode(name: string): string | undefined {
-    const value = this.optionalText(name);
-    if (value !== undefined && !/^[^\s,:]{1,64}$/u.test(value)) {
-      this.fail(`--${name} must be 1 to 64 characters without spaces, commas or colons`);
-    }
-    return value;
-  }
+/**
+ * A domain validator's 400 is a bad argument: its message is the usage error, so that bad
+ * input is refused (exit 2) before the database is opened. Anything else is not about input.
+ */
+function refusalOf(error: unknown): string {
+  if (error instanceof ApiError && error.status === 400) return error.message;
+  throw error;
+}
 
-  positiveInteger(name: string): number {
-    const value = this.text(name);
-    if (!/^[1-9]\d*$/.test(value))
-      this.fail(`--${name} must be a positive integer, got "${value}"`);
-    return Number(value);
-  }
-
-  /** Options that may not be combined with `because`. */
-  forbid(names: string[], because: string): void {
-    const present = names.filter((name) => this.values[name] !== undefined);
-    if (present.length > 0) {
-      this.fail(`${present.map((name) => `--${name}`).join(', ')} cannot be used with ${because}`);
-    }
-  }
-
-  /**
-   * Runs a domain validator on argument values: its 400 becomes a usage error, so that bad
-   * input is refused (exit 2) before the database is opened.
-   */
-  check<T>(validate: () => T): T {
+/** A domain validator on an option's value. */
+export function checked<S extends z.ZodType, T>(schema: S, validate: (value: z.output<S>) => T) {
+  return schema.transform((value, context) => {
     try {
-      return validate();
+      return validate(value);
     } catch (error) {
-      if (error instanceof ApiError && error.status === 400) this.fail(error.message);
-      throw error;
+      const message = refusalOf(error);
+      context.issues.push({ code: 'custom', message, input: value, params: standalone });
+      return z.NEVER;
     }
+  });
+}
+
+type OptionValues = Record<string, unknown>;
+
+/** Presence as parseArgs reports it: absent options are undefined, repeated ones may be []. */
+function given(options: OptionValues, name: string): boolean {
+  const value = options[name];
+  return value !== undefined && value !== false && !(Array.isArray(value) && value.length === 0);
+}
+
+/** With `flag`: the options that may not be given, and why (a refinement of the options). */
+export function forbiddenWith(flag: string, names: string[], because: string) {
+  return (options: OptionValues, context: z.RefinementCtx) => {
+    const present = options[flag] === true ? names.filter((name) => given(options, name)) : [];
+    if (present.length === 0) return;
+    const listed = present.map((name) => `--${name}`).join(', ');
+    context.addIssue({
+      code: 'custom',
+      message: `${listed} cannot be used with ${because}`,
+      params: standalone,
+    });
+  };
+}
+
+/** The options required when `flag` is `when` (a refinement of the options). */
+export function requiredWhen(flag: string, when: boolean, names: string[]) {
+  return (options: OptionValues, context: z.RefinementCtx) => {
+    if ((options[flag] === true) !== when) return;
+    for (const name of names.filter((name) => options[name] === undefined)) {
+      context.addIssue({ code: 'custom', path: [name], message: 'is required' });
+    }
+  };
+}
+
+/** The first problem, as `<command>: --<option> <what is wrong>`. */
+function usageMessage(command: string, error: z.ZodError): string {
+  const [issue] = error.issues;
+  const isStandalone = issue?.code === 'custom' && issue.params?.standalone === true;
+  const name = issue?.path[0];
+  const text =
+    !issue || isStandalone || name === undefined
+      ? (issue?.message ?? 'bad arguments')
+      : `--${String(name)} ${issue.message}`;
+  return `${command}: ${text}`;
+}
+
+/** How parseArgs must read an option: its schema stripped of defaults, pipes and optionality. */
+function argumentKind(schema: z.ZodType): { type: 'string' | 'boolean'; multiple?: true } {
+  if (schema instanceof z.ZodBoolean) return { type: 'boolean' };
+  if (schema instanceof z.ZodArray) return { type: 'string', multiple: true };
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodDefault) {
+    return argumentKind(schema.unwrap() as z.ZodType);
   }
+  if (schema instanceof z.ZodPipe) return argumentKind(schema.in as z.ZodType);
+  return { type: 'string' };
+}
+
+/** What a command's preparation may use besides its options. */
+export interface Preparation {
+  now: Date;
+  /** A bad argument found beyond the option schemas (exit 2, before the database is opened). */
+  fail(message: string): never;
+  /** Runs a domain validator on several options: its 400 becomes a usage error. */
+  check<T>(validate: () => T): T;
+  /** The value of an option that a `requiredWhen` rule made required (typed as present). */
+  required<T>(value: T | undefined, name: string): T;
 }
 
 /** Runs after the arguments were accepted, with the opened runtime. */
@@ -118,19 +167,44 @@ export type Action = (deps: AppDeps) => Promise<Outcome>;
 export interface Command {
   /** `group action`, as typed. */
   name: string;
-  options: OptionSpec;
-  /** Checks the arguments (throws UsageError) and returns the work to do. */
-  prepare(args: Args, now: Date): Action;
+  /** For parseArgs: each option's name and kind. */
+  argumentOptions: NonNullable<ParseArgsConfig['options']>;
+  /** Checks the option values parseArgs produced (throws UsageError) and returns the work. */
+  accept(values: OptionValues, now: Date): Action;
 }
 
-/** Value options, by name. */
-export function valueOptions(...names: string[]): OptionSpec {
-  return Object.fromEntries(names.map((name) => [name, { type: 'string' as const }]));
-}
-
-/** Flag options, by name. */
-export function flagOptions(...names: string[]): OptionSpec {
-  return Object.fromEntries(names.map((name) => [name, { type: 'boolean' as const }]));
+/** A command from its option schema and the work it prepares from the checked options. */
+export function command<Shape extends z.ZodRawShape>(spec: {
+  name: string;
+  options: z.ZodObject<Shape>;
+  prepare(options: z.output<z.ZodObject<Shape>>, preparation: Preparation): Action;
+}): Command {
+  const fail = (message: string): never => {
+    throw new UsageError(`${spec.name}: ${message}`);
+  };
+  const check = <T>(validate: () => T): T => {
+    try {
+      return validate();
+    } catch (error) {
+      return fail(refusalOf(error));
+    }
+  };
+  const required = <T>(value: T | undefined, name: string): T =>
+    value === undefined ? fail(`--${name} is required`) : value;
+  return {
+    name: spec.name,
+    argumentOptions: Object.fromEntries(
+      Object.entries(spec.options.shape).map(([name, schema]) => [
+        name,
+        argumentKind(schema as z.ZodType),
+      ]),
+    ),
+    accept: (values, now) => {
+      const parsed = spec.options.safeParse(values, { error: plainIssues });
+      if (!parsed.success) throw new UsageError(usageMessage(spec.name, parsed.error));
+      return spec.prepare(parsed.data, { now, fail, check, required });
+    },
+  };
 }
 
 type Cell = string | number | null | undefined;
@@ -163,11 +237,10 @@ export function listCommand<T>(spec: {
   list(db: Db, tenantId?: number): Promise<T[]>;
   row(item: T): Cell[];
 }): Command {
-  return {
+  return command({
     name: spec.name,
-    options: valueOptions('tenant'),
-    prepare: (args) => {
-      const tenantCode = args.optionalText('tenant');
+    options: z.object({ tenant: option.text.optional() }),
+    prepare: ({ tenant: tenantCode }) => {
       return async (deps) => {
         const tenant =
           tenantCode === undefined ? undefined : await tenantByCode(deps.db, tenantCode);
@@ -175,5 +248,5 @@ export function listCommand<T>(spec: {
         return { json: { [spec.key]: items }, lines: table(spec.header, items.map(spec.row)) };
       };
     },
-  };
+  });
 }

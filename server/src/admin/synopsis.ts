@@ -17,6 +17,7 @@ admin webhook list   [--tenant T]        admin webhook disable --id ID
 admin domain add     --tenant T --origin https://partner.example
 
 Also:
+admin role create    --tenant T --org C --name N        # without --code: from the name, "Nhân viên" → NHAN_VIEN (NHAN_VIEN_2 if taken)
 admin process list   --tenant T [--org C]
 admin template create --tenant T --org C --code K --name N --file form.pdf   # fillable PDF (AcroForm)
 admin template list  --tenant T [--org C]

@@ -1,10 +1,13 @@
 import path from 'node:path';
+import { firstIssue, plainIssues } from '@esign/shared';
+import { z } from 'zod';
 import { ConfigError } from '../errors/configError';
 import { type Allowlist, parseAllowlist } from '../outbound/addressPolicy';
 
 export { ConfigError };
 
-export type AppEnvironment = 'production' | 'development' | 'sandbox';
+const appEnvironments = ['production', 'development', 'sandbox'] as const;
+export type AppEnvironment = (typeof appEnvironments)[number];
 
 export interface RateLimits {
   /** requests per minute on /api/auth/* */
@@ -38,54 +41,8 @@ export interface Config {
   notify: NotifyConfig;
 }
 
-function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
-  }
-  return value;
-}
-
-function environmentFrom(env: NodeJS.ProcessEnv): AppEnvironment {
-  const raw = env.APP_ENV ?? (env.SANDBOX === '1' ? 'sandbox' : 'development');
-  if (raw === 'production' || raw === 'development' || raw === 'sandbox') return raw;
-  throw new ConfigError(`APP_ENV must be production, development or sandbox, got "${raw}"`);
-}
-
-/** Reads every setting from environment variables; the README lists them. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const host = env.HOST || '127.0.0.1';
-  const port = intFrom(env, 'PORT', 3000);
-  const dataDir = path.resolve(env.DATA_DIR || './data');
-  const publicUrl = (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, '');
-  const environment = environmentFrom(env);
-  return {
-    serviceName: env.SERVICE_NAME || 'ESign',
-    host,
-    port,
-    dataDir,
-    databaseFile: path.join(dataDir, 'esign.sqlite'),
-    publicUrl,
-    appUrl: (env.APP_URL || `${publicUrl}/app`).replace(/\/+$/, ''),
-    environment,
-    sandbox: env.SANDBOX === '1' || environment === 'sandbox',
-    jwtSecret: env.JWT_SECRET || undefined,
-    secretKey: env.SECRET_KEY || undefined,
-    logLevel: env.LOG_LEVEL || 'info',
-    trustProxy: env.TRUST_PROXY === '1',
-    outboundAllowlist: parseAllowlist(env.OUTBOUND_ALLOWLIST ?? ''),
-    rateLimits: {
-      auth: intFrom(env, 'RATE_LIMIT_AUTH', 10),
-      api: intFrom(env, 'RATE_LIMIT_API', 100),
-      upload: intFrom(env, 'RATE_LIMIT_UPLOAD', 10),
-    },
-    notify: notifyFrom(env, dataDir, env.SERVICE_NAME || 'ESign'),
-  };
-}
-
-export type NotifyLocale = 'vi' | 'en';
+const notifyLocales = ['vi', 'en'] as const;
+export type NotifyLocale = (typeof notifyLocales)[number];
 
 /** How e-mail leaves: SMTP, or `.eml` files under DATA_DIR/outbox/mail (development default). */
 export type MailSettings =
@@ -137,101 +94,239 @@ const refusedSmsHeaders = [
   'content-length',
 ];
 
-function oneOf<T extends string>(
-  env: NodeJS.ProcessEnv,
-  name: string,
-  values: T[],
-  fallback: T,
-): T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if ((values as string[]).includes(raw)) return raw as T;
-  throw new ConfigError(`${name} must be ${values.join(' or ')}, got "${raw}"`);
+// --- One setting -----------------------------------------------------------------------------
+//
+// Every rule's message is the predicate only: the variable's name goes in front of it.
+
+const unsetWhenEmpty = (value: unknown) => (value === '' ? undefined : value);
+
+/** An environment variable set to the empty string counts as unset (`PORT=` in a .env file). */
+function setting<T extends z.ZodType>(schema: T) {
+  return z.preprocess(unsetWhenEmpty, schema.optional());
 }
 
-function mailSettingsFrom(env: NodeJS.ProcessEnv): MailSettings {
-  if (oneOf(env, 'MAIL_TRANSPORT', ['file', 'smtp'], 'file') === 'file')
-    return { transport: 'file' };
-  const host = env.SMTP_HOST?.trim();
-  if (!host) throw new ConfigError('SMTP_HOST is required when MAIL_TRANSPORT=smtp');
-  if (!env.MAIL_FROM?.trim())
-    throw new ConfigError('MAIL_FROM is required when MAIL_TRANSPORT=smtp');
-  const secure = ['1', 'true'].includes(
-    oneOf(env, 'SMTP_SECURE', ['0', '1', 'false', 'true'], '0'),
-  );
-  const user = env.SMTP_USER || undefined;
+/** A setting with its value when unset. */
+function settingOr<T extends z.ZodType>(schema: T, fallback: z.util.NoUndefined<z.output<T>>) {
+  return z.preprocess(unsetWhenEmpty, schema.default(fallback));
+}
+
+const got = (issue: { input?: unknown }) => `, got "${String(issue.input)}"`;
+
+/** `a or b`, `a, b or c`. */
+function choices(values: readonly string[]): string {
+  return values.length < 2
+    ? values.join('')
+    : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
+}
+
+function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, { error: (issue) => `must be ${choices(values)}${got(issue)}` });
+}
+
+/** `1`/`true` or `0`/`false`. */
+const flag = oneOf(['0', '1', 'false', 'true']).transform(
+  (value) => value === '1' || value === 'true',
+);
+
+const positiveInteger = z
+  .string()
+  .regex(/^[1-9]\d*$/, { error: (issue) => `must be a positive integer${got(issue)}` })
+  .transform(Number);
+
+const portNumber = positiveInteger.refine((port) => port <= 65535, {
+  error: (issue) => `must be a port number from 1 to 65535${got(issue)}`,
+});
+
+/** An absolute http(s) URL, without trailing slashes (paths are appended to it). */
+const baseUrl = z
+  .string()
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), {
+    error: (issue) => `must be an absolute http or https URL${got(issue)}`,
+  })
+  .transform((value) => value.replace(/\/+$/, ''));
+
+const text = z.string();
+/** Trimmed; only spaces count as unset. */
+const trimmed = z
+  .string()
+  .trim()
+  .transform((value) => value || undefined);
+
+/** SMS_HTTP_HEADERS: a JSON object of header names to strings, none the safe client owns. */
+const smsHeaders = z.string().transform((raw, context): Record<string, string> => {
+  const parsed = z.record(z.string(), z.string()).safeParse(jsonOrNull(raw));
+  const refused = parsed.success
+    ? Object.keys(parsed.data).find((name) => refusedSmsHeaders.includes(name.toLowerCase()))
+    : undefined;
+  if (parsed.success && refused === undefined) return parsed.data;
+  const message = parsed.success
+    ? `may not set ${refused}; set SMS_HTTP_AUTHORIZATION for an Authorization value, or put a gateway key in another header (X-Api-Key), the URL or the body`
+    : 'must be a JSON object of header names to strings';
+  context.issues.push({ code: 'custom', message, input: raw });
+  return z.NEVER;
+});
+
+function jsonOrNull(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return null;
+  }
+}
+
+// --- Every setting ---------------------------------------------------------------------------
+
+/** The environment variables the server reads (the README lists them), each checked alone. */
+const EnvironmentSchema = z.object({
+  SERVICE_NAME: settingOr(text, 'ESign'),
+  HOST: settingOr(text, '127.0.0.1'),
+  PORT: settingOr(portNumber, 3000),
+  DATA_DIR: settingOr(text, './data'),
+  PUBLIC_URL: setting(baseUrl),
+  APP_URL: setting(baseUrl),
+  APP_ENV: setting(oneOf(appEnvironments)),
+  SANDBOX: setting(flag),
+  JWT_SECRET: setting(text),
+  SECRET_KEY: setting(text),
+  LOG_LEVEL: settingOr(
+    oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    'info',
+  ),
+  TRUST_PROXY: settingOr(flag, false),
+  OUTBOUND_ALLOWLIST: settingOr(text, ''),
+  RATE_LIMIT_AUTH: settingOr(positiveInteger, 10),
+  RATE_LIMIT_API: settingOr(positiveInteger, 100),
+  RATE_LIMIT_UPLOAD: settingOr(positiveInteger, 10),
+  NOTIFY_LOCALE: settingOr(oneOf(notifyLocales), 'vi'),
+  MAIL_FROM: setting(trimmed),
+  MAIL_TRANSPORT: settingOr(oneOf(['file', 'smtp']), 'file'),
+  SMTP_HOST: setting(trimmed),
+  SMTP_PORT: setting(portNumber),
+  SMTP_SECURE: settingOr(flag, false),
+  SMTP_USER: setting(text),
+  SMTP_PASSWORD: setting(text),
+  SMS_PROVIDER: settingOr(oneOf(['file', 'http']), 'file'),
+  SMS_HTTP_URL: setting(trimmed),
+  SMS_HTTP_METHOD: settingOr(oneOf(['GET', 'POST']), 'POST'),
+  SMS_HTTP_HEADERS: setting(smsHeaders),
+  SMS_HTTP_BODY_TEMPLATE: setting(text),
+  SMS_HTTP_AUTHORIZATION: setting(text),
+});
+type Environment = z.infer<typeof EnvironmentSchema>;
+
+/** Rules between settings; each issue names the variable to change. */
+function checkCombinations(env: Environment, context: z.core.$RefinementCtx<Environment>): void {
+  const refuse = (name: keyof Environment, message: string) =>
+    context.addIssue({ code: 'custom', path: [name], message, input: env[name] });
+  if (env.APP_ENV === 'production' && env.SANDBOX === true) {
+    // Sandbox routing sends every message to the developer account: never in production.
+    refuse('SANDBOX', 'cannot be 1 with APP_ENV=production');
+  }
+  if (env.APP_ENV === 'sandbox' && env.SANDBOX === false) {
+    refuse('SANDBOX', 'cannot be 0 with APP_ENV=sandbox (the sandbox always routes to developers)');
+  }
+  if (env.MAIL_TRANSPORT === 'smtp') {
+    if (!env.SMTP_HOST) refuse('SMTP_HOST', 'is required when MAIL_TRANSPORT=smtp');
+    if (!env.MAIL_FROM) refuse('MAIL_FROM', 'is required when MAIL_TRANSPORT=smtp');
+  }
+  if (env.SMS_PROVIDER === 'http') {
+    const url = env.SMS_HTTP_URL;
+    if (url === undefined || !URL.canParse(url)) {
+      refuse('SMS_HTTP_URL', 'must be an absolute https URL when SMS_PROVIDER=http');
+    } else if (new URL(url).protocol !== 'https:') {
+      refuse('SMS_HTTP_URL', 'must use https');
+    }
+    if (env.SMS_HTTP_METHOD === 'GET' && env.SMS_HTTP_BODY_TEMPLATE !== undefined) {
+      refuse('SMS_HTTP_BODY_TEMPLATE', 'cannot be used with SMS_HTTP_METHOD=GET');
+    }
+  }
+}
+
+function mailSettings(env: Environment): MailSettings {
+  // checkCombinations made SMTP_HOST present for SMTP.
+  if (env.MAIL_TRANSPORT === 'file' || env.SMTP_HOST === undefined) return { transport: 'file' };
+  const secure = env.SMTP_SECURE;
   return {
     transport: 'smtp',
-    host,
-    port: intFrom(env, 'SMTP_PORT', secure ? 465 : 587),
+    host: env.SMTP_HOST,
+    port: env.SMTP_PORT ?? (secure ? 465 : 587),
     secure,
-    requireTls: !secure && user !== undefined,
-    user,
-    password: env.SMTP_PASSWORD || undefined,
+    requireTls: !secure && env.SMTP_USER !== undefined,
+    user: env.SMTP_USER,
+    password: env.SMTP_PASSWORD,
   };
 }
 
-function smsHeaders(raw: string | undefined): Record<string, string> {
-  if (!raw) return {};
-  let parsed: unknown = null;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {}
-  if (
-    typeof parsed !== 'object' ||
-    parsed === null ||
-    Array.isArray(parsed) ||
-    Object.values(parsed).some((value) => typeof value !== 'string')
-  ) {
-    throw new ConfigError('SMS_HTTP_HEADERS must be a JSON object of header names to strings');
-  }
-  const headers = parsed as Record<string, string>;
-  const refused = Object.keys(headers).find((name) =>
-    refusedSmsHeaders.includes(name.toLowerCase()),
-  );
-  if (refused) {
-    throw new ConfigError(
-      `SMS_HTTP_HEADERS may not set ${refused}; set SMS_HTTP_AUTHORIZATION for an Authorization value, or put a gateway key in another header (X-Api-Key), the URL or the body`,
-    );
-  }
-  return headers;
-}
-
-function smsSettingsFrom(env: NodeJS.ProcessEnv): SmsSettings {
-  if (oneOf(env, 'SMS_PROVIDER', ['file', 'http'], 'file') === 'file') return { provider: 'file' };
-  let url: URL;
-  try {
-    url = new URL(env.SMS_HTTP_URL ?? '');
-  } catch {
-    throw new ConfigError('SMS_HTTP_URL must be an absolute https URL when SMS_PROVIDER=http');
-  }
-  if (url.protocol !== 'https:') throw new ConfigError('SMS_HTTP_URL must use https');
-  const method = oneOf(env, 'SMS_HTTP_METHOD', ['GET', 'POST'], 'POST');
-  const headers = smsHeaders(env.SMS_HTTP_HEADERS);
-  const template = env.SMS_HTTP_BODY_TEMPLATE;
-  if (method === 'GET' && template) {
-    throw new ConfigError('SMS_HTTP_BODY_TEMPLATE cannot be used with SMS_HTTP_METHOD=GET');
-  }
+function smsSettings(env: Environment): SmsSettings {
+  // checkCombinations made SMS_HTTP_URL present for the HTTP gateway.
+  if (env.SMS_PROVIDER === 'file' || env.SMS_HTTP_URL === undefined) return { provider: 'file' };
+  const method = env.SMS_HTTP_METHOD;
+  const headers = { ...env.SMS_HTTP_HEADERS };
   const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
   if (method === 'POST' && !hasContentType) headers['Content-Type'] = 'application/json';
   return {
     provider: 'http',
     // As written: {{to}} and {{text}} may stand in the query and are filled in at send time.
-    url: (env.SMS_HTTP_URL ?? '').trim(),
+    url: env.SMS_HTTP_URL,
     method,
     headers,
-    bodyTemplate: method === 'GET' ? '' : (template ?? '{"to":"{{to}}","text":"{{text}}"}'),
+    bodyTemplate:
+      method === 'GET' ? '' : (env.SMS_HTTP_BODY_TEMPLATE ?? '{"to":"{{to}}","text":"{{text}}"}'),
     ...(env.SMS_HTTP_AUTHORIZATION ? { authorization: env.SMS_HTTP_AUTHORIZATION } : {}),
   };
 }
 
-function notifyFrom(env: NodeJS.ProcessEnv, dataDir: string, serviceName: string): NotifyConfig {
+function configOf(env: Environment, context: z.core.$RefinementCtx<Environment>): Config {
+  const dataDir = path.resolve(env.DATA_DIR);
+  const publicUrl = env.PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`;
+  const environment = env.APP_ENV ?? (env.SANDBOX ? 'sandbox' : 'development');
+  let outboundAllowlist: Allowlist = { hosts: new Set(), ranges: [] };
+  try {
+    outboundAllowlist = parseAllowlist(env.OUTBOUND_ALLOWLIST);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // Its message already names OUTBOUND_ALLOWLIST and the entry.
+    context.addIssue({ code: 'custom', path: [], message: error.message, input: env });
+  }
   return {
-    locale: oneOf(env, 'NOTIFY_LOCALE', ['vi', 'en'], 'vi'),
-    mailFrom: env.MAIL_FROM?.trim() || `${serviceName} <no-reply@localhost>`,
-    mail: mailSettingsFrom(env),
-    sms: smsSettingsFrom(env),
-    mailDir: path.join(dataDir, 'outbox', 'mail'),
-    smsDir: path.join(dataDir, 'outbox', 'sms'),
+    serviceName: env.SERVICE_NAME,
+    host: env.HOST,
+    port: env.PORT,
+    dataDir,
+    databaseFile: path.join(dataDir, 'esign.sqlite'),
+    publicUrl,
+    appUrl: env.APP_URL ?? `${publicUrl}/app`,
+    environment,
+    sandbox: env.SANDBOX === true || environment === 'sandbox',
+    jwtSecret: env.JWT_SECRET,
+    secretKey: env.SECRET_KEY,
+    logLevel: env.LOG_LEVEL,
+    trustProxy: env.TRUST_PROXY,
+    outboundAllowlist,
+    rateLimits: {
+      auth: env.RATE_LIMIT_AUTH,
+      api: env.RATE_LIMIT_API,
+      upload: env.RATE_LIMIT_UPLOAD,
+    },
+    notify: {
+      locale: env.NOTIFY_LOCALE,
+      mailFrom: env.MAIL_FROM ?? `${env.SERVICE_NAME} <no-reply@localhost>`,
+      mail: mailSettings(env),
+      sms: smsSettings(env),
+      mailDir: path.join(dataDir, 'outbox', 'mail'),
+      smsDir: path.join(dataDir, 'outbox', 'sms'),
+    },
   };
+}
+
+const ConfigSchema = EnvironmentSchema.superRefine(checkCombinations).transform(configOf);
+
+/**
+ * Reads every setting from environment variables; the README lists them. An unusable one
+ * throws ConfigError naming the variable and the problem (the first found).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = ConfigSchema.safeParse(env, { error: plainIssues });
+  if (!result.success) throw new ConfigError(firstIssue(result.error));
+  return result.data;
 }

@@ -116,12 +116,21 @@ describe('admin tenant, org, role, webhook and domain commands', () => {
       .execute();
     expect(held.map((row) => row.permission)).toEqual(['document:create', 'user:view']);
 
+    // Without --code, the code comes from the name (diacritics folded), never the admin's DEFAULT.
     const plain = await cli('role create --tenant ACME --org SALES --name "Nhân viên" --json');
     expect(plain.json()).toMatchObject({
-      code: 'DEFAULT',
+      code: 'NHAN_VIEN',
       permissions: [],
       isDepartmentHead: false,
     });
+    // A name that folds to a code the organization has already gets the next free suffix.
+    const folded = await cli('role create --tenant ACME --org SALES --name "nhân-viên" --json');
+    expect(folded.json()).toMatchObject({ code: 'NHAN_VIEN_2', name: 'nhân-viên' });
+    const third = await cli('role create --tenant ACME --org SALES --name "NHÂN VIÊN" --json');
+    expect(third.json()).toMatchObject({ code: 'NHAN_VIEN_3' });
+    // Another organization starts over: codes are looked up within an organization.
+    const root = await cli('role create --tenant ACME --org ACME --name "Nhân viên" --json');
+    expect(root.json()).toMatchObject({ code: 'NHAN_VIEN' });
     const dup = await cli('role create --tenant ACME --org SALES --name "Nhân viên"');
     expect(dup.code).toBe(1);
     expect(dup.stderr).toMatch(/ROLE_NAME_ALREADY_EXISTS/);

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import {
   type IssuedBoundKey,
   importLegacyKeyOf,
@@ -9,19 +10,15 @@ import {
 import { listApiKeys, userStatus } from '../../auth/queries';
 import { tenantByCode } from '../../tenancy/resolveTenant';
 import {
-  type Args,
   type Command,
-  flagOptions,
+  command,
+  forbiddenWith,
   listCommand,
   type Outcome,
-  valueOptions,
+  option,
+  requiredWhen,
 } from '../command';
 import { readSecret } from '../secretInput';
-
-function expiryOf(args: Args, now: Date): string | null {
-  const raw = args.optionalText('expires');
-  return raw === undefined ? null : args.check(() => keyExpiry(raw, now));
-}
 
 /** The key appears here and nowhere else: not in logs, not in `apikey list`. */
 function issuedOutcome(issued: IssuedBoundKey, description: string, warnings: string[]): Outcome {
@@ -47,14 +44,26 @@ function expiryText(expiresAt: string | null): string {
 }
 
 export const apikeyCommands: Command[] = [
-  {
+  command({
     name: 'apikey create',
-    options: { ...valueOptions('tenant', 'org', 'user', 'expires'), ...flagOptions('global') },
-    prepare: (args, now) => {
-      const expiresAt = expiryOf(args, now);
-      if (args.flag('global')) {
-        args.forbid(['tenant', 'org'], '--global (a global key belongs to no tenant)');
-        const login = args.optionalText('user') ?? null;
+    options: z
+      .object({
+        tenant: option.text.optional(),
+        org: option.text.optional(),
+        user: option.text.optional(),
+        expires: option.text.optional(),
+        global: option.flag,
+      })
+      .superRefine(
+        forbiddenWith('global', ['tenant', 'org'], '--global (a global key belongs to no tenant)'),
+      )
+      .superRefine(requiredWhen('global', false, ['tenant', 'org', 'user'])),
+    prepare: (options, { now, check, required }) => {
+      const raw = options.expires;
+      // The expiry is judged against the clock of this run, so it is checked here.
+      const expiresAt = raw === undefined ? null : check(() => keyExpiry(raw, now));
+      if (options.global) {
+        const login = options.user ?? null;
         return async (deps) => {
           const issued = await issueGlobalKey(deps, { login, expiresAt });
           const warnings: string[] = [];
@@ -71,10 +80,10 @@ export const apikeyCommands: Command[] = [
           );
         };
       }
-      const tenantCode = args.text('tenant');
+      const tenantCode = required(options.tenant, 'tenant');
       const request = {
-        organizationCode: args.text('org'),
-        login: args.text('user'),
+        organizationCode: required(options.org, 'org'),
+        login: required(options.user, 'user'),
         expiresAt,
       };
       return async (deps) => {
@@ -87,7 +96,7 @@ export const apikeyCommands: Command[] = [
         );
       };
     },
-  },
+  }),
   listCommand({
     name: 'apikey list',
     key: 'apiKeys',
@@ -104,11 +113,10 @@ export const apikeyCommands: Command[] = [
       key.revokedAt,
     ],
   }),
-  {
+  command({
     name: 'apikey revoke',
-    options: valueOptions('id'),
-    prepare: (args) => {
-      const id = args.positiveInteger('id');
+    options: z.object({ id: option.positiveInteger }),
+    prepare: ({ id }) => {
       return async (deps) => {
         const result = await revokeApiKey(deps, id);
         return {
@@ -121,15 +129,16 @@ export const apikeyCommands: Command[] = [
         };
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'apikey import-legacy',
-    options: valueOptions('tenant', 'org', 'user', 'key'),
-    prepare: (args) => {
-      const tenantCode = args.text('tenant');
-      const organizationCode = args.text('org');
-      const login = args.text('user');
-      const rawKey = args.text('key');
+    options: z.object({
+      tenant: option.text,
+      org: option.text,
+      user: option.text,
+      key: option.text,
+    }),
+    prepare: ({ tenant: tenantCode, org: organizationCode, user: login, key: rawKey }) => {
       return async (deps) => {
         const plaintext = await readSecret(rawKey);
         const tenant = await tenantByCode(deps.db, tenantCode);
@@ -142,5 +151,5 @@ export const apikeyCommands: Command[] = [
         };
       };
     },
-  },
+  }),
 ];

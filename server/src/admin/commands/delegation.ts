@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { findUserByLogin } from '../../auth/queries';
 import type { AppDeps } from '../../context';
 import { ApiError } from '../../errors/apiError';
@@ -11,7 +12,15 @@ import {
   listDelegations,
   revokeDelegation,
 } from '../../workflow/delegations';
-import { type Command, listCommand, type Outcome, valueOptions } from '../command';
+import {
+  type Action,
+  type Command,
+  checked,
+  command,
+  listCommand,
+  type Outcome,
+  option,
+} from '../command';
 
 function delegationLine(view: DelegationView): string {
   return `${view.fromUsername} → ${view.toUsername} from ${view.startsAt} until ${view.endsAt} (${view.state})`;
@@ -40,47 +49,51 @@ function outcomeLines(verb: string, login: string, outcome: ActionOutcome): Outc
 
 type TaskAction = 'approve' | 'acknowledge' | 'reject';
 
+const taskOptions = { tenant: option.text, task: option.text, user: option.text };
+
 /** `task approve|acknowledge|reject`: performs a turn as a user, through the task actions. */
 function taskCommand(action: TaskAction): Command {
   const verbs = { approve: 'approved', acknowledge: 'acknowledged', reject: 'rejected' };
-  return {
-    name: `task ${action}`,
-    options: valueOptions('tenant', 'task', 'user', action === 'reject' ? 'reason' : 'comment'),
-    prepare: (args) => {
-      const tenantCode = args.text('tenant');
-      const taskCode = args.text('task');
-      const login = args.text('user');
-      const text = action === 'reject' ? args.text('reason') : args.optionalText('comment');
-      return async (deps) => {
-        const tenant = await tenantByCode(deps.db, tenantCode);
-        const user = await tenantUser(deps, tenant, login);
-        const input = { taskCode, actorUserId: user.id };
-        const outcome =
-          action === 'reject'
-            ? await reject(deps, { ...input, reason: text ?? '' })
-            : await (action === 'approve' ? approve : acknowledge)(deps, {
-                ...input,
-                comment: text,
-              });
-        return outcomeLines(verbs[action], user.username, outcome);
-      };
-    },
-  };
+  const perform =
+    (options: z.output<z.ZodObject<typeof taskOptions>>, text: string | undefined): Action =>
+    async (deps) => {
+      const tenant = await tenantByCode(deps.db, options.tenant);
+      const user = await tenantUser(deps, tenant, options.user);
+      const input = { taskCode: options.task, actorUserId: user.id };
+      const outcome =
+        action === 'reject'
+          ? await reject(deps, { ...input, reason: text ?? '' })
+          : await (action === 'approve' ? approve : acknowledge)(deps, { ...input, comment: text });
+      return outcomeLines(verbs[action], user.username, outcome);
+    };
+  const name = `task ${action}`;
+  // A rejection needs its reason; approving or acknowledging may add a comment.
+  return action === 'reject'
+    ? command({
+        name,
+        options: z.object({ ...taskOptions, reason: option.text }),
+        prepare: (options) => perform(options, options.reason),
+      })
+    : command({
+        name,
+        options: z.object({ ...taskOptions, comment: option.text.optional() }),
+        prepare: (options) => perform(options, options.comment),
+      });
 }
 
 /** Delegation of pending tasks between users, and the task actions for operators. */
 export const delegationCommands: Command[] = [
-  {
+  command({
     name: 'delegation create',
-    options: valueOptions('tenant', 'from', 'to', 'starts', 'ends'),
-    prepare: (args) => {
-      const tenantCode = args.text('tenant');
-      const input = {
-        fromUsername: args.text('from'),
-        toUsername: args.text('to'),
-        startsAt: args.check(() => delegationInstant(args.text('starts'), 'starts')),
-        endsAt: args.check(() => delegationInstant(args.text('ends'), 'ends')),
-      };
+    options: z.object({
+      tenant: option.text,
+      from: option.text,
+      to: option.text,
+      starts: checked(option.text, (value) => delegationInstant(value, 'starts')),
+      ends: checked(option.text, (value) => delegationInstant(value, 'ends')),
+    }),
+    prepare: ({ tenant: tenantCode, from, to, starts, ends }) => {
+      const input = { fromUsername: from, toUsername: to, startsAt: starts, endsAt: ends };
       return async (deps) => {
         const tenant = await tenantByCode(deps.db, tenantCode);
         const view = await createDelegation(deps, tenant, input);
@@ -92,7 +105,7 @@ export const delegationCommands: Command[] = [
         };
       };
     },
-  },
+  }),
   listCommand({
     name: 'delegation list',
     key: 'delegations',
@@ -109,11 +122,10 @@ export const delegationCommands: Command[] = [
       view.state,
     ],
   }),
-  {
+  command({
     name: 'delegation revoke',
-    options: valueOptions('id'),
-    prepare: (args) => {
-      const id = args.positiveInteger('id');
+    options: z.object({ id: option.positiveInteger }),
+    prepare: ({ id }) => {
       return async (deps) => {
         const view = await revokeDelegation(deps, id);
         return {
@@ -122,7 +134,7 @@ export const delegationCommands: Command[] = [
         };
       };
     },
-  },
+  }),
   taskCommand('approve'),
   taskCommand('acknowledge'),
   taskCommand('reject'),

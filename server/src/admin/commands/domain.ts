@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { AppDeps } from '../../context';
 import { isoNow } from '../../platform/clock';
 import {
@@ -7,7 +8,7 @@ import {
 } from '../../tenancy/embeddingOrigins';
 import { listEmbeddingOrigins } from '../../tenancy/queries';
 import { type TenantRow, tenantByCode } from '../../tenancy/resolveTenant';
-import { type Command, listCommand, valueOptions } from '../command';
+import { type Command, checked, command, listCommand, option } from '../command';
 
 /** `domain add|remove --tenant T --origin O`: one change of a tenant's embedding origins. */
 function originCommand(
@@ -15,12 +16,10 @@ function originCommand(
   change: (deps: AppDeps, tenant: TenantRow, origin: string) => Promise<boolean>,
   message: (changed: boolean, origin: string, tenantCode: string) => string,
 ): Command {
-  return {
+  return command({
     name,
-    options: valueOptions('tenant', 'origin'),
-    prepare: (args) => {
-      const tenantCode = args.text('tenant');
-      const origin = args.check(() => normalizeOrigin(args.text('origin')));
+    options: z.object({ tenant: option.text, origin: checked(option.text, normalizeOrigin) }),
+    prepare: ({ tenant: tenantCode, origin }) => {
       return async (deps) => {
         const tenant = await tenantByCode(deps.db, tenantCode);
         const changed = await change(deps, tenant, origin);
@@ -30,7 +29,7 @@ function originCommand(
         };
       };
     },
-  };
+  });
 }
 
 export const domainCommands: Command[] = [

@@ -1,19 +1,13 @@
+import { z } from 'zod';
 import type { NotifyChannel } from '../../db/schema';
 import { isEmailAddress, normalizePhone } from '../../notify/outbox';
 import { lastOutboxMessages, mailDetail, type OutboxView } from '../../notify/views';
 import { tenantByCode } from '../../tenancy/resolveTenant';
-import { type Args, type Command, table, valueOptions } from '../command';
+import { type Command, command, option, table } from '../command';
 
 /** Outgoing mail and SMS: the operator's view of the notification outbox. */
 
 const maxLimit = 200;
-
-function limitOf(args: Args): number {
-  if (args.optionalText('limit') === undefined) return 20;
-  const limit = args.positiveInteger('limit');
-  if (limit > maxLimit) args.fail(`--limit must be at most ${maxLimit}`);
-  return limit;
-}
 
 function statusOf(message: OutboxView): string {
   return message.sandbox ? `${message.status} (sandbox)` : message.status;
@@ -26,17 +20,19 @@ function hiddenText(message: OutboxView): string {
 /** `<channel> last [--limit N] [--to X] [--tenant T]`: the newest messages first. */
 function lastCommand(
   channel: NotifyChannel,
-  readTo: (args: Args) => string | undefined,
+  /** `--to`: the recipient as the outbox stores it. */
+  toOption: z.ZodType<string | undefined, string | undefined>,
   header: string[],
   row: (message: OutboxView) => (string | number | null)[],
 ): Command {
-  return {
+  return command({
     name: `${channel} last`,
-    options: valueOptions('limit', 'to', 'tenant'),
-    prepare: (args) => {
-      const limit = limitOf(args);
-      const to = readTo(args);
-      const tenantCode = args.optionalCode('tenant');
+    options: z.object({
+      limit: option.limit(maxLimit, 20),
+      to: toOption,
+      tenant: option.code.optional(),
+    }),
+    prepare: ({ limit, to, tenant: tenantCode }) => {
       return async (deps) => {
         const tenant =
           tenantCode === undefined ? undefined : await tenantByCode(deps.db, tenantCode);
@@ -50,28 +46,34 @@ function lastCommand(
         return { json: { messages }, lines };
       };
     },
-  };
+  });
 }
 
 export const notifyCommands: Command[] = [
   lastCommand(
     'mail',
-    (args) => {
-      const to = args.optionalText('to');
-      if (to !== undefined && !isEmailAddress(to))
-        args.fail(`--to is not an e-mail address: ${to}`);
-      return to;
-    },
+    option.text
+      .refine(isEmailAddress, { error: (issue) => `is not an e-mail address: ${issue.input}` })
+      .optional(),
     ['ID', 'CREATED', 'STATUS', 'KIND', 'TO', 'SENT TO', 'TRIES', 'SUBJECT'],
     (m) => [m.id, m.createdAt, statusOf(m), m.kind, m.to, m.sentTo, m.attempts, m.subject],
   ),
   lastCommand(
     'sms',
-    (args) => {
-      const to = args.optionalText('to');
-      if (to === undefined) return undefined;
-      return normalizePhone(to) ?? args.fail(`--to is not a phone number: ${to}`);
-    },
+    option.text
+      .transform((to, context) => {
+        const phone = normalizePhone(to);
+        if (phone === null) {
+          context.issues.push({
+            code: 'custom',
+            message: `is not a phone number: ${to}`,
+            input: to,
+          });
+          return z.NEVER;
+        }
+        return phone;
+      })
+      .optional(),
     ['ID', 'CREATED', 'STATUS', 'KIND', 'TO', 'SENT TO', 'TRIES', 'TEXT'],
     (m) => [
       m.id,
@@ -84,11 +86,10 @@ export const notifyCommands: Command[] = [
       m.text ?? hiddenText(m),
     ],
   ),
-  {
+  command({
     name: 'mail show',
-    options: valueOptions('id'),
-    prepare: (args) => {
-      const id = args.positiveInteger('id');
+    options: z.object({ id: option.positiveInteger }),
+    prepare: ({ id }) => {
       return async (deps) => {
         const message = await mailDetail(deps, id);
         const facts: [string, string | number | null][] = [
@@ -117,5 +118,5 @@ export const notifyCommands: Command[] = [
         };
       };
     },
-  },
+  }),
 ];

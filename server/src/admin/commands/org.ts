@@ -1,19 +1,20 @@
+import { z } from 'zod';
 import { isoNow } from '../../platform/clock';
 import { tenantByCode } from '../../tenancy/resolveTenant';
 import { createOrganization } from '../../tenancy/service';
-import { type Command, valueOptions } from '../command';
+import { type Command, command, option } from '../command';
 
 export const orgCommands: Command[] = [
-  {
+  command({
     name: 'org create',
-    options: valueOptions('tenant', 'code', 'name', 'parent'),
-    prepare: (args) => {
-      const tenantCode = args.text('tenant');
-      const input = {
-        code: args.code('code'),
-        name: args.text('name'),
-        parentCode: args.optionalText('parent'),
-      };
+    options: z.object({
+      tenant: option.text,
+      code: option.code,
+      name: option.text,
+      parent: option.text.optional(),
+    }),
+    prepare: ({ tenant: tenantCode, code, name, parent }) => {
+      const input = { code, name, parentCode: parent };
       return async (deps) => {
         const tenant = await tenantByCode(deps.db, tenantCode);
         const parentCode = input.parentCode ?? tenant.code;
@@ -35,5 +36,5 @@ export const orgCommands: Command[] = [
         };
       };
     },
-  },
+  }),
 ];

@@ -1,24 +1,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
 import type { AppDeps } from '../../context';
 import { ApiError } from '../../errors/apiError';
 import { parseProcessDefinition } from '../../processes/definition';
 import { createProcess, listProcesses, type ProcessOutcome } from '../../processes/service';
 import { type TenantRow, tenantByCode } from '../../tenancy/resolveTenant';
-import { type Args, type Command, table, valueOptions } from '../command';
+import { type Command, command, option, table } from '../command';
 
-/** `--<name> PATH`: a regular file that exists, as an absolute path (exit 2 otherwise). */
-export function existingFile(args: Args, name: string): string {
-  const file = path.resolve(args.text(name));
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(file);
-  } catch {
-    args.fail(`--${name} ${file}: no such file`);
-  }
-  if (!stat.isFile()) args.fail(`--${name} ${file}: not a regular file`);
-  return file;
-}
+/** `--file PATH`: a regular file that exists, as an absolute path (exit 2 otherwise). */
+export const existingFile = option.text
+  .transform((value) => path.resolve(value))
+  .superRefine((file, context) => {
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (!stat?.isFile()) {
+      const problem = stat ? 'not a regular file' : 'no such file';
+      context.addIssue({ code: 'custom', message: `${file}: ${problem}`, input: file });
+    }
+  });
 
 /**
  * `<group> list --tenant T [--org C]`: the rows of a tenant or of one of its organizations, as a
@@ -31,19 +30,17 @@ export function organizationListCommand<T>(spec: {
   list(deps: AppDeps, tenant: TenantRow, organizationCode?: string): Promise<T[]>;
   row(item: T): (string | number | null)[];
 }): Command {
-  return {
+  return command({
     name: spec.name,
-    options: valueOptions('tenant', 'org'),
-    prepare: (args) => {
-      const tenantCode = args.text('tenant');
-      const organizationCode = args.optionalText('org');
+    options: z.object({ tenant: option.text, org: option.text.optional() }),
+    prepare: ({ tenant: tenantCode, org: organizationCode }) => {
       return async (deps) => {
         const tenant = await tenantByCode(deps.db, tenantCode);
         const items = await spec.list(deps, tenant, organizationCode);
         return { json: { [spec.key]: items }, lines: table(spec.header, items.map(spec.row)) };
       };
     },
-  };
+  });
 }
 
 /** The definition file as JSON (a UTF-8 byte order mark is allowed); 400 INVALID_JSON otherwise. */
@@ -76,13 +73,11 @@ const outcomeText: Record<ProcessOutcome, string> = {
 };
 
 export const processCommands: Command[] = [
-  {
+  command({
     name: 'process create',
-    options: valueOptions('tenant', 'org', 'file'),
-    prepare: (args) => {
-      const tenantCode = args.text('tenant');
-      const organizationCode = args.text('org');
-      const definition = readDefinition(existingFile(args, 'file'));
+    options: z.object({ tenant: option.text, org: option.text, file: existingFile }),
+    prepare: ({ tenant: tenantCode, org: organizationCode, file }) => {
+      const definition = readDefinition(file);
       // A bad definition is refused (exit 1, VALIDATION_ERROR) before the database is opened.
       parseProcessDefinition(definition);
       return async (deps) => {
@@ -116,7 +111,7 @@ export const processCommands: Command[] = [
         };
       };
     },
-  },
+  }),
   organizationListCommand({
     name: 'process list',
     key: 'processes',

@@ -1,34 +1,84 @@
+import { z } from 'zod';
+import type { Db } from '../../db/database';
+import { rolesOfOrganization } from '../../directory/queries';
 import { isoNow } from '../../platform/clock';
 import { allPermissions, isKnownPermission } from '../../tenancy/permissionCatalog';
-import { tenantByCode } from '../../tenancy/resolveTenant';
-import { createRole, defaultRoleCode } from '../../tenancy/service';
-import { type Command, flagOptions, valueOptions } from '../command';
+import { type TenantRow, tenantByCode } from '../../tenancy/resolveTenant';
+import { createRole, organizationByCode } from '../../tenancy/service';
+import { type Command, command, option, standalone } from '../command';
+
+/** Room left in a 64-character code for a `_<n>` suffix. */
+const maxDerivedLength = 60;
+
+/**
+ * `Trưởng phòng kinh doanh` → `TRUONG_PHONG_KINH_DOANH`: the name's letters and digits with
+ * Vietnamese diacritics folded (đ included), upper case, other characters as one `_`.
+ */
+export function roleCodeFromName(name: string): string {
+  const folded = name
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/đ/g, 'd')
+    .replace(/Đ/g, 'D')
+    .toUpperCase();
+  const code = folded
+    .replace(/[^A-Z0-9]+/g, '_')
+    .slice(0, maxDerivedLength)
+    .replace(/^_+|_+$/g, '');
+  return code === '' ? 'ROLE' : code;
+}
+
+/**
+ * Without --code, the code derived from the name, suffixed `_2`, `_3`... when a role of the
+ * organization has it already: members name roles by code within their organization, so a
+ * second `DEFAULT` (the administrator role's code) would make those lookups ambiguous.
+ */
+async function unusedRoleCode(db: Db, tenant: TenantRow, organizationCode: string, name: string) {
+  const organization = await organizationByCode(db, tenant.id, organizationCode);
+  const base = roleCodeFromName(name);
+  for (let attempt = 1; ; attempt += 1) {
+    const candidate = attempt === 1 ? base : `${base}_${attempt}`;
+    if ((await rolesOfOrganization(db, organization.id, 'code', candidate)).length === 0) {
+      return candidate;
+    }
+  }
+}
+
+/** `--permissions a:b,c:d|*`: every entry a known permission. */
+const permissionList = option.list.optional().superRefine((permissions, context) => {
+  const unknown = (permissions ?? []).filter((permission) => !isKnownPermission(permission));
+  if (unknown.length > 0) {
+    context.addIssue({
+      code: 'custom',
+      message: `unknown permission(s) ${unknown.join(', ')}; known: * or ${allPermissions.join(', ')}`,
+      input: permissions,
+      params: standalone,
+    });
+  }
+});
 
 export const roleCommands: Command[] = [
-  {
+  command({
     name: 'role create',
-    options: {
-      ...valueOptions('tenant', 'org', 'name', 'code', 'permissions'),
-      ...flagOptions('department-head'),
-    },
-    prepare: (args) => {
-      const tenantCode = args.text('tenant');
-      const permissions = args.list('permissions') ?? [];
-      const unknown = permissions.filter((permission) => !isKnownPermission(permission));
-      if (unknown.length > 0) {
-        args.fail(
-          `unknown permission(s) ${unknown.join(', ')}; known: * or ${allPermissions.join(', ')}`,
-        );
-      }
-      const input = {
-        organizationCode: args.text('org'),
-        name: args.text('name'),
-        code: args.optionalCode('code') ?? defaultRoleCode,
-        permissions,
-        isDepartmentHead: args.flag('department-head'),
-      };
+    options: z.object({
+      tenant: option.text,
+      org: option.text,
+      name: option.text,
+      code: option.code.optional(),
+      permissions: permissionList,
+      'department-head': option.flag,
+    }),
+    prepare: (options) => {
+      const permissions = options.permissions ?? [];
       return async (deps) => {
-        const tenant = await tenantByCode(deps.db, tenantCode);
+        const tenant = await tenantByCode(deps.db, options.tenant);
+        const input = {
+          organizationCode: options.org,
+          name: options.name,
+          code: options.code ?? (await unusedRoleCode(deps.db, tenant, options.org, options.name)),
+          permissions,
+          isDepartmentHead: options['department-head'],
+        };
         const role = await createRole(deps.db, tenant, isoNow(deps.clock), input);
         const held = [...new Set(permissions)];
         return {
@@ -48,5 +98,5 @@ export const roleCommands: Command[] = [
         };
       };
     },
-  },
+  }),
 ];

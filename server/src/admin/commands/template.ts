@@ -1,19 +1,21 @@
+import { z } from 'zod';
 import { listTemplates, registerTemplate } from '../../templates/service';
 import { tenantByCode } from '../../tenancy/resolveTenant';
-import { type Command, valueOptions } from '../command';
+import { type Command, command, option } from '../command';
 import { existingFile, organizationListCommand } from './process';
 
 /** Fillable PDF templates for `source: template` files of dossier creation. */
 export const templateCommands: Command[] = [
-  {
+  command({
     name: 'template create',
-    options: valueOptions('tenant', 'org', 'code', 'name', 'file'),
-    prepare: (args) => {
-      const tenantCode = args.text('tenant');
-      const organizationCode = args.text('org');
-      const code = args.code('code');
-      const name = args.text('name');
-      const pdfPath = existingFile(args, 'file');
+    options: z.object({
+      tenant: option.text,
+      org: option.text,
+      code: option.code,
+      name: option.text,
+      file: existingFile,
+    }),
+    prepare: ({ tenant: tenantCode, org: organizationCode, code, name, file: pdfPath }) => {
       return async (deps) => {
         const tenant = await tenantByCode(deps.db, tenantCode);
         const { template, replaced } = await registerTemplate(deps, tenant, organizationCode, {
@@ -38,7 +40,7 @@ export const templateCommands: Command[] = [
         };
       };
     },
-  },
+  }),
   organizationListCommand({
     name: 'template list',
     key: 'templates',

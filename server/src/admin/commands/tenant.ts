@@ -1,17 +1,26 @@
+import { z } from 'zod';
 import { isoNow } from '../../platform/clock';
 import { tenantByCode } from '../../tenancy/resolveTenant';
 import { createTenant, parseDeveloperContact, setDeveloperContact } from '../../tenancy/service';
-import { Args, type Command, valueOptions } from '../command';
+import { type Command, command, option, type Preparation } from '../command';
 
 export const tenantCommands: Command[] = [
-  {
+  command({
     name: 'tenant create',
-    options: valueOptions('code', 'name', 'developer-email', 'developer-phone'),
-    prepare: (args) => {
+    options: z.object({
+      code: option.code,
+      name: option.text,
+      'developer-email': option.text.optional(),
+      'developer-phone': option.text.optional(),
+    }),
+    prepare: (options, preparation) => {
       const input = {
-        code: args.code('code'),
-        name: args.text('name'),
-        ...developerContact(args),
+        code: options.code,
+        name: options.name,
+        ...developerContact(
+          { email: options['developer-email'], phone: options['developer-phone'] },
+          preparation,
+        ),
       };
       return async (deps) => {
         const { tenant, root, adminRole } = await createTenant(deps.db, isoNow(deps.clock), input);
@@ -34,54 +43,52 @@ export const tenantCommands: Command[] = [
         };
       };
     },
-  },
+  }),
 ];
 
-/** The sandbox developer account options, checked before the database is opened. */
-function developerContact(args: Args) {
-  const contact = {
-    developerEmail: args.optionalText('developer-email'),
-    developerPhone: args.optionalText('developer-phone'),
-  };
-  try {
-    return parseDeveloperContact(
-      Object.fromEntries(Object.entries(contact).filter(([, value]) => value !== undefined)),
-    );
-  } catch (error) {
-    return args.fail(error instanceof Error ? error.message : String(error));
-  }
+/** The sandbox developer account options, checked by the tenancy rules before the database is opened. */
+function developerContact(
+  contact: { email: string | undefined; phone: string | undefined },
+  preparation: Preparation,
+) {
+  return preparation.check(() =>
+    parseDeveloperContact({
+      ...(contact.email !== undefined ? { developerEmail: contact.email } : {}),
+      ...(contact.phone !== undefined ? { developerPhone: contact.phone } : {}),
+    }),
+  );
 }
 
-tenantCommands.push({
-  name: 'tenant developer',
-  options: valueOptions('tenant', 'email', 'phone'),
-  prepare: (args) => {
-    const tenantCode = args.text('tenant');
-    const contact = developerContact(
-      new Args(args.command, {
-        'developer-email': args.optionalText('email'),
-        'developer-phone': args.optionalText('phone'),
-      }),
-    );
-    if (!contact.developerEmail && !contact.developerPhone)
-      args.fail('give --email, --phone or both');
-    return async (deps) => {
-      const tenant = await setDeveloperContact(
-        deps.db,
-        await tenantByCode(deps.db, tenantCode),
-        contact,
-      );
-      return {
-        json: {
-          code: tenant.code,
-          developerEmail: tenant.developer_email,
-          developerPhone: tenant.developer_phone,
-        },
-        lines: [
-          `Developer account of ${tenant.code}: ${tenant.developer_email ?? '(no e-mail)'}, ${tenant.developer_phone ?? '(no phone)'}.`,
-          "In sandbox mode (SANDBOX=1) the tenant's e-mails and SMS go only there.",
-        ],
+tenantCommands.push(
+  command({
+    name: 'tenant developer',
+    options: z.object({
+      tenant: option.text,
+      email: option.text.optional(),
+      phone: option.text.optional(),
+    }),
+    prepare: ({ tenant: tenantCode, email, phone }, preparation) => {
+      const contact = developerContact({ email, phone }, preparation);
+      if (!contact.developerEmail && !contact.developerPhone)
+        preparation.fail('give --email, --phone or both');
+      return async (deps) => {
+        const tenant = await setDeveloperContact(
+          deps.db,
+          await tenantByCode(deps.db, tenantCode),
+          contact,
+        );
+        return {
+          json: {
+            code: tenant.code,
+            developerEmail: tenant.developer_email,
+            developerPhone: tenant.developer_phone,
+          },
+          lines: [
+            `Developer account of ${tenant.code}: ${tenant.developer_email ?? '(no e-mail)'}, ${tenant.developer_phone ?? '(no phone)'}.`,
+            "In sandbox mode (SANDBOX=1) the tenant's e-mails and SMS go only there.",
+          ],
+        };
       };
-    };
-  },
-});
+    },
+  }),
+);

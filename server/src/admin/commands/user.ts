@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { inTransaction } from '../../db/database';
 import { UserInputSchema } from '../../directory/schemas';
 import { createUser, type MemberInput, type UserInput } from '../../directory/service';
@@ -6,42 +7,77 @@ import { validationError } from '../../errors/apiError';
 import { isoNow } from '../../platform/clock';
 import { hashPassword } from '../../platform/passwords';
 import { tenantByCode } from '../../tenancy/resolveTenant';
-import { type Action, type Args, type Command, flagOptions, valueOptions } from '../command';
+import {
+  type Action,
+  type Command,
+  command,
+  forbiddenWith,
+  option,
+  type Preparation,
+  requiredWhen,
+} from '../command';
 import { readSecret } from '../secretInput';
 
 /** CLI-created accounts are active at once. */
 const activeStatus = 2;
 
 /** `--member ORG:ROLE_NAME`, split at the first colon (role names may hold colons). */
-function memberOf(args: Args, raw: string): MemberInput {
+const member = option.text.transform((raw, context): MemberInput => {
   const colon = raw.indexOf(':');
   const organizationCode = raw.slice(0, colon).trim();
   const roleName = raw.slice(colon + 1).trim();
   if (colon === -1 || organizationCode === '' || roleName === '') {
-    args.fail(`--member takes ORG:ROLE_NAME, got "${raw}"`);
+    context.issues.push({
+      code: 'custom',
+      message: `takes ORG:ROLE_NAME, got "${raw}"`,
+      input: raw,
+    });
+    return z.NEVER;
   }
   return { organizationCode, roleName };
-}
+});
 
-function tenantUser(args: Args): Action {
-  const tenantCode = args.text('tenant');
-  const type = args.optionalText('type') ?? 'internal';
-  if (type !== 'internal' && type !== 'external') {
-    args.fail(`--type must be internal or external, got "${type}"`);
-  }
+const UserOptions = z
+  .object({
+    tenant: option.text.optional(),
+    username: option.text,
+    email: option.text,
+    name: option.text.optional(),
+    password: option.text.optional(),
+    phone: option.text.optional(),
+    'identity-number': option.text.optional(),
+    code: option.code.optional(),
+    type: option.oneOf(['internal', 'external']).optional(),
+    member: z.array(member).default([]),
+    'super-admin': option.flag,
+  })
+  .superRefine(
+    forbiddenWith(
+      'super-admin',
+      ['tenant', 'member', 'code', 'type'],
+      '--super-admin (a system super-administrator belongs to no tenant)',
+    ),
+  )
+  .superRefine(requiredWhen('super-admin', true, ['password']))
+  .superRefine(requiredWhen('super-admin', false, ['tenant']));
+type UserOptions = z.output<typeof UserOptions>;
+
+function tenantUser(options: UserOptions, preparation: Preparation): Action {
+  const tenantCode = preparation.required(options.tenant, 'tenant');
+  const type = options.type ?? 'internal';
   const input: UserInput = {
-    username: args.text('username'),
-    email: args.text('email'),
-    code: args.optionalCode('code'),
-    name: args.optionalText('name'),
-    phone: args.optionalText('phone'),
-    identityNumber: args.optionalText('identity-number'),
-    members: args.repeated('member').map((raw) => memberOf(args, raw)),
+    username: options.username,
+    email: options.email,
+    code: options.code,
+    name: options.name,
+    phone: options.phone,
+    identityNumber: options['identity-number'],
+    members: options.member,
   };
   // The directory's own schema: a bad e-mail or an over-long field is a bad argument here.
   const checked = UserInputSchema.safeParse(input);
-  if (!checked.success) args.fail(validationError(checked.error).message);
-  const rawPassword = args.optionalText('password');
+  if (!checked.success) preparation.fail(validationError(checked.error).message);
+  const rawPassword = options.password;
   return async (deps) => {
     const passwordHash =
       rawPassword === undefined ? null : await hashPassword(await readSecret(rawPassword));
@@ -64,19 +100,15 @@ function tenantUser(args: Args): Action {
   };
 }
 
-function superAdmin(args: Args): Action {
-  args.forbid(
-    ['tenant', 'member', 'code', 'type'],
-    '--super-admin (a system super-administrator belongs to no tenant)',
-  );
+function superAdmin(options: UserOptions, preparation: Preparation): Action {
   const fields = {
-    username: args.text('username'),
-    email: args.text('email'),
-    name: args.optionalText('name') ?? null,
-    phone: args.optionalText('phone') ?? null,
-    identityNumber: args.optionalText('identity-number') ?? null,
+    username: options.username,
+    email: options.email,
+    name: options.name ?? null,
+    phone: options.phone ?? null,
+    identityNumber: options['identity-number'] ?? null,
   };
-  const rawPassword = args.text('password');
+  const rawPassword = preparation.required(options.password, 'password');
   return async (deps) => {
     const passwordHash = await hashPassword(await readSecret(rawPassword));
     const user = await inTransaction(deps.db, (trx) =>
@@ -113,25 +145,10 @@ function superAdmin(args: Args): Action {
 }
 
 export const userCommands: Command[] = [
-  {
+  command({
     name: 'user create',
-    options: {
-      ...valueOptions(
-        'tenant',
-        'username',
-        'email',
-        'name',
-        'password',
-        'phone',
-        'identity-number',
-        'code',
-        'type',
-      ),
-      member: { type: 'string', multiple: true },
-      ...flagOptions('super-admin'),
-    },
-    prepare: (args) => {
-      return args.flag('super-admin') ? superAdmin(args) : tenantUser(args);
-    },
-  },
+    options: UserOptions,
+    prepare: (options, preparation) =>
+      options['super-admin'] ? superAdmin(options, preparation) : tenantUser(options, preparation),
+  }),
 ];

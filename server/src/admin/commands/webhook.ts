@@ -1,4 +1,4 @@
-import type { WebhookDeliveryStatus } from '../../db/schema';
+import { z } from 'zod';
 import { tenantByCode } from '../../tenancy/resolveTenant';
 import {
   type AttemptView,
@@ -17,15 +17,7 @@ import {
   webhookEvents,
   webhookUrl,
 } from '../../webhooks/subscriptions';
-import { type Args, type Command, listCommand, table, valueOptions } from '../command';
-
-/** `--limit N`: 1 to 1000, `fallback` when absent. */
-function limitOf(args: Args, fallback: number): number {
-  if (args.optionalText('limit') === undefined) return fallback;
-  const limit = args.positiveInteger('limit');
-  if (limit > 1000) args.fail('--limit must be at most 1000');
-  return limit;
-}
+import { type Command, checked, command, listCommand, option, table } from '../command';
 
 function attemptLine(attempt: AttemptView): string {
   const status = attempt.httpStatus === null ? 'no result' : `HTTP ${attempt.httpStatus}`;
@@ -35,14 +27,15 @@ function attemptLine(attempt: AttemptView): string {
 }
 
 export const webhookCommands: Command[] = [
-  {
+  command({
     name: 'webhook create',
-    options: valueOptions('tenant', 'org', 'url', 'events'),
-    prepare: (args) => {
-      const tenantCode = args.text('tenant');
-      const organizationCode = args.text('org');
-      const url = args.check(() => webhookUrl(args.text('url')));
-      const events = args.check(() => webhookEvents(args.list('events')));
+    options: z.object({
+      tenant: option.text,
+      org: option.text,
+      url: checked(option.text, webhookUrl),
+      events: checked(option.list.optional(), webhookEvents),
+    }),
+    prepare: ({ tenant: tenantCode, org: organizationCode, url, events }) => {
       return async (deps) => {
         const tenant = await tenantByCode(deps.db, tenantCode);
         const { subscription, secret } = await createWebhookSubscription(deps, tenant, {
@@ -61,7 +54,7 @@ export const webhookCommands: Command[] = [
         };
       };
     },
-  },
+  }),
   listCommand({
     name: 'webhook list',
     key: 'subscriptions',
@@ -76,11 +69,10 @@ export const webhookCommands: Command[] = [
       s.events.join(','),
     ],
   }),
-  {
+  command({
     name: 'webhook disable',
-    options: valueOptions('id'),
-    prepare: (args) => {
-      const id = args.text('id');
+    options: z.object({ id: option.text }),
+    prepare: ({ id }) => {
       return async (deps) => {
         const result = await disableWebhookSubscription(deps, id);
         return {
@@ -93,14 +85,16 @@ export const webhookCommands: Command[] = [
         };
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'webhook rotate-secret',
-    options: valueOptions('id', 'grace-hours'),
-    prepare: (args) => {
-      const id = args.text('id');
-      const raw = args.optionalText('grace-hours');
-      const graceHours = raw === undefined ? 24 : args.check(() => rotationGraceHours(raw));
+    options: z.object({
+      id: option.text,
+      'grace-hours': checked(option.text.optional(), (raw) =>
+        raw === undefined ? 24 : rotationGraceHours(raw),
+      ),
+    }),
+    prepare: ({ id, 'grace-hours': graceHours }) => {
       return async (deps) => {
         const rotated = await rotateWebhookSecret(deps, id, graceHours);
         return {
@@ -115,23 +109,21 @@ export const webhookCommands: Command[] = [
         };
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'webhook deliveries',
-    options: valueOptions('tenant', 'status', 'limit'),
-    prepare: (args) => {
-      const tenantCode = args.optionalText('tenant');
-      const status = args.optionalText('status');
-      if (status !== undefined && !(deliveryStatuses as readonly string[]).includes(status)) {
-        args.fail(`--status must be one of ${deliveryStatuses.join(', ')}, got "${status}"`);
-      }
-      const limit = limitOf(args, 50);
+    options: z.object({
+      tenant: option.text.optional(),
+      status: option.oneOf(deliveryStatuses).optional(),
+      limit: option.limit(1000, 50),
+    }),
+    prepare: ({ tenant: tenantCode, status, limit }) => {
       return async (deps) => {
         const tenant =
           tenantCode === undefined ? undefined : await tenantByCode(deps.db, tenantCode);
         const deliveries = await listDeliveries(deps.db, {
           tenantId: tenant?.id,
-          status: status as WebhookDeliveryStatus | undefined,
+          status,
           limit,
         });
         return {
@@ -153,12 +145,11 @@ export const webhookCommands: Command[] = [
         };
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'webhook delivery',
-    options: valueOptions('id'),
-    prepare: (args) => {
-      const id = args.positiveInteger('id');
+    options: z.object({ id: option.positiveInteger }),
+    prepare: ({ id }) => {
       return async (deps) => {
         const d = await deliveryDetail(deps.db, id);
         return {
@@ -173,12 +164,11 @@ export const webhookCommands: Command[] = [
         };
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'webhook redeliver',
-    options: valueOptions('id'),
-    prepare: (args) => {
-      const id = args.positiveInteger('id');
+    options: z.object({ id: option.positiveInteger }),
+    prepare: ({ id }) => {
       return async (deps) => {
         const result = await redeliver(deps, id);
         return {
@@ -191,13 +181,11 @@ export const webhookCommands: Command[] = [
         };
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'webhook received',
-    options: valueOptions('tag', 'limit'),
-    prepare: (args) => {
-      const tag = args.optionalText('tag');
-      const limit = limitOf(args, 10);
+    options: z.object({ tag: option.text.optional(), limit: option.limit(1000, 10) }),
+    prepare: ({ tag, limit }) => {
       return async (deps) => {
         const requests = await listSandboxRequests(deps.db, { tag, limit });
         const lines =
@@ -211,5 +199,5 @@ export const webhookCommands: Command[] = [
         return { json: { requests }, lines };
       };
     },
-  },
+  }),
 ];

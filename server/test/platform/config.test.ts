@@ -1,0 +1,105 @@
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/platform/config';
+
+/** The server configuration read from environment variables (one zod schema). */
+describe('server configuration', () => {
+  const base = { DATA_DIR: '/tmp/esign-config' };
+
+  it('defaults every setting that is unset or empty', () => {
+    const config = loadConfig({ ...base, PORT: '', HOST: '' });
+    expect(config).toMatchObject({
+      serviceName: 'ESign',
+      host: '127.0.0.1',
+      port: 3000,
+      dataDir: '/tmp/esign-config',
+      databaseFile: path.join('/tmp/esign-config', 'esign.sqlite'),
+      publicUrl: 'http://127.0.0.1:3000',
+      appUrl: 'http://127.0.0.1:3000/app',
+      environment: 'development',
+      sandbox: false,
+      jwtSecret: undefined,
+      secretKey: undefined,
+      logLevel: 'info',
+      trustProxy: false,
+      rateLimits: { auth: 10, api: 100, upload: 10 },
+    });
+    expect(config.outboundAllowlist.hosts.size).toBe(0);
+  });
+
+  it('reads numbers, flags, URLs without trailing slashes and the allowlist', () => {
+    const config = loadConfig({
+      ...base,
+      PORT: '8080',
+      PUBLIC_URL: 'https://esign.example.vn/',
+      APP_URL: 'https://app.example.vn//',
+      TRUST_PROXY: 'true',
+      RATE_LIMIT_API: '5',
+      OUTBOUND_ALLOWLIST: 'hooks.partner.example, 10.1.0.0/16',
+      LOG_LEVEL: 'warn',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      publicUrl: 'https://esign.example.vn',
+      appUrl: 'https://app.example.vn',
+      trustProxy: true,
+      logLevel: 'warn',
+      rateLimits: { api: 5 },
+    });
+    expect([...config.outboundAllowlist.hosts]).toEqual(['hooks.partner.example']);
+    expect(config.outboundAllowlist.ranges).toHaveLength(1);
+  });
+
+  it('takes the sandbox environment from SANDBOX=1 unless APP_ENV says otherwise', () => {
+    expect(loadConfig({ ...base, SANDBOX: '1' })).toMatchObject({
+      environment: 'sandbox',
+      sandbox: true,
+    });
+    expect(loadConfig({ ...base, APP_ENV: 'development', SANDBOX: '1' })).toMatchObject({
+      environment: 'development',
+      sandbox: true,
+    });
+    expect(loadConfig({ ...base, APP_ENV: 'sandbox' })).toMatchObject({ sandbox: true });
+    expect(loadConfig({ ...base, APP_ENV: 'production', SANDBOX: '0' })).toMatchObject({
+      environment: 'production',
+      sandbox: false,
+    });
+  });
+
+  it.each([
+    [{ PORT: 'x' }, 'PORT must be a positive integer, got "x"'],
+    [{ PORT: '1e3' }, 'PORT must be a positive integer, got "1e3"'],
+    [{ PORT: '70000' }, 'PORT must be a port number from 1 to 65535, got "70000"'],
+    [{ RATE_LIMIT_AUTH: '0' }, 'RATE_LIMIT_AUTH must be a positive integer, got "0"'],
+    [{ APP_ENV: 'prod' }, 'APP_ENV must be production, development or sandbox, got "prod"'],
+    [{ SANDBOX: 'yes' }, 'SANDBOX must be 0, 1, false or true, got "yes"'],
+    [{ TRUST_PROXY: 'on' }, 'TRUST_PROXY must be 0, 1, false or true, got "on"'],
+    [
+      { LOG_LEVEL: 'verbose' },
+      'LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent',
+    ],
+    [{ PUBLIC_URL: 'esign.example.vn' }, 'PUBLIC_URL must be an absolute http or https URL'],
+    [{ APP_URL: 'ftp://files.example' }, 'APP_URL must be an absolute http or https URL'],
+    [{ APP_ENV: 'production', SANDBOX: '1' }, 'SANDBOX cannot be 1 with APP_ENV=production'],
+    [{ APP_ENV: 'sandbox', SANDBOX: '0' }, 'SANDBOX cannot be 0 with APP_ENV=sandbox'],
+    [{ OUTBOUND_ALLOWLIST: '10.0.0.0/99' }, 'OUTBOUND_ALLOWLIST: "10.0.0.0/99" is not an IP'],
+    [
+      { MAIL_TRANSPORT: 'smtp', SMTP_HOST: '  ', MAIL_FROM: 'a@b.example' },
+      'SMTP_HOST is required when MAIL_TRANSPORT=smtp',
+    ],
+    [{ SMTP_PORT: '0' }, 'SMTP_PORT must be a positive integer, got "0"'],
+    [{ SMS_HTTP_HEADERS: '{"Cookie":"a=b"}' }, 'SMS_HTTP_HEADERS may not set Cookie'],
+  ])('refuses %j', (env, message) => {
+    expect(() => loadConfig({ ...base, ...env })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, ...env })).toThrow(message);
+  });
+
+  it('counts a MAIL_FROM of spaces as unset', () => {
+    expect(loadConfig({ ...base, MAIL_FROM: '   ' }).notify.mailFrom).toBe(
+      'ESign <no-reply@localhost>',
+    );
+  });
+
+  it('ignores variables it does not read', () => {
+    expect(loadConfig({ ...base, EDITOR: 'vi', PORT_OF_CALL: 'x' }).port).toBe(3000);
+  });
+});
