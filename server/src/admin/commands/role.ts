@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/database';
-import { rolesOfOrganization } from '../../directory/queries';
+import { rolesOfOrganization } from '../../directory/queries/users';
 import { isoNow } from '../../platform/clock';
 import { allPermissions, isKnownPermission } from '../../tenancy/permissionCatalog';
 import { type TenantRow, tenantByCode } from '../../tenancy/resolveTenant';
