@@ -55,6 +55,11 @@ export async function anyDue(db: Db, kinds: readonly string[], now: string): Pro
 
 /** Due jobs of one kind in due order (the jobs_due index: kind, status, run_at, rowid). */
 export function dueJobs(trx: Db, kind: string, now: string, limit: number): Promise<JobRow[]> {
+  return dueJobsQuery(trx, kind, now, limit).execute();
+}
+
+/** The claim's read, as a query (its plan is checked by a test). */
+export function dueJobsQuery(trx: Db, kind: string, now: string, limit: number) {
   return trx
     .selectFrom('jobs')
     .selectAll()
@@ -63,8 +68,7 @@ export function dueJobs(trx: Db, kind: string, now: string, limit: number): Prom
     .where('run_at', '<=', now)
     .orderBy('run_at')
     .orderBy('id')
-    .limit(limit)
-    .execute();
+    .limit(limit);
 }
 
 /** Leases jobs to one allocation until `until`, counting their attempt. */
