@@ -4,7 +4,8 @@ import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
 import { enqueue } from '../jobs/queue';
 import type { NotificationEvent } from './payloads';
-import { activeSubscriptionEvents, insertDelivery, insertEvent } from './queries/outbox';
+import { insertDelivery, insertEvent } from './queries/outbox';
+import { activeSubscriptions } from './queries/subscriptions';
 import { type SubscribableEvent, subscribableEvents } from './subscriptions';
 
 /**
@@ -52,7 +53,7 @@ export async function listeningSubscriptions(
   organizationId: number,
   type: SubscribableEvent,
 ): Promise<{ id: string }[]> {
-  const subscriptions = await activeSubscriptionEvents(db, organizationId);
+  const subscriptions = await activeSubscriptions(db, organizationId);
   return subscriptions.filter((s) => subscriptionListens(s.events, type));
 }
 

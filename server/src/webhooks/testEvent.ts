@@ -6,15 +6,9 @@ import { type ClaimedJob, enqueueClaimed, finishedOf, recordResults } from '../j
 import { envelopeBytes, newEventId, retryDelaysMs, webhookJobKind } from './events';
 import { type DeliveryWork, webhookDeliveryKind } from './outbox';
 import { webhookTestData } from './payloads';
-import {
-  insertDelivery,
-  insertEvent,
-  openAttempts,
-  organizationCodes,
-  sealedSecretsOf,
-} from './queries/outbox';
+import { insertDelivery, insertEvent, openAttempts, organizationCodes } from './queries/outbox';
+import { activeSubscriptions, sealedSecretsOf } from './queries/subscriptions';
 import { type SendOptions, sendClaimed, webhookTimeoutMs } from './sender';
-import { activeSubscriptions } from './subscriptions';
 
 /**
  * Endpoint 17: `webhook.test` to every active subscription of the key's organization, one event

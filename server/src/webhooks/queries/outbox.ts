@@ -52,21 +52,6 @@ export async function insertDelivery(
   return row.id;
 }
 
-/** Active subscriptions of an organization with their event lists, oldest first. */
-export function activeSubscriptionEvents(
-  db: Db,
-  organizationId: number,
-): Promise<{ id: string; events: string }[]> {
-  return db
-    .selectFrom('webhook_subscriptions')
-    .select(['id', 'events'])
-    .where('organization_id', '=', organizationId)
-    .where('active', '=', 1)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-}
-
 /** What sending the deliveries of these jobs needs: event bytes, receiver, sealed secrets. */
 export function deliveriesOfJobs(trx: Db, jobIds: readonly number[]) {
   return trx
@@ -175,14 +160,6 @@ export async function setLastHttpStatus(
     .set({ last_http_status: httpStatus })
     .where('id', '=', deliveryId)
     .execute();
-}
-
-export function sealedSecretsOf(trx: Db, subscriptionId: string) {
-  return trx
-    .selectFrom('webhook_subscriptions')
-    .select(['secret_encrypted', 'previous_secret_encrypted', 'previous_secret_expires_at'])
-    .where('id', '=', subscriptionId)
-    .executeTakeFirstOrThrow();
 }
 
 /** The organization and tenant codes named in a `webhook.test` payload. */
