@@ -42,8 +42,9 @@ export interface Runner {
   /** Runs every job due now (by deps.clock), round after round, until none is due. */
   drain(): Promise<void>;
   /**
-   * Resolves the next time the loop is asleep with nothing in flight and every result recorded:
-   * what a test waits for instead of guessing with timers.
+   * Resolves the next time the loop goes (or, asleep, comes) to rest: asleep, nothing in flight,
+   * every result recorded. What a test waits for instead of guessing with timers; never resolves
+   * without the loop (`poll: false`).
    */
   whenIdle(): Promise<void>;
 }

@@ -9,8 +9,9 @@ import {
 import type { Harness } from '../support/harness';
 
 /**
- * A job kind for the queue's own tests: its work is the job's JSON payload, its handler is
- * whatever the test passes, and every hook call is noted.
+ * A job kind for the queue's own tests: its work is the job's JSON payload (one with `refuse`
+ * ends failed at claim with that reason), its handler is whatever the test passes, and every
+ * hook call is noted.
  */
 
 export interface Noted {
@@ -26,8 +27,8 @@ export interface TestKindOptions {
   concurrency?: number;
   leaseMs?: number;
   retryDelaysMs?: number[];
+  /** 'ok' is a success, any other text the failure's error. */
   run?: (payload: unknown, job: ClaimedJob) => Promise<string>;
-  /** Payloads with `refuse` end failed at claim with that reason. */
 }
 
 export function testKind(options: TestKindOptions = {}): {
