@@ -246,11 +246,14 @@ export interface QueueDeps {
 export async function claimJobs(
   deps: QueueDeps,
   wanted: readonly { kind: RegisteredKind; limit: number }[],
+  options: { probe?: boolean } = {},
 ): Promise<Task[]> {
   const asked = wanted.filter((w) => w.limit > 0);
-  // An idle poll reads without taking the write lock (the CLI shares the file).
+  // A look that may well find nothing (an idle poll) first reads without taking the write lock
+  // (the CLI shares the file); a runner that just got a full batch skips that read.
   const names = asked.map((w) => w.kind.kind);
-  if (!(await anyDue(deps.db, names, deps.clock.now().toISOString()))) return [];
+  const probe = options.probe ?? true;
+  if (probe && !(await anyDue(deps.db, names, deps.clock.now().toISOString()))) return [];
   const ended: { kind: RegisteredKind; jobs: EndedJob[] }[] = [];
   const tasks = await inTransaction(deps.db, async (trx) => {
     const now = deps.clock.now().toISOString();

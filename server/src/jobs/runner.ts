@@ -154,15 +154,16 @@ export function startRunner(
   }
 
   /** Up to `concurrency` of each kind: the claim is what bounds a drain round. */
-  const claimOf = (names: readonly string[]) =>
+  const claimOf = (names: readonly string[], probe = true) =>
     claimJobs(
       deps,
       names.map((name) => ({ kind: kindOf(name), limit: kindOf(name).concurrency })),
+      { probe },
     );
 
-  async function claim(names: readonly string[]): Promise<Task[]> {
+  async function claim(names: readonly string[], probe: boolean): Promise<Task[]> {
     try {
-      return await claimOf(names);
+      return await claimOf(names, probe);
     } catch (error) {
       logger.error({ err: error }, 'could not claim jobs');
       return [];
@@ -195,17 +196,21 @@ export function startRunner(
    */
   async function loop(): Promise<void> {
     const exhausted = new Set<string>();
+    /** Whether the last claim came back full: work is flowing, the next claim needs no probe. */
+    let flowing = false;
     while (!stopped) {
       const waiting = startReady();
       const wanted = [...kinds.keys()].filter(
         (name) => ready.get(name)!.length === 0 && !exhausted.has(name),
       );
       if (wanted.length > 0) {
-        const claimed = await claim(wanted);
+        const claimed = await claim(wanted, !flowing);
         for (const task of claimed) ready.get(task.kind)!.push(task);
+        flowing = false;
         for (const name of wanted) {
           const count = claimed.filter((task) => task.kind === name).length;
           if (count < kindOf(name).concurrency) exhausted.add(name);
+          else flowing = true;
         }
         continue;
       }
