@@ -9,7 +9,7 @@ import { loadConfig } from '../../server/src/platform/config';
 import { createLogger } from '../../server/src/platform/logger';
 import { openRuntime } from '../../server/src/runtime';
 import { createTenant } from '../../server/src/tenancy/service';
-import { enqueueEvent } from '../../server/src/webhooks/events';
+import { enqueueEvent, webhookJobKind } from '../../server/src/webhooks/events';
 import { documentCompletedData } from '../../server/src/webhooks/payloads';
 import { createWebhookSubscription } from '../../server/src/webhooks/subscriptions';
 import { startWebhookWorker } from '../../server/src/webhooks/worker';
@@ -107,9 +107,10 @@ async function runRunner(port: number): Promise<void> {
     const countDelivered = async () =>
       (
         await deps.db
-          .selectFrom('webhook_deliveries')
+          .selectFrom('jobs')
           .select(({ fn }) => fn.countAll<number>().as('n'))
-          .where('status', '=', 'delivered')
+          .where('kind', '=', webhookJobKind)
+          .where('status', '=', 'done')
           .executeTakeFirstOrThrow()
       ).n;
     const waitDelivered = async (target: number) => {
@@ -145,8 +146,9 @@ async function runRunner(port: number): Promise<void> {
       .map((row) => Date.parse(row.started_at) - committedAt.get(row.event_id)!)
       .sort((a, b) => a - b);
     const retried = await deps.db
-      .selectFrom('webhook_deliveries')
+      .selectFrom('jobs')
       .select(({ fn }) => fn.countAll<number>().as('n'))
+      .where('kind', '=', webhookJobKind)
       .where('attempts', '>', 1)
       .executeTakeFirstOrThrow();
 

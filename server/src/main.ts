@@ -1,10 +1,11 @@
 import { serve } from '@hono/node-server';
 import { buildApp } from './app';
 import { seedDemoTenant } from './demo';
-import { startNotifyWorker } from './notify/worker';
+import { runnerOptions, startRunner } from './jobs/runner';
+import { notifyKinds } from './notify/worker';
 import { loadConfig } from './platform/config';
 import { openRuntime } from './runtime';
-import { startWebhookWorker, webhookWorkerOptionsFromEnv } from './webhooks/worker';
+import { webhookKind, webhookWorkerOptionsFromEnv } from './webhooks/worker';
 import { startDeadlineScheduler } from './workflow/deadlines';
 
 /** How often overdue tasks are looked for; the first pass runs at start (catching up). */
@@ -18,8 +19,13 @@ async function main(): Promise<void> {
   if (instructions) process.stdout.write(`${instructions}\n`);
 
   const app = buildApp(deps);
-  const webhooks = startWebhookWorker(deps, webhookWorkerOptionsFromEnv(process.env));
-  const notify = startNotifyWorker(deps);
+  // One runner for every job kind: webhook deliveries, e-mail and SMS.
+  const webhookOptions = webhookWorkerOptionsFromEnv(process.env);
+  const jobs = startRunner(
+    deps,
+    [webhookKind(deps, webhookOptions), ...notifyKinds(deps)],
+    runnerOptions(webhookOptions),
+  );
   const deadlines = startDeadlineScheduler(deps, deadlineIntervalMs);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
     deps.logger.info(
@@ -41,8 +47,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     server.close(async () => {
-      await webhooks.stop();
-      await notify.stop();
+      await jobs.stop();
       await deadlines.stop();
       await database.close();
       process.exit(0);

@@ -294,10 +294,12 @@ export interface DelegationsTable {
 }
 
 export type NotifyChannel = 'mail' | 'sms';
+/** pending, sent, failed: its job's state; suppressed: no job (sandbox without an address). */
 export type NotifyStatus = 'pending' | 'sent' | 'failed' | 'suppressed';
 /** configured: the configured transport; dev_file: the development file outbox; none: nobody. */
 export type NotifyRoute = 'configured' | 'dev_file' | 'none';
 
+/** A message and its facts; its queue state is its job's (none when suppressed). */
 export interface NotifyOutboxTable {
   id: Generated<number>;
   channel: NotifyChannel;
@@ -313,17 +315,11 @@ export interface NotifyOutboxTable {
   text_body: string | null;
   html_body: string | null;
   sensitive: number;
-  status: NotifyStatus;
-  attempts: number;
-  next_attempt_at: string;
   discard_after: string | null;
-  lease_id: string | null;
-  lease_expires_at: string | null;
-  last_error: string | null;
   provider_message_id: string | null;
   created_at: string;
-  last_attempt_at: string | null;
   sent_at: string | null;
+  job_id: number | null;
 }
 
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -338,30 +334,21 @@ export interface WebhookEventsTable {
   created_at: string;
 }
 
+/** One event for one subscription; its queue state is its job's. */
 export interface WebhookDeliveriesTable {
   id: Generated<number>;
   event_id: string;
   subscription_id: string;
   tenant_id: number;
-  status: WebhookDeliveryStatus;
-  attempts: number;
-  max_attempts: number;
-  /** When it is due; while leased, the lease expiry (an expired lease is due again). */
-  next_attempt_at: string;
-  lease_id: string | null;
-  lease_expires_at: string | null;
   last_http_status: number | null;
-  last_error: string | null;
   created_at: string;
-  updated_at: string;
-  finished_at: string | null;
+  job_id: number;
 }
 
 export interface WebhookAttemptsTable {
   id: Generated<number>;
   delivery_id: number;
   number: number;
-  lease_id: string;
   started_at: string;
   finished_at: string | null;
   /** 0: no connection or no answer in time. */
@@ -369,6 +356,30 @@ export interface WebhookAttemptsTable {
   latency_ms: number | null;
   error: string | null;
   response_excerpt: string | null;
+}
+
+/** pending: waiting or leased; done: its handler succeeded; failed: it will not run again. */
+export type JobStatus = 'pending' | 'done' | 'failed';
+
+/** The one queue (jobs/): every kind of background work, with its claim and lease. */
+export interface JobsTable {
+  id: Generated<number>;
+  kind: string;
+  /** What a kind without a domain row needs (JSON); null when the domain row points here. */
+  payload: string | null;
+  status: JobStatus;
+  /** Counted at claim: a run killed mid-way has used its attempt. */
+  attempts: number;
+  max_attempts: number;
+  /** When it is due; while leased, the lease expiry (an expired lease is due again). */
+  run_at: string;
+  /** The allocation id of the claim holding it; compared when its result is recorded. */
+  lease_id: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  last_attempt_at: string | null;
+  finished_at: string | null;
 }
 
 export interface WebhookTestRequestsTable {
@@ -409,4 +420,5 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   webhook_test_requests: WebhookTestRequestsTable;
   notify_outbox: NotifyOutboxTable;
+  jobs: JobsTable;
 }

@@ -12,7 +12,7 @@
  * subscription took the event. For a single message:
  * - `queueMail(trx, deps, message)` / `queueSms(trx, deps, message)`: one message.
  *
- * In main.ts: `startNotifyWorker(deps)` sends what was queued; `stop()` on shutdown.
+ * In main.ts: `notifyKinds(deps)` run on the one job runner (jobs/), which sends what was queued.
  */
 
 export type { MailTransport, OutgoingMail } from './mailTransport';
@@ -55,6 +55,6 @@ export {
   defaultRetryDelaysMs,
   type NotifyWorker,
   type NotifyWorkerOptions,
+  notifyKinds,
   startNotifyWorker,
-  type Timers,
 } from './worker';

@@ -1,23 +1,30 @@
-import type { Selectable } from 'kysely';
 import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
-import type { NotifyChannel, NotifyOutboxTable, NotifyRoute, NotifyStatus } from '../db/schema';
+import type { NotifyChannel, NotifyRoute, NotifyStatus } from '../db/schema';
 import { ApiError } from '../errors/apiError';
+import { enqueue } from '../jobs/queue';
 import { isoNow } from '../platform/clock';
 import type { NotifyLocale } from '../platform/config';
 import { encryptSecret } from '../platform/secrets';
 import { withSandboxNotice, withSandboxSmsNotice } from './messages';
+import { developerContact, insertMessage } from './queries';
 
 /**
  * Writing to the notification outbox. `queueMail` and `queueSms` run INSIDE the caller's
  * transaction and do no I/O: the message commits or rolls back with the business change that
- * caused it, and the notify worker sends it later. Routing (sandbox) is decided here, at queue
+ * caused it, and its job (jobs/) sends it later. Routing (sandbox) is decided here, at queue
  * time, and recorded in the row.
  */
 
-export type OutboxRow = Selectable<NotifyOutboxTable>;
+export type QueueDeps = Pick<AppDeps, 'config' | 'clock' | 'secrets' | 'db'>;
 
-export type QueueDeps = Pick<AppDeps, 'config' | 'clock' | 'secrets'>;
+/** The job kind of each channel: mail and SMS run with their own concurrency. */
+export const notifyJobKinds = { mail: 'notify.mail', sms: 'notify.sms' } as const;
+
+/** Delays after the 1st, 2nd, … failed attempt (10 s, 1 min, 5 min, 30 min, 2 h). */
+export const defaultRetryDelaysMs = [10_000, 60_000, 300_000, 1_800_000, 7_200_000];
+/** Six attempts in all. */
+export const notifyMaxAttempts = defaultRetryDelaysMs.length + 1;
 
 export interface MailMessage {
   tenantId: number;
@@ -90,11 +97,7 @@ async function routeFor(
   to: string,
 ): Promise<Route> {
   if (!deps.config.sandbox) return { sendTo: to, route: 'configured', sandbox: false };
-  const tenant = await trx
-    .selectFrom('tenants')
-    .select(['developer_email', 'developer_phone'])
-    .where('id', '=', tenantId)
-    .executeTakeFirst();
+  const tenant = await developerContact(trx, tenantId);
   if (channel === 'mail') {
     const address = tenant?.developer_email?.trim();
     return address && isEmailAddress(address)
@@ -133,33 +136,31 @@ async function insert(
   const status = routing.route === 'none' ? 'suppressed' : 'pending';
   // A suppressed message is final at once: a sensitive body is not kept.
   const keepBody = !(values.sensitive && status === 'suppressed');
-  const row = await trx
-    .insertInto('notify_outbox')
-    .values({
-      channel,
-      tenant_id: values.tenantId,
-      kind: values.kind,
-      locale: values.locale ?? deps.config.notify.locale,
-      recipient: values.recipient,
-      recipient_name: values.recipientName,
-      send_to: routing.sendTo,
-      route: routing.route,
-      sandbox: routing.sandbox ? 1 : 0,
-      subject: values.subject,
-      text_body: keepBody ? sealed(deps, values.sensitive, values.text) : null,
-      html_body:
-        keepBody && values.html !== null ? sealed(deps, values.sensitive, values.html) : null,
-      sensitive: values.sensitive ? 1 : 0,
-      status,
-      attempts: 0,
-      next_attempt_at: now,
-      discard_after: values.discardAfter?.toISOString() ?? null,
-      last_error: status === 'suppressed' ? 'sandbox: the tenant has no developer address' : null,
-      created_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return { id: row.id, channel, status, sendTo: routing.sendTo, sandbox: routing.sandbox };
+  // A suppressed message is never sent: it gets no job.
+  const jobId =
+    status === 'pending'
+      ? await enqueue(trx, deps, { kind: notifyJobKinds[channel], maxAttempts: notifyMaxAttempts })
+      : null;
+  const id = await insertMessage(trx, {
+    channel,
+    tenant_id: values.tenantId,
+    kind: values.kind,
+    locale: values.locale ?? deps.config.notify.locale,
+    recipient: values.recipient,
+    recipient_name: values.recipientName,
+    send_to: routing.sendTo,
+    route: routing.route,
+    sandbox: routing.sandbox ? 1 : 0,
+    subject: values.subject,
+    text_body: keepBody ? sealed(deps, values.sensitive, values.text) : null,
+    html_body:
+      keepBody && values.html !== null ? sealed(deps, values.sensitive, values.html) : null,
+    sensitive: values.sensitive ? 1 : 0,
+    discard_after: values.discardAfter?.toISOString() ?? null,
+    created_at: now,
+    job_id: jobId,
+  });
+  return { id, channel, status, sendTo: routing.sendTo, sandbox: routing.sandbox };
 }
 
 /**

@@ -1,153 +1,71 @@
-import { type ExpressionBuilder, sql } from 'kysely';
-import { type Db, inTransaction } from '../db/database';
-import type { Database, NotifyChannel } from '../db/schema';
-import type { OutboxRow } from './outbox';
+import { type Insertable, type Selectable, sql } from 'kysely';
+import type { Db } from '../db/database';
+import type { JobStatus, NotifyChannel, NotifyOutboxTable, NotifyStatus } from '../db/schema';
 
 /**
- * The outbox's SQL: the worker's claim and completion (the karakeep liteque pattern on our one
- * connection: claim in a short BEGIN IMMEDIATE transaction with a lease and an allocation id,
- * complete only while the allocation id still matches), and the CLI's reads.
+ * The notification outbox's SQL: messages and their facts. Queue state (attempts, due time,
+ * lease, last error) is the message's job's, read here only to show it.
  */
 
-/** A final row keeps no sensitive body. */
+export type OutboxRow = Selectable<NotifyOutboxTable>;
+
+/** last_error shown for a message that was never queued (sandbox without an address). */
+export const suppressedReason = 'sandbox: the tenant has no developer address';
+
+/** A final message keeps no sensitive body. */
 const erasedWhenSensitive = {
   text_body: sql<string | null>`CASE WHEN sensitive = 1 THEN NULL ELSE text_body END`,
   html_body: sql<string | null>`CASE WHEN sensitive = 1 THEN NULL ELSE html_body END`,
 };
 
-const noLease = { lease_id: null, lease_expires_at: null };
-
-export interface ClaimOptions {
-  now: Date;
-  allocation: string;
-  batchSize: number;
-  leaseMs: number;
-  maxAttempts: number;
-}
-
-/**
- * Fails what can no longer be sent (past `discard_after`; or whose last attempt was cut off and
- * whose lease expired), then leases up to `batchSize` due rows: pending, due, and not leased or
- * with an expired lease (its sender died). The attempt is counted at claim time, so a message
- * that kills its sender cannot be retried forever.
- */
-export async function claimDue(db: Db, options: ClaimOptions): Promise<OutboxRow[]> {
-  const now = options.now.toISOString();
-  const free = (eb: ExpressionBuilder<Database, 'notify_outbox'>) =>
-    eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]);
-  // An idle poll reads without taking the write lock.
-  const anyDue = await db
-    .selectFrom('notify_outbox')
-    .select('id')
-    .where('status', '=', 'pending')
-    .where(free)
-    .where((eb) => eb.or([eb('next_attempt_at', '<=', now), eb('discard_after', '<=', now)]))
-    .limit(1)
+export function developerContact(trx: Db, tenantId: number) {
+  return trx
+    .selectFrom('tenants')
+    .select(['developer_email', 'developer_phone'])
+    .where('id', '=', tenantId)
     .executeTakeFirst();
-  if (anyDue === undefined) return [];
-  return inTransaction(db, async (trx) => {
-    await trx
-      .updateTable('notify_outbox')
-      .set({
-        status: 'failed',
-        last_error: 'discarded: not sent before discard_after',
-        ...noLease,
-        ...erasedWhenSensitive,
-      })
-      .where('status', '=', 'pending')
-      .where('discard_after', '<=', now)
-      .where(free)
-      .execute();
-    await trx
-      .updateTable('notify_outbox')
-      .set({
-        status: 'failed',
-        last_error: 'the last attempt was interrupted (lease expired)',
-        ...noLease,
-        ...erasedWhenSensitive,
-      })
-      .where('status', '=', 'pending')
-      .where('attempts', '>=', options.maxAttempts)
-      .where('lease_expires_at', '<=', now)
-      .execute();
-    const rows = await trx
-      .selectFrom('notify_outbox')
-      .selectAll()
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where(free)
-      .orderBy('next_attempt_at')
-      .orderBy('id')
-      .limit(options.batchSize)
-      .execute();
-    if (rows.length === 0) return [];
-    await trx
-      .updateTable('notify_outbox')
-      .set({
-        lease_id: options.allocation,
-        lease_expires_at: new Date(options.now.getTime() + options.leaseMs).toISOString(),
-        attempts: sql<number>`attempts + 1`,
-        last_attempt_at: now,
-      })
-      .where(
-        'id',
-        'in',
-        rows.map((row) => row.id),
-      )
-      .execute();
-    return rows.map((row) => ({
-      ...row,
-      attempts: row.attempts + 1,
-      lease_id: options.allocation,
-      last_attempt_at: now,
-    }));
-  });
 }
 
-/** Sent: true when this allocation still held the lease. */
+export async function insertMessage(
+  trx: Db,
+  values: Insertable<NotifyOutboxTable>,
+): Promise<number> {
+  const row = await trx
+    .insertInto('notify_outbox')
+    .values(values)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** The messages the claimed jobs send. */
+export function messagesOfJobs(trx: Db, jobIds: readonly number[]): Promise<OutboxRow[]> {
+  return trx.selectFrom('notify_outbox').selectAll().where('job_id', 'in', jobIds).execute();
+}
+
+/** Sent: the provider's id and the time; a sensitive body is erased. */
 export async function markSent(
-  db: Db,
-  row: OutboxRow,
-  at: Date,
+  trx: Db,
+  id: number,
+  at: string,
   providerMessageId: string | null,
-): Promise<boolean> {
-  const result = await db
+): Promise<void> {
+  await trx
     .updateTable('notify_outbox')
-    .set({
-      status: 'sent',
-      sent_at: at.toISOString(),
-      provider_message_id: providerMessageId,
-      last_error: null,
-      ...noLease,
-      ...erasedWhenSensitive,
-    })
-    .where('id', '=', row.id)
-    .where('lease_id', '=', row.lease_id)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+    .set({ sent_at: at, provider_message_id: providerMessageId, ...erasedWhenSensitive })
+    .where('id', '=', id)
+    .execute();
 }
 
-/**
- * A failed attempt: retried at `retryAt`, or failed for good when `retryAt` is null. True when
- * this allocation still held the lease.
- */
-export async function markAttemptFailed(
-  db: Db,
-  row: OutboxRow,
-  error: string,
-  retryAt: Date | null,
-): Promise<boolean> {
-  const result = await db
+/** Final without being sent: a sensitive body is erased. */
+export async function eraseSensitiveOfJobs(trx: Db, jobIds: readonly number[]): Promise<void> {
+  if (jobIds.length === 0) return;
+  await trx
     .updateTable('notify_outbox')
-    .set(
-      retryAt === null
-        ? { status: 'failed', last_error: error, ...noLease, ...erasedWhenSensitive }
-        : { next_attempt_at: retryAt.toISOString(), last_error: error, ...noLease },
-    )
-    .where('id', '=', row.id)
-    .where('lease_id', '=', row.lease_id)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+    .set(erasedWhenSensitive)
+    .where('job_id', 'in', jobIds)
+    .where('sensitive', '=', 1)
+    .execute();
 }
 
 export interface OutboxFilter {
@@ -158,15 +76,57 @@ export interface OutboxFilter {
   tenantId?: number | undefined;
 }
 
-export type OutboxRowWithTenant = OutboxRow & { tenant_code: string };
+/** A message with its tenant and the state of its job, under the names the views use. */
+export type OutboxRowWithTenant = OutboxRow & {
+  tenant_code: string;
+  status: NotifyStatus;
+  attempts: number;
+  /** The due time of the next attempt (the lease expiry while in flight). */
+  next_attempt_at: string | null;
+  lease_id: string | null;
+  last_error: string | null;
+  last_attempt_at: string | null;
+};
 
-/** The newest messages of a channel first. */
-export function lastMessages(db: Db, filter: OutboxFilter): Promise<OutboxRowWithTenant[]> {
-  let query = db
+const statusOfJob: Record<JobStatus, NotifyStatus> = {
+  pending: 'pending',
+  done: 'sent',
+  failed: 'failed',
+};
+
+function messageQuery(db: Db) {
+  return db
     .selectFrom('notify_outbox')
     .innerJoin('tenants', 'tenants.id', 'notify_outbox.tenant_id')
+    .leftJoin('jobs', 'jobs.id', 'notify_outbox.job_id')
     .selectAll('notify_outbox')
-    .select('tenants.code as tenant_code')
+    .select([
+      'tenants.code as tenant_code',
+      'jobs.status as job_status',
+      'jobs.attempts',
+      'jobs.run_at',
+      'jobs.lease_id',
+      'jobs.last_error',
+      'jobs.last_attempt_at',
+    ]);
+}
+
+type MessageRow = Awaited<ReturnType<ReturnType<typeof messageQuery>['executeTakeFirstOrThrow']>>;
+
+function withJob({ job_status, run_at, ...row }: MessageRow): OutboxRowWithTenant {
+  const queued = job_status !== null;
+  return {
+    ...row,
+    status: queued ? statusOfJob[job_status] : 'suppressed',
+    attempts: row.attempts ?? 0,
+    next_attempt_at: run_at,
+    last_error: queued ? row.last_error : suppressedReason,
+  };
+}
+
+/** The newest messages of a channel first. */
+export async function lastMessages(db: Db, filter: OutboxFilter): Promise<OutboxRowWithTenant[]> {
+  let query = messageQuery(db)
     .where('notify_outbox.channel', '=', filter.channel)
     .orderBy('notify_outbox.id', 'desc')
     .limit(filter.limit);
@@ -184,20 +144,16 @@ export function lastMessages(db: Db, filter: OutboxFilter): Promise<OutboxRowWit
   if (filter.tenantId !== undefined) {
     query = query.where('notify_outbox.tenant_id', '=', filter.tenantId);
   }
-  return query.execute();
+  return (await query.execute()).map(withJob);
 }
 
-export function messageById(
+export async function messageById(
   db: Db,
-  channel: NotifyChannel,
+  channel: NotifyChannel | undefined,
   id: number,
 ): Promise<OutboxRowWithTenant | undefined> {
-  return db
-    .selectFrom('notify_outbox')
-    .innerJoin('tenants', 'tenants.id', 'notify_outbox.tenant_id')
-    .selectAll('notify_outbox')
-    .select('tenants.code as tenant_code')
-    .where('notify_outbox.channel', '=', channel)
-    .where('notify_outbox.id', '=', id)
-    .executeTakeFirst();
+  let query = messageQuery(db).where('notify_outbox.id', '=', id);
+  if (channel !== undefined) query = query.where('notify_outbox.channel', '=', channel);
+  const row = await query.executeTakeFirst();
+  return row && withJob(row);
 }

@@ -3,7 +3,16 @@ import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import type { WebhookDeliveryStatus } from '../db/schema';
 import { ApiError } from '../errors/apiError';
-import { signalOutboxWrite } from './events';
+import { jobById, rescheduleJob } from '../jobs/queries';
+import { signalJobWrite } from '../jobs/queue';
+import {
+  attemptsOf,
+  type DeliveryRow,
+  deliveryRows,
+  deliveryWithBody,
+  redeliveryFacts,
+  statusOf,
+} from './queries/deliveries';
 
 /** The operator's view of the outbox: list, show one with its attempts, redeliver by hand. */
 
@@ -50,33 +59,6 @@ export interface DeliveryDetail extends DeliveryView {
   attemptList: AttemptView[];
 }
 
-function deliveryQuery(db: Db) {
-  return db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-    .innerJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
-    .innerJoin('tenants as t', 't.id', 'd.tenant_id')
-    .select([
-      'd.id',
-      'd.event_id',
-      'e.type',
-      't.code as tenant_code',
-      'd.subscription_id',
-      's.url',
-      'd.status',
-      'd.attempts',
-      'd.max_attempts',
-      'd.next_attempt_at',
-      'd.lease_id',
-      'd.last_http_status',
-      'd.last_error',
-      'd.created_at',
-      'd.finished_at',
-    ]);
-}
-
-type DeliveryRow = Awaited<ReturnType<ReturnType<typeof deliveryQuery>['executeTakeFirstOrThrow']>>;
-
 function view(row: DeliveryRow): DeliveryView {
   return {
     id: row.id,
@@ -88,7 +70,7 @@ function view(row: DeliveryRow): DeliveryView {
     status: row.status,
     attempts: row.attempts,
     maxAttempts: row.max_attempts,
-    nextAttemptAt: row.status === 'pending' ? row.next_attempt_at : null,
+    nextAttemptAt: row.status === 'pending' ? row.run_at : null,
     inFlight: row.status === 'pending' && row.lease_id !== null,
     lastHttpStatus: row.last_http_status,
     lastError: row.last_error,
@@ -106,10 +88,7 @@ export async function listDeliveries(
     limit: number;
   },
 ): Promise<DeliveryView[]> {
-  let query = deliveryQuery(db).orderBy('d.id', 'desc').limit(filter.limit);
-  if (filter.tenantId !== undefined) query = query.where('d.tenant_id', '=', filter.tenantId);
-  if (filter.status !== undefined) query = query.where('d.status', '=', filter.status);
-  return (await query.execute()).map(view);
+  return (await deliveryRows(db, filter)).map(view);
 }
 
 function deliveryNotFound(id: number): ApiError {
@@ -118,14 +97,9 @@ function deliveryNotFound(id: number): ApiError {
 
 /** One delivery with every attempt. */
 export async function deliveryDetail(db: Db, id: number): Promise<DeliveryDetail> {
-  const row = await deliveryQuery(db).select('e.body').where('d.id', '=', id).executeTakeFirst();
+  const row = await deliveryWithBody(db, id);
   if (!row) throw deliveryNotFound(id);
-  const attempts = await db
-    .selectFrom('webhook_attempts')
-    .selectAll()
-    .where('delivery_id', '=', id)
-    .orderBy('number')
-    .execute();
+  const attempts = await attemptsOf(db, id);
   return {
     ...view(row),
     bodyBytes: row.body.length,
@@ -152,20 +126,9 @@ export function redeliver(
   id: number,
 ): Promise<{ id: number; previousStatus: WebhookDeliveryStatus; nextAttemptAt: string }> {
   return inTransaction(deps.db, async (trx) => {
-    const row = await trx
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
-      .select([
-        'd.status',
-        'd.event_id',
-        'd.attempts',
-        'd.lease_id',
-        'd.next_attempt_at',
-        's.active',
-      ])
-      .where('d.id', '=', id)
-      .executeTakeFirst();
-    if (!row) throw deliveryNotFound(id);
+    const row = await redeliveryFacts(trx, id);
+    const job = row && (await jobById(trx, row.job_id));
+    if (!row || !job) throw deliveryNotFound(id);
     const now = deps.clock.now().toISOString();
     if (row.event_id.startsWith('evt_test_')) {
       throw new ApiError(
@@ -181,29 +144,19 @@ export function redeliver(
         'The subscription of this delivery is disabled',
       );
     }
-    if (row.status === 'pending' && row.lease_id !== null && row.next_attempt_at > now) {
+    if (job.status === 'pending' && job.lease_id !== null && job.run_at > now) {
       throw new ApiError(
         409,
         'WEBHOOK_DELIVERY_IN_FLIGHT',
         `Delivery ${id} is being sent right now; look again in a few seconds`,
       );
     }
-    await trx
-      .updateTable('webhook_deliveries')
-      .set(
-        row.status === 'pending'
-          ? { next_attempt_at: now, updated_at: now }
-          : {
-              status: 'pending',
-              max_attempts: row.attempts + 1,
-              next_attempt_at: now,
-              finished_at: null,
-              updated_at: now,
-            },
-      )
-      .where('id', '=', id)
-      .execute();
-    signalOutboxWrite(deps.db);
-    return { id, previousStatus: row.status, nextAttemptAt: now };
+    await rescheduleJob(
+      trx,
+      job.id,
+      job.status === 'pending' ? { now } : { now, maxAttempts: job.attempts + 1 },
+    );
+    signalJobWrite(deps.db);
+    return { id, previousStatus: statusOf(job.status), nextAttemptAt: now };
   });
 }

@@ -2,12 +2,16 @@ import crypto from 'node:crypto';
 import { canonicalJsonBytes } from '@esign/shared';
 import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
+import { enqueue } from '../jobs/queue';
 import type { NotificationEvent } from './payloads';
+import { insertDelivery, insertEvent } from './queries/outbox';
+import { activeSubscriptions } from './queries/subscriptions';
 import { type SubscribableEvent, subscribableEvents } from './subscriptions';
 
 /**
  * The webhook outbox, writing side. `enqueueEvent` runs inside the caller's transaction, next to
- * the state change it reports: the event row and its deliveries commit or roll back with it.
+ * the state change it reports: the event row, its deliveries and their jobs commit or roll back
+ * with it.
  * The body is the canonical JSON of the envelope (compact, keys sorted, `&` literal), produced
  * here once; the worker sends exactly these bytes on every attempt.
  */
@@ -18,6 +22,9 @@ export type WebhookEventType = SubscribableEvent | 'webhook.test';
 /** Spec "Delivery rules": six attempts; the waits after failures 1 to 5. */
 export const maxAttemptsPerEvent = 6;
 export const retryDelaysMs = [1_000, 10_000, 60_000, 600_000, 3_600_000] as const;
+
+/** The job kind that sends one event to one subscription. */
+export const webhookJobKind = 'webhook.delivery';
 
 /** `evt_<uuid>`, or `evt_test_<uuid>` for `webhook.test`. */
 export function newEventId(type: WebhookEventType): string {
@@ -40,46 +47,13 @@ export function subscriptionListens(events: string, type: SubscribableEvent): bo
   return Array.isArray(listed) && listed.includes(type);
 }
 
-/** Wakes the worker of this process when new work was written (it still polls for others'). */
-const wakers = new WeakMap<object, Set<() => void>>();
-
-export function onOutboxWrite(db: Db, wake: () => void): () => void {
-  let set = wakers.get(db);
-  if (!set) {
-    set = new Set();
-    wakers.set(db, set);
-  }
-  set.add(wake);
-  return () => set.delete(wake);
-}
-
-/**
- * Called after outbox rows were written, possibly inside a transaction still open: the worker's
- * claim waits for the single connection, so it runs after the commit and finds the rows (or,
- * after a rollback, finds nothing).
- */
-export function signalOutboxWrite(db: Db): void {
-  const set = wakers.get(db);
-  if (!set || set.size === 0) return;
-  setImmediate(() => {
-    for (const wake of set) wake();
-  });
-}
-
 /** Active subscriptions of an organization whose event list has `type`, oldest first. */
 export async function listeningSubscriptions(
   db: Db,
   organizationId: number,
   type: SubscribableEvent,
 ): Promise<{ id: string }[]> {
-  const subscriptions = await db
-    .selectFrom('webhook_subscriptions')
-    .select(['id', 'events'])
-    .where('organization_id', '=', organizationId)
-    .where('active', '=', 1)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  const subscriptions = await activeSubscriptions(db, organizationId);
   return subscriptions.filter((s) => subscriptionListens(s.events, type));
 }
 
@@ -143,33 +117,26 @@ export async function enqueueEvent(
 
   const createdAt = deps.clock.now().toISOString();
   const id = newEventId(input.type);
-  await trx
-    .insertInto('webhook_events')
-    .values({
-      id,
-      tenant_id: input.tenantId,
-      organization_id: input.organizationId,
-      type: input.type,
-      body: envelopeBytes(id, input.type, createdAt, input.data),
-      created_at: createdAt,
-    })
-    .execute();
-  await trx
-    .insertInto('webhook_deliveries')
-    .values(
-      receivers.map((subscription) => ({
-        event_id: id,
-        subscription_id: subscription.id,
-        tenant_id: input.tenantId,
-        status: 'pending' as const,
-        attempts: 0,
-        max_attempts: maxAttemptsPerEvent,
-        next_attempt_at: createdAt,
-        created_at: createdAt,
-        updated_at: createdAt,
-      })),
-    )
-    .execute();
-  signalOutboxWrite(deps.db);
+  await insertEvent(trx, {
+    id,
+    tenantId: input.tenantId,
+    organizationId: input.organizationId,
+    type: input.type,
+    body: envelopeBytes(id, input.type, createdAt, input.data),
+    createdAt,
+  });
+  for (const subscription of receivers) {
+    const jobId = await enqueue(trx, deps, {
+      kind: webhookJobKind,
+      maxAttempts: maxAttemptsPerEvent,
+    });
+    await insertDelivery(trx, {
+      eventId: id,
+      subscriptionId: subscription.id,
+      tenantId: input.tenantId,
+      jobId,
+      createdAt,
+    });
+  }
   return { eventId: id, deliveries: receivers.length };
 }

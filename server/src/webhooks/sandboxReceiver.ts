@@ -1,5 +1,6 @@
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
+import { dropUpTo, insertSandboxRequest, sandboxRequests, trimTag } from './queries/sandbox';
 
 /**
  * Endpoint 18, the onboarding sandbox receiver: whatever is POSTed to /api/webhook-test/{tag} is
@@ -88,38 +89,14 @@ export function recordSandboxRequest(
 ): Promise<{ id: number; receivedAt: string }> {
   return inTransaction(deps.db, async (trx) => {
     const receivedAt = deps.clock.now().toISOString();
-    const { id } = await trx
-      .insertInto('webhook_test_requests')
-      .values({
-        tag: request.tag,
-        received_at: receivedAt,
-        remote_address: request.remoteAddress,
-        headers: JSON.stringify(request.headers),
-        body: request.body,
-        body_bytes: request.bodyBytes,
-        truncated: request.truncated ? 1 : 0,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await trx
-      .deleteFrom('webhook_test_requests')
-      .where('tag', '=', request.tag)
-      .where(
-        'id',
-        'not in',
-        trx
-          .selectFrom('webhook_test_requests')
-          .select('id')
-          .where('tag', '=', request.tag)
-          .orderBy('id', 'desc')
-          .limit(sandboxLimits.perTag),
-      )
-      .execute();
+    const id = await insertSandboxRequest(trx, {
+      ...request,
+      receivedAt,
+      headers: JSON.stringify(request.headers),
+    });
+    await trimTag(trx, request.tag, sandboxLimits.perTag);
     // Ids only grow, so the rows above id - total are the last `total` at most.
-    await trx
-      .deleteFrom('webhook_test_requests')
-      .where('id', '<=', id - sandboxLimits.total)
-      .execute();
+    await dropUpTo(trx, id - sandboxLimits.total);
     return { id, receivedAt };
   });
 }
@@ -141,13 +118,7 @@ export async function listSandboxRequests(
   db: Db,
   filter: { tag?: string | undefined; limit: number },
 ): Promise<SandboxRequestView[]> {
-  let query = db
-    .selectFrom('webhook_test_requests')
-    .selectAll()
-    .orderBy('id', 'desc')
-    .limit(filter.limit);
-  if (filter.tag !== undefined) query = query.where('tag', '=', filter.tag);
-  const rows = await query.execute();
+  const rows = await sandboxRequests(db, filter);
   return rows.map((row) => ({
     id: row.id,
     tag: row.tag,

@@ -6,9 +6,8 @@ import {
   type SafeResponse,
   safeHttpsRequest,
 } from '../outbound/safeFetch';
-import type { ClaimedDelivery } from './outbox';
 import { signatureHeader } from './signature';
-import { signingSecrets } from './subscriptions';
+import { type SealedSecrets, signingSecrets } from './subscriptions';
 
 /**
  * One HTTP attempt of one webhook: the spec's headers, the stored bytes, the SSRF-safe client
@@ -154,7 +153,13 @@ export async function sendWebhook(
 /** Sends a claimed delivery, signed with the subscription's secrets valid now. */
 export async function sendClaimed(
   deps: Pick<AppDeps, 'config' | 'clock' | 'secrets'>,
-  delivery: Pick<ClaimedDelivery, 'url' | 'eventId' | 'eventType' | 'body' | 'sealed'>,
+  delivery: {
+    url: string;
+    eventId: string;
+    eventType: string;
+    body: Buffer;
+    sealed: SealedSecrets;
+  },
   options: SendOptions = {},
 ): Promise<AttemptResult> {
   let secrets: string[];

@@ -6,6 +6,12 @@ import { isoNow } from '../platform/clock';
 import { decryptSecret, encryptSecret, type ServiceSecrets } from '../platform/secrets';
 import type { TenantRow } from '../tenancy/resolveTenant';
 import { organizationByCode } from '../tenancy/service';
+import {
+  insertSubscription,
+  subscriptionById,
+  subscriptionRows,
+  updateSubscription,
+} from './queries/subscriptions';
 import { newWebhookSecret } from './signature';
 
 /** Events a subscription may list. `webhook.test` is never listed: it bypasses the filter. */
@@ -103,20 +109,15 @@ export function createWebhookSubscription(
     const secret = newWebhookSecret();
     const now = isoNow(deps.clock);
     const id = crypto.randomUUID();
-    await trx
-      .insertInto('webhook_subscriptions')
-      .values({
-        id,
-        tenant_id: tenant.id,
-        organization_id: organization.id,
-        url,
-        events: JSON.stringify(events),
-        secret_encrypted: encryptSecret(deps.secrets, secret),
-        active: 1,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    await insertSubscription(trx, {
+      id,
+      tenantId: tenant.id,
+      organizationId: organization.id,
+      url,
+      events: JSON.stringify(events),
+      secretEncrypted: encryptSecret(deps.secrets, secret),
+      now,
+    });
     return {
       subscription: {
         id,
@@ -138,24 +139,7 @@ export async function listWebhookSubscriptions(
   db: Db,
   tenantId?: number,
 ): Promise<SubscriptionView[]> {
-  let query = db
-    .selectFrom('webhook_subscriptions')
-    .innerJoin('tenants', 'tenants.id', 'webhook_subscriptions.tenant_id')
-    .innerJoin('organizations', 'organizations.id', 'webhook_subscriptions.organization_id')
-    .select([
-      'webhook_subscriptions.id as id',
-      'tenants.code as tenantCode',
-      'organizations.code as organizationCode',
-      'webhook_subscriptions.url as url',
-      'webhook_subscriptions.events as events',
-      'webhook_subscriptions.active as active',
-      'webhook_subscriptions.created_at as createdAt',
-      'webhook_subscriptions.updated_at as updatedAt',
-    ])
-    .orderBy('webhook_subscriptions.created_at')
-    .orderBy('webhook_subscriptions.id');
-  if (tenantId !== undefined) query = query.where('webhook_subscriptions.tenant_id', '=', tenantId);
-  const rows = await query.execute();
+  const rows = await subscriptionRows(db, tenantId);
   return rows.map((row) => ({
     ...row,
     events: JSON.parse(row.events) as string[],
@@ -169,18 +153,10 @@ export function disableWebhookSubscription(
   id: string,
 ): Promise<{ id: string; alreadyDisabled: boolean }> {
   return inTransaction(deps.db, async (trx) => {
-    const row = await trx
-      .selectFrom('webhook_subscriptions')
-      .select(['id', 'active'])
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await subscriptionById(trx, id);
     if (!row) throw subscriptionNotFound(id);
     if (row.active === 0) return { id, alreadyDisabled: true };
-    await trx
-      .updateTable('webhook_subscriptions')
-      .set({ active: 0, updated_at: isoNow(deps.clock) })
-      .where('id', '=', id)
-      .execute();
+    await updateSubscription(trx, id, { active: 0, updated_at: isoNow(deps.clock) });
     return { id, alreadyDisabled: false };
   });
 }
@@ -212,26 +188,18 @@ export function rotateWebhookSecret(
   graceHours: number,
 ): Promise<{ id: string; secret: string; previousValidUntil: string | null }> {
   return inTransaction(deps.db, async (trx) => {
-    const row = await trx
-      .selectFrom('webhook_subscriptions')
-      .select(['id', 'secret_encrypted'])
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await subscriptionById(trx, id);
     if (!row) throw subscriptionNotFound(id);
     const now = deps.clock.now();
     const previousValidUntil =
       graceHours > 0 ? new Date(now.getTime() + graceHours * 3_600_000).toISOString() : null;
     const secret = newWebhookSecret();
-    await trx
-      .updateTable('webhook_subscriptions')
-      .set({
-        secret_encrypted: encryptSecret(deps.secrets, secret),
-        previous_secret_encrypted: previousValidUntil === null ? null : row.secret_encrypted,
-        previous_secret_expires_at: previousValidUntil,
-        updated_at: now.toISOString(),
-      })
-      .where('id', '=', id)
-      .execute();
+    await updateSubscription(trx, id, {
+      secret_encrypted: encryptSecret(deps.secrets, secret),
+      previous_secret_encrypted: previousValidUntil === null ? null : row.secret_encrypted,
+      previous_secret_expires_at: previousValidUntil,
+      updated_at: now.toISOString(),
+    });
     return { id, secret, previousValidUntil };
   });
 }
@@ -255,16 +223,4 @@ export function signingSecrets(
   return previous !== null && until !== null && until > now.toISOString()
     ? [current, decryptSecret(secrets, previous)]
     : [current];
-}
-
-/** Active subscriptions of an organization, oldest first. */
-export function activeSubscriptions(db: Db, organizationId: number) {
-  return db
-    .selectFrom('webhook_subscriptions')
-    .select(['id', 'tenant_id', 'url', 'events'])
-    .where('organization_id', '=', organizationId)
-    .where('active', '=', 1)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
 }

@@ -1,10 +1,14 @@
+import crypto from 'node:crypto';
 import type { AppDeps, Principal } from '../context';
+import { type Db, inTransaction } from '../db/database';
 import { ApiError } from '../errors/apiError';
-import { envelopeBytes, newEventId } from './events';
-import { leaseTestDeliveries, recordAttempts, type TestEventRow } from './outbox';
+import { type ClaimedJob, enqueueClaimed, finishedOf, recordResults } from '../jobs/queue';
+import { envelopeBytes, newEventId, retryDelaysMs, webhookJobKind } from './events';
+import { type DeliveryWork, webhookDeliveryKind } from './outbox';
 import { webhookTestData } from './payloads';
+import { insertDelivery, insertEvent, openAttempts, organizationCodes } from './queries/outbox';
+import { activeSubscriptions, sealedSecretsOf } from './queries/subscriptions';
 import { type SendOptions, sendClaimed, webhookTimeoutMs } from './sender';
-import { activeSubscriptions } from './subscriptions';
 
 /**
  * Endpoint 17: `webhook.test` to every active subscription of the key's organization, one event
@@ -56,12 +60,7 @@ export async function sendWebhookTest(
       'The organization has no active webhook subscription',
     );
   }
-  const organization = await deps.db
-    .selectFrom('organizations')
-    .innerJoin('tenants', 'tenants.id', 'organizations.tenant_id')
-    .select(['organizations.code as organizationCode', 'tenants.code as tenantCode'])
-    .where('organizations.id', '=', organizationId)
-    .executeTakeFirstOrThrow();
+  const organization = await organizationCodes(deps.db, organizationId);
 
   const createdAt = deps.clock.now().toISOString();
   const rows: TestEventRow[] = subscriptions.map((subscription) => {
@@ -83,28 +82,93 @@ export async function sendWebhookTest(
     };
   });
   const timeoutMs = options.timeoutMs ?? webhookTimeoutMs;
-  const claimed = await leaseTestDeliveries(deps, rows, timeoutMs + 20_000);
-  const results = await Promise.all(
-    claimed.map((delivery) => sendClaimed(deps, delivery, { ...options, timeoutMs })),
-  );
-  await recordAttempts(
+  const leaseMs = timeoutMs + 20_000;
+  const claimed = await leaseTestDeliveries(deps, rows, leaseMs);
+  const send = { ...options, timeoutMs };
+  const results = await Promise.all(claimed.map(({ work }) => sendClaimed(deps, work, send)));
+  // Recorded like a runner's result, by the same kind (a failure is final: one attempt).
+  const kind = webhookDeliveryKind(deps, { concurrency: 1, leaseMs, send });
+  await recordResults(
     deps,
-    claimed.map((delivery, index) => ({ delivery, result: results[index]! })),
+    () => retryDelaysMs,
+    claimed.map(({ job, work }, index) => {
+      const result = results[index]!;
+      return finishedOf(kind, job, work, result, kind.errorOf(result));
+    }),
   );
   return {
     total: claimed.length,
-    results: claimed.map((delivery, index) => {
+    results: claimed.map(({ work }, index) => {
       const result = results[index]!;
       return {
-        subscriptionId: delivery.subscriptionId,
-        url: delivery.url,
+        subscriptionId: work.subscriptionId,
+        url: work.url,
         httpStatus: result.httpStatus,
         latencyMs: result.latencyMs,
-        requestPayload: JSON.parse(delivery.body.toString('utf8')) as Record<string, unknown>,
+        requestPayload: JSON.parse(work.body.toString('utf8')) as Record<string, unknown>,
         requestHeaders: result.requestHeaders,
         responseBody: result.responseBody,
         success: result.success,
       };
     }),
   };
+}
+
+/** One `webhook.test` event for one subscription, ready to be written and sent at once. */
+interface TestEventRow {
+  eventId: string;
+  tenantId: number;
+  organizationId: number;
+  subscriptionId: string;
+  url: string;
+  body: Buffer;
+  createdAt: string;
+}
+
+/**
+ * Writes `webhook.test` events with their deliveries and jobs already claimed by the caller
+ * (endpoint 17 sends them itself, synchronously): one attempt allowed and already counted, so no
+ * runner ever sends them, not even after a crash (the expired lease finds the attempts used up
+ * and the job fails).
+ */
+function leaseTestDeliveries(
+  deps: Pick<AppDeps, 'db' | 'clock'>,
+  rows: readonly TestEventRow[],
+  leaseMs: number,
+): Promise<{ job: ClaimedJob; work: DeliveryWork }[]> {
+  return inTransaction(deps.db, async (trx: Db) => {
+    const now = deps.clock.now().toISOString();
+    const leaseId = crypto.randomUUID();
+    const claimed: { job: ClaimedJob; work: DeliveryWork }[] = [];
+    for (const row of rows) {
+      await insertEvent(trx, { ...row, id: row.eventId, type: 'webhook.test' });
+      const job = await enqueueClaimed(trx, deps, {
+        kind: webhookJobKind,
+        maxAttempts: 1,
+        leaseMs,
+        leaseId,
+      });
+      const deliveryId = await insertDelivery(trx, {
+        eventId: row.eventId,
+        subscriptionId: row.subscriptionId,
+        tenantId: row.tenantId,
+        jobId: job.id,
+        createdAt: now,
+      });
+      await openAttempts(trx, [{ deliveryId, number: 1 }], now);
+      claimed.push({
+        job,
+        work: {
+          deliveryId,
+          eventId: row.eventId,
+          eventType: 'webhook.test',
+          body: row.body,
+          subscriptionId: row.subscriptionId,
+          url: row.url,
+          sealed: await sealedSecretsOf(trx, row.subscriptionId),
+        },
+      });
+    }
+    return claimed;
+  });
 }

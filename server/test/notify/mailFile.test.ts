@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/platform/config';
 import { createHarness, type Harness, seedTenant } from '../support/harness';
-import { parseMail, sendInvitation } from './support';
+import { outboxRow, parseMail, sendInvitation } from './support';
 
 describe('the development mail transport (default): .eml files under DATA_DIR/outbox/mail', () => {
   let h: Harness;
@@ -35,11 +35,7 @@ describe('the development mail transport (default): .eml files under DATA_DIR/ou
     expect(parsed.text).toBe(expected.text);
     expect(parsed.html).toBe(expected.html);
 
-    const row = await h.deps.db
-      .selectFrom('notify_outbox')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
+    const row = await outboxRow(h, id);
     expect(row).toMatchObject({
       status: 'sent',
       provider_message_id: path.join(directory, files[0]!),

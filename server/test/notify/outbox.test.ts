@@ -5,7 +5,13 @@ import { queueMail, queueSms } from '../../src/notify/outbox';
 import { shouldSendEmail } from '../../src/notify/policy';
 import { decryptSecret } from '../../src/platform/secrets';
 import { createHarness, type Harness, seedTenant } from '../support/harness';
-import { externalRecipient, internalRecipient, sampleData, setDeveloperAccount } from './support';
+import {
+  externalRecipient,
+  internalRecipient,
+  outboxRows,
+  sampleData,
+  setDeveloperAccount,
+} from './support';
 
 const mail = (tenantId: number, to = 'anh.nguyen@partner.example') => ({
   tenantId,
@@ -17,9 +23,7 @@ const mail = (tenantId: number, to = 'anh.nguyen@partner.example') => ({
   html: '<p>Xin chào</p>',
 });
 
-async function rows(h: Harness) {
-  return h.deps.db.selectFrom('notify_outbox').selectAll().orderBy('id').execute();
-}
+const rows = outboxRows;
 
 describe('shouldSendEmail: who sends a notification e-mail', () => {
   it.each([

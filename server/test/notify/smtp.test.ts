@@ -122,7 +122,7 @@ describe('notification e-mails through a real SMTP server', () => {
       const row = await outboxRow(h, id);
       expect(row).toMatchObject({ status: 'pending', attempts: index + 1, lease_id: null });
       expect(row.last_error).toMatch(/451/);
-      schedule.push(row.next_attempt_at);
+      schedule.push(row.next_attempt_at!);
       // Not due a millisecond early.
       h.clock.advance(delay - 1);
       await worker.drain();

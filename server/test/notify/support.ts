@@ -9,24 +9,28 @@ import {
   taskAssignedExternalMail,
 } from '../../src/notify/messages';
 import { queueNotification } from '../../src/notify/notifications';
+import { messageById } from '../../src/notify/queries';
 import type { SmsProvider } from '../../src/notify/sms';
-import { type NotifyWorkerOptions, startNotifyWorker, type Timers } from '../../src/notify/worker';
+import { type NotifyWorkerOptions, startNotifyWorker } from '../../src/notify/worker';
 import { createLogger } from '../../src/platform/logger';
 import type { Harness } from '../support/harness';
 
-/** Timers that never fire: the worker then moves only when a test calls drain(). */
-export const stoppedTimers: Timers = { setTimeout: () => null, clearTimeout: () => {} };
-
+/** A runner without its loop: it moves only when a test calls drain(). */
 export function manualWorker(deps: AppDeps, options: NotifyWorkerOptions = {}) {
-  return startNotifyWorker(deps, { timers: stoppedTimers, ...options });
+  return startNotifyWorker(deps, { poll: false, ...options });
 }
 
-export function outboxRow(h: Harness, id: number) {
-  return h.deps.db
-    .selectFrom('notify_outbox')
-    .selectAll()
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
+/** A message with its job's state under the names the assertions use. */
+export async function outboxRow(h: Harness, id: number) {
+  const row = await messageById(h.deps.db, undefined, id);
+  if (!row) throw new Error(`no message ${id}`);
+  return row;
+}
+
+/** Every message, oldest first, as `outboxRow` shows it. */
+export async function outboxRows(h: Harness) {
+  const ids = await h.deps.db.selectFrom('notify_outbox').select('id').orderBy('id').execute();
+  return Promise.all(ids.map(({ id }) => outboxRow(h, id)));
 }
 
 /** An SMS provider that records what it was given. */

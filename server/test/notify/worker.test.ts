@@ -1,8 +1,8 @@
 import { inTransaction } from '../../src/db/database';
-import { queueMail, queueSms } from '../../src/notify/outbox';
-import { claimDue, markSent } from '../../src/notify/queries';
+import { claimJobs, recordResults } from '../../src/jobs/queue';
+import { defaultRetryDelaysMs, queueMail, queueSms } from '../../src/notify/outbox';
 import type { SmsProvider } from '../../src/notify/sms';
-import { startNotifyWorker } from '../../src/notify/worker';
+import { notifyKinds, startNotifyWorker } from '../../src/notify/worker';
 import { createHarness, type Harness, seedTenant } from '../support/harness';
 import { failingProvider, manualWorker, outboxRow, recordingProvider } from './support';
 
@@ -16,6 +16,12 @@ describe('notify worker: leases, crashes and completion', () => {
     tenantId = (await seedTenant(h, 'ACME')).tenantId;
   });
   afterEach(() => h.close());
+
+  /** A claim of the SMS kind by another sender (which may then die); run only if told. */
+  async function claimElsewhere(sms: SmsProvider = recordingProvider()) {
+    const [, smsKind] = notifyKinds(h.deps, { sms, leaseMs: 300_000 });
+    return claimJobs(h.deps, [{ kind: smsKind!, limit: 10 }]);
+  }
 
   const queueOtp = (text = 'Ma OTP 042917', discardAfter?: Date) =>
     inTransaction(h.deps.db, (trx) =>
@@ -32,14 +38,9 @@ describe('notify worker: leases, crashes and completion', () => {
   it('a message leased by a sender that died is sent once its lease has expired', async () => {
     const { id } = await queueOtp();
     // A worker claims the row and is killed before it sends or records anything.
-    const [dead] = await claimDue(h.deps.db, {
-      now: h.clock.now(),
-      allocation: 'dead-worker',
-      batchSize: 10,
-      leaseMs: 300_000,
-      maxAttempts: 6,
-    });
-    expect(dead).toMatchObject({ id, attempts: 1, lease_id: 'dead-worker' });
+    const [dead] = await claimElsewhere();
+    expect(dead!.job.attempt).toBe(1);
+    expect(await outboxRow(h, id)).toMatchObject({ attempts: 1, lease_id: dead!.job.leaseId });
 
     const sms = recordingProvider();
     const worker = manualWorker(h.deps, { sms });
@@ -60,7 +61,8 @@ describe('notify worker: leases, crashes and completion', () => {
     });
 
     // The dead worker's late completion no longer holds the lease and changes nothing.
-    expect(await markSent(h.deps.db, dead!, h.clock.now(), 'late')).toBe(false);
+    const late = await dead!.execute();
+    expect(await recordResults(h.deps, () => defaultRetryDelaysMs, [late])).toEqual(['lease_lost']);
     expect((await outboxRow(h, id)).provider_message_id).toBe('p-1');
     await worker.stop();
   });
@@ -68,21 +70,18 @@ describe('notify worker: leases, crashes and completion', () => {
   it('a message whose last attempt was cut off is failed when its lease expires, not retried forever', async () => {
     const { id } = await queueOtp();
     const worker = manualWorker(h.deps, { sms: failingProvider, retryDelaysMs: [1000] });
-    await worker.drain();
-    h.clock.advance(1000);
-    // The second (last) attempt is claimed by a sender that dies.
-    await claimDue(h.deps.db, {
-      now: h.clock.now(),
-      allocation: 'dead-worker',
-      batchSize: 10,
-      leaseMs: 300_000,
-      maxAttempts: 2,
-    });
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      await worker.drain();
+      h.clock.advance(1000);
+    }
+    expect(await outboxRow(h, id)).toMatchObject({ status: 'pending', attempts: 5 });
+    // The sixth (last) attempt is claimed by a sender that dies.
+    await claimElsewhere();
     h.clock.advance(300_000);
     await worker.drain();
     expect(await outboxRow(h, id)).toMatchObject({
       status: 'failed',
-      attempts: 2,
+      attempts: 6,
       last_error: 'the last attempt was interrupted (lease expired)',
       text_body: null,
     });
@@ -117,17 +116,18 @@ describe('notify worker: leases, crashes and completion', () => {
     });
     const first = recordingProvider();
     const second = recordingProvider();
-    const a = manualWorker(h.deps, { sms: first, batchSize: 7 });
-    const b = manualWorker(h.deps, { sms: second, batchSize: 5 });
+    const a = manualWorker(h.deps, { sms: first, concurrency: 7 });
+    const b = manualWorker(h.deps, { sms: second, concurrency: 5 });
     await Promise.all([a.drain(), b.drain()]);
     const texts = [...first.sent, ...second.sent].map((s) => s.text).sort();
     expect(texts).toEqual(Array.from({ length: 60 }, (_, i) => `m${i}`).sort());
     const statuses = await h.deps.db
-      .selectFrom('notify_outbox')
+      .selectFrom('jobs')
       .select(({ fn }) => ['status', fn.countAll<number>().as('count')])
+      .where('kind', '=', 'notify.sms')
       .groupBy('status')
       .execute();
-    expect(statuses).toEqual([{ status: 'sent', count: 60 }]);
+    expect(statuses).toEqual([{ status: 'done', count: 60 }]);
     await Promise.all([a.stop(), b.stop()]);
   });
 

@@ -6,10 +6,12 @@ import {
   type WebhookReceiver,
 } from '../../../test/support/webhookReceiver';
 import type { AppDeps } from '../../src/context';
+import { claimJobs, recordResults } from '../../src/jobs/queue';
 import { createLogger } from '../../src/platform/logger';
-import { claimDueDeliveries, interruptedAttempt, recordAttempts } from '../../src/webhooks/outbox';
+import { retryDelaysMs } from '../../src/webhooks/events';
+import { interruptedAttempt } from '../../src/webhooks/outbox';
 import { disableWebhookSubscription, rotateWebhookSecret } from '../../src/webhooks/subscriptions';
-import { startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker';
+import { startWebhookWorker, type WebhookWorker, webhookKind } from '../../src/webhooks/worker';
 import { type Harness, type SeededTenant, seedTenant } from '../support/harness';
 import {
   attemptRows,
@@ -55,6 +57,17 @@ beforeEach(async () => {
 afterEach(async () => {
   await worker.stop();
   await h.close();
+});
+
+/** A claim by another process (which may then die): its tasks, run only if the test says so. */
+const elsewhere: ReturnType<typeof webhookKind>[] = [];
+async function claimElsewhere() {
+  const kind = webhookKind(h.deps, { leaseMs: 30_000, timeoutMs: 1_000 });
+  elsewhere.push(kind);
+  return claimJobs(h.deps, [{ kind, limit: 10 }]);
+}
+afterEach(() => {
+  for (const kind of elsewhere.splice(0)) kind.close();
 });
 
 const secondsOf = (iso: string) => String(Math.floor(new Date(iso).getTime() / 1000));
@@ -229,8 +242,8 @@ describe('Crash safety: leases and allocation ids', () => {
     const { secret } = await subscribe(h, 'ACME', receiver.url('/ok'));
     const { eventId } = await enqueueCompleted(h, acme);
     // A process claims the delivery and dies before sending.
-    const [claimed] = await claimDueDeliveries(h.deps, 10, 30_000);
-    expect(claimed!.eventId).toBe(eventId);
+    const [claimed] = await claimElsewhere();
+    expect(claimed!.job.id).toBe((await deliveryRows(h.deps))[0]!.job_id);
     await worker.drain();
     expect(receiver.at('/ok')).toHaveLength(0);
 
@@ -254,33 +267,30 @@ describe('Crash safety: leases and allocation ids', () => {
   it('records a late result without touching a delivery whose lease another claim took over', async () => {
     await subscribe(h, 'ACME', receiver.url('/ok'));
     await enqueueCompleted(h, acme);
-    const [first] = await claimDueDeliveries(h.deps, 10, 30_000);
+    const [first] = await claimElsewhere();
     h.clock.advance(30_000);
-    const [second] = await claimDueDeliveries(h.deps, 10, 30_000);
-    expect(second!.leaseId).not.toBe(first!.leaseId);
-    const late = {
-      httpStatus: 500,
-      latencyMs: 5,
-      success: false,
-      error: 'HTTP 500',
-      responseBody: '',
-    };
-    expect(await recordAttempts(h.deps, [{ delivery: first!, result: late }])).toEqual([
-      'lease_lost',
-    ]);
+    const [second] = await claimElsewhere();
+    expect(second!.job.leaseId).not.toBe(first!.job.leaseId);
+    // The first claim's send ends (even successfully) after its lease was taken over.
+    const late = await first!.execute();
+    expect(late.error).toBeNull();
+    expect(await recordResults(h.deps, () => retryDelaysMs, [late])).toEqual(['lease_lost']);
     const [delivery] = await deliveryRows(h.deps);
-    expect(delivery).toMatchObject({ status: 'pending', attempts: 2, lease_id: second!.leaseId });
-    const ok = { httpStatus: 204, latencyMs: 5, success: true, error: null, responseBody: '' };
-    expect(await recordAttempts(h.deps, [{ delivery: second!, result: ok }])).toEqual([
-      'delivered',
-    ]);
+    expect(delivery).toMatchObject({
+      status: 'pending',
+      attempts: 2,
+      lease_id: second!.job.leaseId,
+    });
+    const current = await second!.execute();
+    expect(await recordResults(h.deps, () => retryDelaysMs, [current])).toEqual(['done']);
+    expect((await deliveryRows(h.deps))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
   });
 
   it('marks failed, without sending, a delivery whose last attempt was interrupted', async () => {
     await subscribe(h, 'ACME', receiver.url('/ok'));
     await enqueueCompleted(h, acme);
-    await h.deps.db.updateTable('webhook_deliveries').set({ attempts: 5 }).execute();
-    await claimDueDeliveries(h.deps, 10, 30_000);
+    await h.deps.db.updateTable('jobs').set({ attempts: 5 }).execute();
+    await claimElsewhere();
     h.clock.advance(30_000);
     await worker.drain();
     expect(receiver.at('/ok')).toHaveLength(0);
@@ -427,6 +437,7 @@ describe('Worker loop', () => {
   it('sleeps through the injected sleep between polls and sends the retry once the clock says it is due', async () => {
     receiver.answer('/fail', { status: 500 });
     await subscribe(h, 'ACME', receiver.url('/fail'));
+    // Sleeps end only when the test releases them (or a wake-up aborts them): no timer races.
     const sleeps: { ms: number; release: () => void }[] = [];
     const sleep = (ms: number, signal: AbortSignal) =>
       new Promise<void>((resolve) => {
@@ -435,31 +446,33 @@ describe('Worker loop', () => {
       });
     const live = startWebhookWorker(h.deps, { pollIntervalMs: 250, sleep });
     try {
+      // Asleep, then woken by the event; asleep again with nothing in flight and every result
+      // recorded: the first attempt is done.
+      await live.whenIdle();
+      const recorded = live.whenIdle();
       await enqueueCompleted(h, acme);
-      await until(
-        async () => (await deliveryRows(h.deps))[0]?.attempts === 1 && sleeps.length > 1,
-        () => 'the first attempt to be recorded and the worker to sleep',
-      );
+      await recorded;
       const [first] = await deliveryRows(h.deps);
+      expect(first).toMatchObject({ attempts: 1, status: 'pending' });
       expect(first!.next_attempt_at).toBe(new Date(h.clock.now().getTime() + 1_000).toISOString());
-      expect(sleeps.every((s) => s.ms === 250)).toBe(true);
-      // Woken by the poll before the retry is due: nothing is sent.
-      sleeps.at(-1)!.release();
-      await until(
-        () => sleeps.length > 2,
-        () => 'the next sleep',
-      );
       expect(receiver.at('/fail')).toHaveLength(1);
-      h.clock.advance(1_000);
+      expect(sleeps.every((s) => s.ms === 250)).toBe(true);
+
+      // Woken by the poll before the retry is due: it looks, finds nothing and sleeps again.
+      const looked = live.whenIdle();
       sleeps.at(-1)!.release();
-      await until(
-        async () => (await deliveryRows(h.deps))[0]?.attempts === 2,
-        () => 'the retry',
-      );
-      await until(
-        () => receiver.at('/fail').length === 2,
-        () => 'the retry to arrive',
-      );
+      await looked;
+      expect(receiver.at('/fail')).toHaveLength(1);
+      expect((await deliveryRows(h.deps))[0]!.attempts).toBe(1);
+
+      // Due by the clock: the next poll sends the retry and records it.
+      h.clock.advance(1_000);
+      const retried = live.whenIdle();
+      sleeps.at(-1)!.release();
+      await retried;
+      expect((await deliveryRows(h.deps))[0]!.attempts).toBe(2);
+      expect(receiver.at('/fail')).toHaveLength(2);
+      expect(sleeps.every((s) => s.ms === 250)).toBe(true);
     } finally {
       await live.stop();
     }

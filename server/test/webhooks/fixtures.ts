@@ -161,8 +161,27 @@ export function enqueueCompleted(
   );
 }
 
+/** Deliveries with their job's state under the names the assertions use. */
 export async function deliveryRows(deps: AppDeps) {
-  return deps.db.selectFrom('webhook_deliveries').selectAll().orderBy('id').execute();
+  const rows = await deps.db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('jobs as j', 'j.id', 'd.job_id')
+    .selectAll('d')
+    .select([
+      'j.status as job_status',
+      'j.attempts',
+      'j.max_attempts',
+      'j.run_at as next_attempt_at',
+      'j.lease_id',
+      'j.last_error',
+      'j.finished_at',
+    ])
+    .orderBy('d.id')
+    .execute();
+  return rows.map(({ job_status, ...row }) => ({
+    ...row,
+    status: job_status === 'done' ? 'delivered' : job_status,
+  }));
 }
 
 export async function attemptRows(deps: AppDeps, deliveryId: number) {

@@ -6,6 +6,7 @@ import { webhookOutbox } from './005_webhook_outbox';
 import { notifyOutbox } from './006_notify_outbox';
 import { taskListIndexes } from './007_task_list_indexes';
 import { tenantLogins } from './008_tenant_logins';
+import { jobs } from './009_jobs';
 
 export interface Migration {
   version: number;
@@ -23,4 +24,5 @@ export const migrations: Migration[] = [
   { version: 6, name: 'notify_outbox', sql: notifyOutbox },
   { version: 7, name: 'task_list_indexes', sql: taskListIndexes },
   { version: 8, name: 'tenant_logins', sql: tenantLogins },
+  { version: 9, name: 'jobs', sql: jobs },
 ];

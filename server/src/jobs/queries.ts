@@ -1,0 +1,177 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/database';
+import type { JobStatus, JobsTable } from '../db/schema';
+
+/**
+ * The queue's SQL, and the only place that writes queue state. Every function takes the
+ * transaction (or handle) it runs in; the caller (queue.ts) decides where transactions begin.
+ */
+
+export type JobRow = Selectable<JobsTable>;
+
+export interface NewJob {
+  kind: string;
+  payload: string | null;
+  maxAttempts: number;
+  runAt: string;
+  now: string;
+  /** Written already claimed by this allocation, its first attempt counted (sent at once). */
+  leaseId?: string;
+}
+
+export async function insertJob(trx: Db, job: NewJob): Promise<number> {
+  const row = await trx
+    .insertInto('jobs')
+    .values({
+      kind: job.kind,
+      payload: job.payload,
+      status: 'pending',
+      attempts: job.leaseId === undefined ? 0 : 1,
+      max_attempts: job.maxAttempts,
+      run_at: job.runAt,
+      lease_id: job.leaseId ?? null,
+      created_at: job.now,
+      updated_at: job.now,
+      last_attempt_at: job.leaseId === undefined ? null : job.now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Whether any job of these kinds is due: a read, so an idle poll takes no write lock. */
+export async function anyDue(db: Db, kinds: readonly string[], now: string): Promise<boolean> {
+  if (kinds.length === 0) return false;
+  const row = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('kind', 'in', kinds)
+    .where('status', '=', 'pending')
+    .where('run_at', '<=', now)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Due jobs of one kind in due order (the jobs_due index: kind, status, run_at, rowid). */
+export function dueJobs(trx: Db, kind: string, now: string, limit: number): Promise<JobRow[]> {
+  return dueJobsQuery(trx, kind, now, limit).execute();
+}
+
+/** The claim's read, as a query (its plan is checked by a test). */
+export function dueJobsQuery(trx: Db, kind: string, now: string, limit: number) {
+  return trx
+    .selectFrom('jobs')
+    .selectAll()
+    .where('kind', '=', kind)
+    .where('status', '=', 'pending')
+    .where('run_at', '<=', now)
+    .orderBy('run_at')
+    .orderBy('id')
+    .limit(limit);
+}
+
+/** Leases jobs to one allocation until `until`, counting their attempt. */
+export async function leaseJobs(
+  trx: Db,
+  ids: readonly number[],
+  lease: { leaseId: string; until: string; now: string },
+): Promise<void> {
+  if (ids.length === 0) return;
+  await trx
+    .updateTable('jobs')
+    .set((eb) => ({
+      attempts: eb('attempts', '+', 1),
+      lease_id: lease.leaseId,
+      run_at: lease.until,
+      last_attempt_at: lease.now,
+      updated_at: lease.now,
+    }))
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** Ends jobs that will not run (again) without counting an attempt. */
+export async function failJobs(
+  trx: Db,
+  ids: readonly number[],
+  error: string,
+  now: string,
+): Promise<void> {
+  if (ids.length === 0) return;
+  await trx
+    .updateTable('jobs')
+    .set({ status: 'failed', lease_id: null, last_error: error, updated_at: now, finished_at: now })
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/**
+ * Records a result if the allocation still holds the job: true then. `runAt` is the next try's
+ * time when `status` is pending.
+ */
+export async function completeJob(
+  trx: Db,
+  job: { id: number; leaseId: string },
+  next: { status: JobStatus; runAt: string; error: string | null; now: string },
+): Promise<boolean> {
+  const updated = await trx
+    .updateTable('jobs')
+    .set({
+      status: next.status,
+      run_at: next.runAt,
+      lease_id: null,
+      last_error: next.error,
+      updated_at: next.now,
+      finished_at: next.status === 'pending' ? null : next.now,
+    })
+    .where('id', '=', job.id)
+    .where('lease_id', '=', job.leaseId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return updated.numUpdatedRows > 0n;
+}
+
+/** Hands a claimed, never-run job back: attempt uncounted, due at once. True if still held. */
+export async function releaseJob(
+  trx: Db,
+  job: { id: number; leaseId: string },
+  now: string,
+): Promise<boolean> {
+  const released = await trx
+    .updateTable('jobs')
+    .set((eb) => ({
+      attempts: eb('attempts', '-', 1),
+      lease_id: null,
+      run_at: now,
+      updated_at: now,
+    }))
+    .where('id', '=', job.id)
+    .where('lease_id', '=', job.leaseId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return released.numUpdatedRows > 0n;
+}
+
+export function jobById(trx: Db, id: number): Promise<JobRow | undefined> {
+  return trx.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Due now again; a finished job is reopened with `maxAttempts` (one more attempt). */
+export async function rescheduleJob(
+  trx: Db,
+  id: number,
+  next: { now: string; maxAttempts?: number },
+): Promise<void> {
+  await trx
+    .updateTable('jobs')
+    .set({
+      status: 'pending',
+      run_at: next.now,
+      finished_at: null,
+      updated_at: next.now,
+      ...(next.maxAttempts === undefined ? {} : { max_attempts: next.maxAttempts }),
+    })
+    .where('id', '=', id)
+    .execute();
+}

@@ -1,0 +1,413 @@
+import crypto from 'node:crypto';
+import type { AppDeps } from '../context';
+import { type Db, inTransaction } from '../db/database';
+import { ApiError } from '../errors/apiError';
+import {
+  anyDue,
+  completeJob,
+  dueJobs,
+  failJobs,
+  insertJob,
+  type JobRow,
+  leaseJobs,
+  releaseJob,
+} from './queries';
+
+/**
+ * The one durable job queue (the liteque / graphile-worker pattern on our one SQLite connection):
+ * - `enqueue` writes a job INSIDE the caller's transaction (the transactional outbox: the business
+ *   write and its job commit or roll back together) and wakes this process's runner;
+ * - a claim is one short BEGIN IMMEDIATE transaction: due jobs are leased to an allocation id
+ *   (`lease_id`) until an expiry held in `run_at`, so an expired lease is simply due again; the
+ *   attempt is counted at claim, so a run killed mid-way has used it and a job never loops;
+ * - the handler runs outside any transaction;
+ * - results are recorded in group commits (one transaction for many), each only if its
+ *   allocation id still holds the job; a late result of a taken-over job changes nothing;
+ * - claims never started are handed back (attempt uncounted, due at once).
+ * A kind plugs in its own facts through hooks that run inside those same transactions.
+ */
+
+/** One job as a claim hands it to its kind. */
+export interface ClaimedJob {
+  id: number;
+  kind: string;
+  payload: string | null;
+  /** The allocation id of this claim. */
+  leaseId: string;
+  /** This claim's attempt: 1 for the first. */
+  attempt: number;
+  maxAttempts: number;
+  /** A previous claim's lease expired without a result (its process stopped mid-run). */
+  interrupted: boolean;
+}
+
+/** A job ended at claim time without running. */
+export interface EndedJob {
+  id: number;
+  attempts: number;
+  interrupted: boolean;
+  error: string;
+}
+
+/** What `prepare` makes of a claimed job: the work to run, or why it ends now (failed). */
+export type Prepared<W> = { work: W } | { fail: string };
+
+/** Where a result leaves its job; lease_lost: another claim holds it, only the kind's facts count. */
+export type JobState = 'done' | 'retry' | 'failed' | 'lease_lost';
+
+export interface Recorded<W, R> {
+  job: ClaimedJob;
+  work: W;
+  /** The handler's result; null when it threw. */
+  result: R | null;
+  /** null on success. */
+  error: string | null;
+  state: JobState;
+}
+
+/** A job kind: its handler, its retry schedule and concurrency, and its hooks. */
+export interface JobKind<W, R> {
+  kind: string;
+  /** Runs at once; as many more are claimed ahead. */
+  concurrency: number;
+  /** How long a claim holds a job; above the handler's own deadline. */
+  leaseMs: number;
+  /** Waits after the 1st, 2nd, … failed attempt (the last repeats). */
+  retryDelaysMs: readonly number[];
+  /** last_error of a job whose last attempt was cut off. */
+  interruptedError: string;
+  /** In the claim transaction, before the attempt is counted: loads the work, or refuses. */
+  prepare(trx: Db, jobs: readonly ClaimedJob[], now: string): Promise<Prepared<W>[]>;
+  /** Outside any transaction. A throw is a failed attempt with the error's text. */
+  run(work: W, job: ClaimedJob): Promise<R>;
+  /** null when the result is a success; otherwise why the attempt failed. */
+  errorOf(result: R): string | null;
+  /** In the group commit, after the job's own row: the kind's facts of one result. */
+  record(trx: Db, recorded: Recorded<W, R>, now: string): Promise<void>;
+  /** In the claim transaction: jobs ended without running (refused, or attempts used up). */
+  ended?(trx: Db, jobs: readonly EndedJob[], now: string): Promise<void>;
+  /** After the commits, for the log. */
+  reportEnded?(jobs: readonly EndedJob[]): void;
+  reportRecorded?(recorded: Recorded<W, R>): void;
+  /** In the release transaction: undo what `prepare` wrote for a claim handed back. */
+  released?(trx: Db, job: ClaimedJob): Promise<void>;
+  /** When the runner stops (connections to close). */
+  close?(): void;
+}
+
+/** A claimed job bound to its kind, ready to run; the runner needs no kind's types. */
+export interface Task {
+  job: ClaimedJob;
+  kind: string;
+  execute(): Promise<Finished>;
+}
+
+/** A run's result bound to its kind, ready to record. */
+export interface Finished {
+  job: ClaimedJob;
+  error: string | null;
+  record(trx: Db, state: JobState, now: string): Promise<void>;
+  report(state: JobState): void;
+}
+
+/** A kind as the runner holds it (its work and result types closed over). */
+export interface RegisteredKind {
+  kind: string;
+  concurrency: number;
+  leaseMs: number;
+  retryDelaysMs: readonly number[];
+  claim(trx: Db, rows: readonly JobRow[], leaseId: string, now: string): Promise<ClaimOutcome>;
+  reportEnded(jobs: readonly EndedJob[]): void;
+  release(trx: Db, job: ClaimedJob, now: string): Promise<boolean>;
+  close(): void;
+}
+
+interface ClaimOutcome {
+  tasks: Task[];
+  ended: EndedJob[];
+}
+
+/** An error as stored in last_error and logged: its code and message, never a body. */
+export function errorText(error: unknown): string {
+  if (error instanceof ApiError) return `${error.code}: ${error.message}`.slice(0, 500);
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return (typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message)
+    .replace(/\s+/g, ' ')
+    .slice(0, 500);
+}
+
+/** A run bound to its kind: runs the handler and keeps what recording needs. */
+export function runTask<W, R>(spec: JobKind<W, R>, job: ClaimedJob, work: W): Task {
+  return {
+    job,
+    kind: spec.kind,
+    async execute() {
+      let result: R | null = null;
+      let error: string | null;
+      try {
+        result = await spec.run(work, job);
+        error = spec.errorOf(result);
+      } catch (thrown) {
+        error = errorText(thrown);
+      }
+      return finishedOf(spec, job, work, result, error);
+    },
+  };
+}
+
+/** A result already in hand (a run the caller did itself) bound to its kind for recording. */
+export function finishedOf<W, R>(
+  spec: JobKind<W, R>,
+  job: ClaimedJob,
+  work: W,
+  result: R | null,
+  error: string | null,
+): Finished {
+  const entry = (state: JobState): Recorded<W, R> => ({ job, work, result, error, state });
+  return {
+    job,
+    error,
+    record: (trx, state, now) => spec.record(trx, entry(state), now),
+    report: (state) => spec.reportRecorded?.(entry(state)),
+  };
+}
+
+export function registerKind<W, R>(spec: JobKind<W, R>): RegisteredKind {
+  return {
+    kind: spec.kind,
+    concurrency: spec.concurrency,
+    leaseMs: spec.leaseMs,
+    retryDelaysMs: spec.retryDelaysMs,
+    async claim(trx, rows, leaseId, now) {
+      // A job whose attempts are used up is here because its last lease expired.
+      const ended: EndedJob[] = rows
+        .filter((row) => row.attempts >= row.max_attempts)
+        .map((row) => ({
+          id: row.id,
+          attempts: row.attempts,
+          interrupted: true,
+          error: spec.interruptedError,
+        }));
+      const claims: ClaimedJob[] = rows
+        .filter((row) => row.attempts < row.max_attempts)
+        .map((row) => ({
+          id: row.id,
+          kind: row.kind,
+          payload: row.payload,
+          leaseId,
+          attempt: row.attempts + 1,
+          maxAttempts: row.max_attempts,
+          interrupted: row.lease_id !== null,
+        }));
+      const prepared = claims.length > 0 ? await spec.prepare(trx, claims, now) : [];
+      const tasks: Task[] = [];
+      claims.forEach((job, index) => {
+        const outcome = prepared[index]!;
+        if ('fail' in outcome) {
+          ended.push({
+            id: job.id,
+            attempts: job.attempt - 1,
+            interrupted: job.interrupted,
+            error: outcome.fail,
+          });
+        } else tasks.push(runTask(spec, job, outcome.work));
+      });
+      for (const job of ended) await failJobs(trx, [job.id], job.error, now);
+      if (ended.length > 0) await spec.ended?.(trx, ended, now);
+      await leaseJobs(
+        trx,
+        tasks.map((task) => task.job.id),
+        { leaseId, until: new Date(Date.parse(now) + spec.leaseMs).toISOString(), now },
+      );
+      return { tasks, ended };
+    },
+    reportEnded: (jobs) => {
+      if (jobs.length > 0) spec.reportEnded?.(jobs);
+    },
+    async release(trx, job, now) {
+      const held = await releaseJob(trx, job, now);
+      if (held) await spec.released?.(trx, job);
+      return held;
+    },
+    close: () => spec.close?.(),
+  };
+}
+
+export interface QueueDeps {
+  db: Db;
+  clock: AppDeps['clock'];
+}
+
+/**
+ * Claims up to `limit` due jobs of each kind in one short BEGIN IMMEDIATE transaction. Jobs whose
+ * attempts are used up, and jobs their kind refuses, end failed instead of being handed out.
+ */
+export async function claimJobs(
+  deps: QueueDeps,
+  wanted: readonly { kind: RegisteredKind; limit: number }[],
+  options: { probe?: boolean } = {},
+): Promise<Task[]> {
+  const asked = wanted.filter((w) => w.limit > 0);
+  // A look that may well find nothing (an idle poll) first reads without taking the write lock
+  // (the CLI shares the file); a runner that just got a full batch skips that read.
+  const names = asked.map((w) => w.kind.kind);
+  const probe = options.probe ?? true;
+  if (probe && !(await anyDue(deps.db, names, deps.clock.now().toISOString()))) return [];
+  const ended: { kind: RegisteredKind; jobs: EndedJob[] }[] = [];
+  const tasks = await inTransaction(deps.db, async (trx) => {
+    const now = deps.clock.now().toISOString();
+    const leaseId = crypto.randomUUID();
+    const claimed: Task[] = [];
+    for (const { kind, limit } of asked) {
+      const rows = await dueJobs(trx, kind.kind, now, limit);
+      if (rows.length === 0) continue;
+      const outcome = await kind.claim(trx, rows, leaseId, now);
+      claimed.push(...outcome.tasks);
+      ended.push({ kind, jobs: outcome.ended });
+    }
+    return claimed;
+  });
+  for (const { kind, jobs } of ended) kind.reportEnded(jobs);
+  return tasks;
+}
+
+function nextOf(
+  finished: Finished,
+  delays: readonly number[],
+  nowMs: number,
+): { status: 'done' | 'pending' | 'failed'; runAt: string } {
+  const now = new Date(nowMs).toISOString();
+  if (finished.error === null) return { status: 'done', runAt: now };
+  const { attempt, maxAttempts } = finished.job;
+  if (attempt >= maxAttempts) return { status: 'failed', runAt: now };
+  const delay = delays[Math.min(attempt, delays.length) - 1] ?? 0;
+  return { status: 'pending', runAt: new Date(nowMs + delay).toISOString() };
+}
+
+/**
+ * Records results, all in one transaction (a group commit: one fsync for many): each job moves on
+ * (done, retry later on its kind's schedule, failed) if its allocation still holds it.
+ */
+export async function recordResults(
+  deps: QueueDeps,
+  delaysOf: (kind: string) => readonly number[],
+  finished: readonly Finished[],
+): Promise<JobState[]> {
+  if (finished.length === 0) return [];
+  const states = await inTransaction(deps.db, async (trx) => {
+    const nowMs = deps.clock.now().getTime();
+    const now = new Date(nowMs).toISOString();
+    const states: JobState[] = [];
+    for (const item of finished) {
+      const next = nextOf(item, delaysOf(item.job.kind), nowMs);
+      const held = await completeJob(trx, item.job, { ...next, error: item.error, now });
+      const state: JobState = !held
+        ? 'lease_lost'
+        : next.status === 'pending'
+          ? 'retry'
+          : next.status;
+      await item.record(trx, state, now);
+      states.push(state);
+    }
+    return states;
+  });
+  finished.forEach((item, index) => {
+    item.report(states[index]!);
+  });
+  return states;
+}
+
+/** Hands back claims that were never run: attempt uncounted, due at once, if still held. */
+export async function releaseTasks(
+  deps: QueueDeps,
+  kindOf: (kind: string) => RegisteredKind,
+  tasks: readonly Task[],
+): Promise<void> {
+  if (tasks.length === 0) return;
+  await inTransaction(deps.db, async (trx) => {
+    const now = deps.clock.now().toISOString();
+    for (const task of tasks) await kindOf(task.kind).release(trx, task.job, now);
+  });
+}
+
+export interface EnqueueInput {
+  kind: string;
+  maxAttempts: number;
+  /** JSON text for a kind without a domain row. */
+  payload?: string | null;
+  /** Default: now (deps.clock). */
+  runAt?: Date;
+}
+
+/**
+ * Writes a job INSIDE the caller's transaction `trx` (no I/O) and wakes this process's runner
+ * once the transaction is over. Returns the job id, for the domain row that points at it.
+ */
+export async function enqueue(trx: Db, deps: QueueDeps, input: EnqueueInput): Promise<number> {
+  const now = deps.clock.now().toISOString();
+  const id = await insertJob(trx, {
+    kind: input.kind,
+    payload: input.payload ?? null,
+    maxAttempts: input.maxAttempts,
+    runAt: input.runAt?.toISOString() ?? now,
+    now,
+  });
+  signalJobWrite(deps.db);
+  return id;
+}
+
+/**
+ * Writes a job already claimed by the caller, which runs it at once (one attempt counted, the
+ * lease held for `leaseMs`): no runner takes it unless that lease expires.
+ */
+export async function enqueueClaimed(
+  trx: Db,
+  deps: QueueDeps,
+  input: Omit<EnqueueInput, 'runAt'> & { leaseMs: number; leaseId: string },
+): Promise<ClaimedJob> {
+  const nowMs = deps.clock.now().getTime();
+  const id = await insertJob(trx, {
+    kind: input.kind,
+    payload: input.payload ?? null,
+    maxAttempts: input.maxAttempts,
+    runAt: new Date(nowMs + input.leaseMs).toISOString(),
+    now: new Date(nowMs).toISOString(),
+    leaseId: input.leaseId,
+  });
+  return {
+    id,
+    kind: input.kind,
+    payload: input.payload ?? null,
+    leaseId: input.leaseId,
+    attempt: 1,
+    maxAttempts: input.maxAttempts,
+    interrupted: false,
+  };
+}
+
+/** Wakes the runner of this process when jobs were written (it still polls for others'). */
+const wakers = new WeakMap<object, Set<() => void>>();
+
+export function onJobWrite(db: Db, wake: () => void): () => void {
+  let set = wakers.get(db);
+  if (!set) {
+    set = new Set();
+    wakers.set(db, set);
+  }
+  set.add(wake);
+  return () => set.delete(wake);
+}
+
+/**
+ * Called after jobs were written or made due, possibly inside a transaction still open: the
+ * runner's claim waits for the single connection, so it runs after the commit and finds them
+ * (or, after a rollback, finds nothing).
+ */
+export function signalJobWrite(db: Db): void {
+  const set = wakers.get(db);
+  if (!set || set.size === 0) return;
+  setImmediate(() => {
+    for (const wake of set) wake();
+  });
+}
