@@ -5,7 +5,7 @@ import { runnerOptions, startRunner } from './jobs/runner';
 import { notifyKinds } from './notify/worker';
 import { loadConfig } from './platform/config';
 import { openRuntime } from './runtime';
-import { webhookKind, webhookWorkerOptionsFromEnv } from './webhooks/worker';
+import { webhookKind, webhookWorkerOptionsOf } from './webhooks/worker';
 import { startDeadlineScheduler } from './workflow/deadlines';
 
 /** How often overdue tasks are looked for; the first pass runs at start (catching up). */
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
 
   const app = buildApp(deps);
   // One runner for every job kind: webhook deliveries, e-mail and SMS.
-  const webhookOptions = webhookWorkerOptionsFromEnv(process.env);
+  const webhookOptions = webhookWorkerOptionsOf(config);
   const jobs = startRunner(
     deps,
     [webhookKind(deps, webhookOptions), ...notifyKinds(deps)],

@@ -37,8 +37,19 @@ export interface Config {
   /** OUTBOUND_ALLOWLIST: hosts or CIDRs that outbound requests may reach despite the address policy. */
   outboundAllowlist: Allowlist;
   rateLimits: RateLimits;
+  /** Tuning of the webhook job kind; unset values take the kind's defaults (webhooks/worker.ts). */
+  webhookJobs: WebhookJobSettings;
   /** Notification e-mail and SMS (server/src/notify). */
   notify: NotifyConfig;
+}
+
+export interface WebhookJobSettings {
+  /** WEBHOOK_CONCURRENCY: parallel sends. */
+  concurrency: number | undefined;
+  /** WEBHOOK_POLL_MS: the job runner's idle poll. */
+  pollIntervalMs: number | undefined;
+  /** WEBHOOK_LEASE_SECONDS, in ms: how long a claim holds a delivery (above the 10 s timeout). */
+  leaseMs: number | undefined;
 }
 
 const notifyLocales = ['vi', 'en'] as const;
@@ -197,6 +208,9 @@ const EnvironmentSchema = z.object({
   RATE_LIMIT_AUTH: settingOr(positiveInteger, 10),
   RATE_LIMIT_API: settingOr(positiveInteger, 100),
   RATE_LIMIT_UPLOAD: settingOr(positiveInteger, 10),
+  WEBHOOK_CONCURRENCY: setting(positiveInteger),
+  WEBHOOK_POLL_MS: setting(positiveInteger),
+  WEBHOOK_LEASE_SECONDS: setting(positiveInteger),
   NOTIFY_LOCALE: settingOr(oneOf(notifyLocales), 'vi'),
   MAIL_FROM: setting(trimmed),
   MAIL_TRANSPORT: settingOr(oneOf(['file', 'smtp']), 'file'),
@@ -307,6 +321,12 @@ function configOf(env: Environment, context: z.core.$RefinementCtx<Environment>)
       auth: env.RATE_LIMIT_AUTH,
       api: env.RATE_LIMIT_API,
       upload: env.RATE_LIMIT_UPLOAD,
+    },
+    webhookJobs: {
+      concurrency: env.WEBHOOK_CONCURRENCY,
+      pollIntervalMs: env.WEBHOOK_POLL_MS,
+      leaseMs:
+        env.WEBHOOK_LEASE_SECONDS === undefined ? undefined : env.WEBHOOK_LEASE_SECONDS * 1000,
     },
     notify: {
       locale: env.NOTIFY_LOCALE,

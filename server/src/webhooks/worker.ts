@@ -1,13 +1,13 @@
 import type { AppDeps } from '../context';
-import { ConfigError } from '../errors/configError';
 import { type RegisteredKind, registerKind } from '../jobs/queue';
 import { type Runner, type RunnerOptions, runnerOptions, startRunner } from '../jobs/runner';
 import { OutboundPool, type Resolver } from '../outbound/safeFetch';
+import type { Config } from '../platform/config';
 import { webhookDeliveryKind } from './outbox';
 import { type SendOptions, webhookTimeoutMs } from './sender';
 
 /**
- * Webhook deliveries on the job runner: the kind's tuning (WEBHOOK_* environment) and a runner
+ * Webhook deliveries on the job runner: the kind's tuning (WEBHOOK_* settings) and a runner
  * with this kind alone, for tests and the bench (main.ts runs one runner with every kind).
  */
 
@@ -26,28 +26,14 @@ export interface WebhookWorkerOptions extends RunnerOptions {
 
 export type WebhookWorker = Runner;
 
-function positive(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  if (!/^[1-9]\d{0,6}$/.test(raw)) {
-    throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
-  }
-  return Number(raw);
-}
-
-/**
- * Tuning from the environment: WEBHOOK_CONCURRENCY (parallel sends), WEBHOOK_POLL_MS (idle
- * poll), WEBHOOK_LEASE_SECONDS (claim lease; above the 10 s timeout). All optional.
- */
-export function webhookWorkerOptionsFromEnv(env: NodeJS.ProcessEnv): WebhookWorkerOptions {
-  const options: WebhookWorkerOptions = {};
-  const concurrency = positive(env, 'WEBHOOK_CONCURRENCY');
-  const poll = positive(env, 'WEBHOOK_POLL_MS');
-  const lease = positive(env, 'WEBHOOK_LEASE_SECONDS');
-  if (concurrency !== undefined) options.concurrency = concurrency;
-  if (poll !== undefined) options.pollIntervalMs = poll;
-  if (lease !== undefined) options.leaseMs = lease * 1000;
-  return options;
+/** The kind's tuning from the configuration (WEBHOOK_* settings); unset ones keep the defaults. */
+export function webhookWorkerOptionsOf(config: Config): WebhookWorkerOptions {
+  const { concurrency, pollIntervalMs, leaseMs } = config.webhookJobs;
+  return {
+    ...(concurrency !== undefined ? { concurrency } : {}),
+    ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
+    ...(leaseMs !== undefined ? { leaseMs } : {}),
+  };
 }
 
 /** The webhook kind, with keep-alive connections to receivers (closed when the runner stops). */

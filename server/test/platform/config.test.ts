@@ -93,6 +93,24 @@ describe('server configuration', () => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(message);
   });
 
+  it('reads the webhook job tuning (WEBHOOK_*), unset by default, and refuses a bad value', () => {
+    expect(loadConfig(base).webhookJobs).toEqual({
+      concurrency: undefined,
+      pollIntervalMs: undefined,
+      leaseMs: undefined,
+    });
+    const tuned = loadConfig({
+      ...base,
+      WEBHOOK_CONCURRENCY: '4',
+      WEBHOOK_POLL_MS: '100',
+      WEBHOOK_LEASE_SECONDS: '45',
+    });
+    expect(tuned.webhookJobs).toEqual({ concurrency: 4, pollIntervalMs: 100, leaseMs: 45_000 });
+    expect(() => loadConfig({ ...base, WEBHOOK_CONCURRENCY: '0' })).toThrow(
+      new ConfigError('WEBHOOK_CONCURRENCY must be a positive integer, got "0"'),
+    );
+  });
+
   it('counts a MAIL_FROM of spaces as unset', () => {
     expect(loadConfig({ ...base, MAIL_FROM: '   ' }).notify.mailFrom).toBe(
       'ESign <no-reply@localhost>',
