@@ -1,9 +1,10 @@
-import { serve } from '@hono/node-server';
+import fs from 'node:fs';
 import { buildApp } from './app';
-import { seedDemoTenant } from './demo';
+import { prepareTenants } from './demo/seed';
 import { startNotifyWorker } from './notify/worker';
 import { loadConfig } from './platform/config';
 import { openRuntime } from './runtime';
+import { serveApp } from './serve';
 import { startWebhookWorker, webhookWorkerOptionsFromEnv } from './webhooks/worker';
 import { startDeadlineScheduler } from './workflow/deadlines';
 
@@ -12,25 +13,30 @@ const deadlineIntervalMs = 30_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  const newDatabase = !fs.existsSync(config.databaseFile);
   const { deps, database } = openRuntime(config);
-  const instructions = await seedDemoTenant(deps);
-  // Printed once, on the start that created the tenant; it holds no secret.
+  const instructions = await prepareTenants(deps, { newDatabase });
+  // Printed once per start, before listening; it holds no secret.
   if (instructions) process.stdout.write(`${instructions}\n`);
 
   const app = buildApp(deps);
   const webhooks = startWebhookWorker(deps, webhookWorkerOptionsFromEnv(process.env));
   const notify = startNotifyWorker(deps);
   const deadlines = startDeadlineScheduler(deps, deadlineIntervalMs);
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
-    deps.logger.info(
-      {
-        url: `http://${info.address}:${info.port}`,
-        docs: `${config.publicUrl}/api/docs`,
-        environment: config.environment,
-      },
-      'listening',
-    );
-  });
+  const server = serveApp(
+    app.fetch,
+    { hostname: config.host, port: config.port, logger: deps.logger },
+    (info) => {
+      deps.logger.info(
+        {
+          url: `http://${info.address}:${info.port}`,
+          docs: `${config.publicUrl}/api/docs`,
+          environment: config.environment,
+        },
+        'listening',
+      );
+    },
+  );
 
   let stopping = false;
   const stop = (signal: string) => {

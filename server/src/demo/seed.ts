@@ -1,7 +1,8 @@
-import type { AppDeps } from './context';
-import { inTransaction } from './db/database';
-import { insertUser, replaceMemberships } from './directory/userRecords';
-import { createTenant } from './tenancy/service';
+import type { AppDeps } from '../context';
+import { inTransaction } from '../db/database';
+import { insertUser, replaceMemberships } from '../directory/userRecords';
+import { adminRoleName, createTenant } from '../tenancy/service';
+import { hasAnyTenant } from './queries';
 
 export const demoTenant = {
   code: 'DEMO',
@@ -9,13 +10,33 @@ export const demoTenant = {
   adminUsername: 'demo.admin',
 };
 
+/** What a start with no tenant prints: the operator CLI commands, with placeholders, no secret. */
+export const firstTenantInstructions = [
+  'No tenant yet. Create the first one with the operator CLI (same DATA_DIR and APP_ENV as the server):',
+  '  npm run -s admin -- tenant create --code <TENANT> --name "<Tenant name>"',
+  `  npm run -s admin -- user create --tenant <TENANT> --username <USERNAME> --email <EMAIL> --member <TENANT>:"${adminRoleName}"`,
+  '  npm run -s admin -- apikey create --tenant <TENANT> --org <TENANT> --user <USERNAME>',
+  'The last command prints the API key once. See: npm run -s admin -- help',
+].join('\n');
+
 /**
- * On the first start with an empty database: a demo tenant with one administrator, so the
- * service can be tried at once. Returns the instructions to print, or null when data exists.
+ * What the start prepares and says before listening. Development on a new DATA_DIR (no database
+ * file before this start) gets the demo tenant, so the service can be tried at once; production
+ * and sandbox never do: their tenants are the operator's. A start that finds no tenant says how
+ * to create one. Returns the text to print, or null.
  */
-export async function seedDemoTenant(deps: AppDeps): Promise<string | null> {
-  const existing = await deps.db.selectFrom('tenants').select('id').limit(1).executeTakeFirst();
-  if (existing) return null;
+export async function prepareTenants(
+  deps: AppDeps,
+  start: { newDatabase: boolean },
+): Promise<string | null> {
+  if (deps.config.environment === 'development' && start.newDatabase) {
+    return seedDemoTenant(deps);
+  }
+  return (await hasAnyTenant(deps.db)) ? null : firstTenantInstructions;
+}
+
+/** The demo tenant with one administrator; returns the instructions to print (no secret). */
+async function seedDemoTenant(deps: AppDeps): Promise<string> {
   const now = deps.clock.now().toISOString();
   const { tenant, root, adminRole } = await createTenant(deps.db, now, {
     code: demoTenant.code,
@@ -44,7 +65,7 @@ export async function seedDemoTenant(deps: AppDeps): Promise<string | null> {
     );
   });
   return [
-    `Created demo tenant ${demoTenant.code} with administrator ${demoTenant.adminUsername}.`,
+    `Created demo tenant ${demoTenant.code} with administrator ${demoTenant.adminUsername} (development only).`,
     'Get an API key for it (shown once):',
     `  npm run -s admin -- apikey create --tenant ${demoTenant.code} --org ${demoTenant.code} --user ${demoTenant.adminUsername}`,
   ].join('\n');
