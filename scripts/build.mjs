@@ -16,7 +16,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as esbuild from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'server/dist');
@@ -87,6 +86,8 @@ function writeAtomically(file, contents) {
 
 async function build() {
   const builtAt = Date.now();
+  // Loaded only to build: the check alone runs before every start.
+  const esbuild = await import('esbuild');
   const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints,

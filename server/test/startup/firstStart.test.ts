@@ -1,7 +1,15 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { type BuiltServer, ensureBuilt, startBuiltServer, tempDataDir } from './builtServer';
+import { words } from '../admin/runCli';
+import {
+  type BuiltServer,
+  ensureBuilt,
+  repoRoot,
+  startBuiltServer,
+  tempDataDir,
+} from './builtServer';
 
 /**
  * What the built server seeds and prints on its first starts: the demo tenant only in
@@ -90,6 +98,35 @@ describe('first start of the built server', () => {
     // No key, token or secret of any kind in what is printed.
     expect(stdout).not.toMatch(/esk_|eyJ|secret/i);
     expect(tenantCodes(dataDir)).toEqual([]);
+  });
+
+  it('the printed commands, run with the built CLI, create a tenant that later starts find', async () => {
+    const dataDir = newDataDir();
+    const printed = await runOnce({ DATA_DIR: dataDir, APP_ENV: 'production' });
+    const commands = printed
+      .split('\n')
+      .filter((line) => line.startsWith('  npm run -s admin -- '))
+      .map((line) =>
+        line
+          .replace('  npm run -s admin -- ', '')
+          .replaceAll('<TENANT>', 'ACME')
+          .replace('<Tenant name>', 'Công ty ACME')
+          .replace('<USERNAME>', 'acme.admin')
+          .replace('<EMAIL>', 'admin@acme.example'),
+      );
+    expect(commands).toHaveLength(3);
+    let output = '';
+    for (const command of commands) {
+      output = execFileSync(process.execPath, ['server/dist/cli.js', ...words(command)], {
+        cwd: repoRoot,
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, APP_ENV: 'production' },
+        encoding: 'utf8',
+      });
+    }
+    expect(output).toMatch(/API key \(shown once/);
+    expect(tenantCodes(dataDir)).toEqual(['ACME']);
+    const again = await runOnce({ DATA_DIR: dataDir, APP_ENV: 'production' });
+    expect(again).not.toContain(noTenantYet);
   });
 
   it('sandbox is seeded like production: no demo tenant', async () => {
