@@ -2,15 +2,16 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
-import type { ErrorBody } from './errors/apiError';
+import { ApiError, type ErrorBody } from './errors/apiError';
 import type { Logger } from './platform/logger';
 import { badRequestTarget } from './requestTarget';
 
 /**
  * The HTTP server around the app. Two layers answer before Hono sees a request: Node's parser
- * (a request line or header it cannot parse) and @hono/node-server (a backslash in the path, an
- * absolute URL it cannot parse, no Host). Both would send a bare 400 with no body and no request
- * id; here they send the spec's JSON error body with an `X-Request-Id`, as the app does.
+ * (a request line or header it cannot parse, an HTTP/1.1 request without Host) and
+ * @hono/node-server (a backslash in the path, an absolute URL it cannot parse). Both would send a
+ * bare 400 with no body and no request id; here they send the spec's JSON error body with an
+ * `X-Request-Id`, as the app does, and log the refusal under that id.
  */
 
 type Fetch = (request: Request) => Response | Promise<Response>;
@@ -21,12 +22,25 @@ export interface ServeOptions {
   logger: Logger;
 }
 
-const internalError: ErrorBody = {
-  statusCode: 500,
-  message: 'Internal server error',
-  error: 'Internal Server Error',
-  code: 'INTERNAL',
-};
+interface Refusal {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+function refusal(logger: Logger, body: ErrorBody, reason: string, error?: unknown): Refusal {
+  const requestId = crypto.randomUUID();
+  if (error === undefined) {
+    logger.info({ requestId, status: body.statusCode, reason }, 'request refused before routing');
+  } else {
+    logger.error({ requestId, err: error }, 'unhandled error');
+  }
+  return {
+    status: body.statusCode,
+    headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId },
+    body: JSON.stringify(body),
+  };
+}
 
 export function serveApp(
   fetch: Fetch,
@@ -35,20 +49,37 @@ export function serveApp(
 ): http.Server {
   const { logger } = options;
   const listener = getRequestListener(fetch, {
+    // An HTTP/1.0 request may come without Host: it is taken as addressed to us.
+    hostname: options.hostname,
     // Runs only when @hono/node-server could not make a Request (or the app threw outside Hono).
     errorHandler: (error: unknown) => {
-      const requestId = crypto.randomUUID();
-      if (error instanceof RequestError) {
-        logger.info({ requestId, status: 400, reason: error.message }, 'request target refused');
-        return jsonResponse(400, badRequestTarget(lowerFirst(error.message)).toBody(), requestId);
-      }
-      logger.error({ requestId, err: error }, 'unhandled error');
-      return jsonResponse(500, internalError, requestId);
+      const refused =
+        error instanceof RequestError
+          ? refusal(logger, badRequestTarget(lowerFirst(error.message)).toBody(), error.message)
+          : refusal(
+              logger,
+              new ApiError(500, 'INTERNAL', 'Internal server error').toBody(),
+              '',
+              error,
+            );
+      return new Response(refused.body, { status: refused.status, headers: refused.headers });
     },
   });
-  // Without a Host, Node would refuse the request itself; @hono/node-server refuses it too,
-  // through the handler above.
-  const server = http.createServer({ requireHostHeader: false }, listener);
+  // Node's own Host check answers with an empty body; RFC 9112 §3.2's 400 is sent here instead.
+  const server = http.createServer({ requireHostHeader: false }, (incoming, outgoing) => {
+    if (incoming.httpVersion === '1.1' && incoming.headers.host === undefined) {
+      const body = badRequestTarget('an HTTP/1.1 request needs a Host header').toBody();
+      const refused = refusal(logger, body, 'no Host header');
+      outgoing
+        .writeHead(refused.status, {
+          ...refused.headers,
+          'Content-Length': Buffer.byteLength(refused.body),
+        })
+        .end(refused.body);
+      return;
+    }
+    void listener(incoming, outgoing);
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
     refuseUnparsable(error, socket, logger),
   );
@@ -61,62 +92,52 @@ export function serveApp(
   return server;
 }
 
-function jsonResponse(status: number, body: ErrorBody, requestId: string): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId },
-  });
-}
-
 function lowerFirst(text: string): string {
   return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
-/**
- * What Node's parser could not read: the same statuses Node sends (431 for too large headers,
- * 408 for a request too slow to arrive, 400 otherwise), with a JSON body. The connection closes:
- * after a parse error the rest of the stream cannot be trusted.
- */
+/** What Node's parser could not read, with the status Node itself would send. */
+function unparsableBody(code: string | undefined): ErrorBody {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return {
+      statusCode: 431,
+      message: 'The request headers are too large',
+      error: 'Request Header Fields Too Large',
+      code: 'HEADERS_TOO_LARGE',
+    };
+  }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return {
+      statusCode: 408,
+      message: 'The request did not arrive in time',
+      error: 'Request Timeout',
+      code: 'REQUEST_TIMEOUT',
+    };
+  }
+  if (code === 'HPE_INVALID_URL') return badRequestTarget('it cannot be parsed').toBody();
+  return new ApiError(
+    400,
+    'BAD_REQUEST',
+    'Malformed request: it cannot be parsed as HTTP/1.1',
+  ).toBody();
+}
+
+/** After a parse error the rest of the stream cannot be trusted: answer and close. */
 function refuseUnparsable(error: NodeJS.ErrnoException, socket: Duplex, logger: Logger): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  const requestId = crypto.randomUUID();
-  const [status, phrase, code, message] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? [
-          431,
-          'Request Header Fields Too Large',
-          'HEADERS_TOO_LARGE',
-          'The request headers are too large',
-        ]
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', 'REQUEST_TIMEOUT', 'The request did not arrive in time']
-        : error.code === 'HPE_INVALID_URL'
-          ? [
-              400,
-              'Bad Request',
-              'BAD_REQUEST_TARGET',
-              badRequestTarget('it cannot be parsed').message,
-            ]
-          : [
-              400,
-              'Bad Request',
-              'BAD_REQUEST',
-              'Malformed request: it cannot be parsed as HTTP/1.1',
-            ];
-  logger.info({ requestId, status, reason: error.code }, 'request refused by the parser');
-  const body = JSON.stringify({ statusCode: status, message, error: phrase, code });
+  const body = unparsableBody(error.code);
+  const refused = refusal(logger, body, error.code ?? error.message);
   socket.end(
     [
-      `HTTP/1.1 ${status} ${phrase}`,
-      'Content-Type: application/json',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      `X-Request-Id: ${requestId}`,
+      `HTTP/1.1 ${refused.status} ${body.error}`,
+      ...Object.entries(refused.headers).map(([name, value]) => `${name}: ${value}`),
+      `Content-Length: ${Buffer.byteLength(refused.body)}`,
       'Connection: close',
       '',
-      body,
+      refused.body,
     ].join('\r\n'),
   );
 }

@@ -33,12 +33,22 @@ function rawRequest(port: number, head: string): Promise<RawResponse> {
         headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
       }
       let body = rest.join('\r\n\r\n');
-      if (headers['transfer-encoding'] === 'chunked') {
-        body = body.replace(/^[0-9a-f]+\r\n/, '').replace(/\r\n0\r\n$/, '');
-      }
+      if (headers['transfer-encoding'] === 'chunked') body = dechunk(body);
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
     });
   });
+}
+
+function dechunk(encoded: string): string {
+  let decoded = '';
+  let rest = encoded;
+  for (;;) {
+    const lineEnd = rest.indexOf('\r\n');
+    const size = Number.parseInt(rest.slice(0, lineEnd), 16);
+    if (!(size > 0)) return decoded;
+    decoded += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+    rest = rest.slice(lineEnd + 2 + size + 2);
+  }
 }
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -83,9 +93,23 @@ describe('malformed request targets on the built server', () => {
     expectRefusal(response, 400, 'BAD_REQUEST_TARGET', message);
   });
 
-  it('no Host header: 400 BAD_REQUEST_TARGET', async () => {
+  it('HTTP/1.1 without Host: 400 BAD_REQUEST_TARGET (RFC 9112 §3.2)', async () => {
     const response = await rawRequest(server.port, 'GET /health HTTP/1.1');
-    expectRefusal(response, 400, 'BAD_REQUEST_TARGET', /host/i);
+    expectRefusal(response, 400, 'BAD_REQUEST_TARGET', /Host header/);
+  });
+
+  it('HTTP/1.0 without Host is served', async () => {
+    const response = await rawRequest(server.port, 'GET /health HTTP/1.0');
+    expect(response.status).toBe(200);
+    expect(response.headers['x-request-id']).toMatch(uuid);
+  });
+
+  it('headers too large: 431 with the JSON body', async () => {
+    const response = await rawRequest(
+      server.port,
+      `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'a'.repeat(20_000)}`,
+    );
+    expectRefusal(response, 431, 'HEADERS_TOO_LARGE', /too large/);
   });
 
   it('a request line that is not HTTP/1.1: 400 BAD_REQUEST', async () => {
