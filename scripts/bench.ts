@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: latency of the dossier lookup and of the task list at 100k dossiers.
+ * `npm run bench`: latency of the dossier lookup and of the task list at 100k dossiers, then the
+ * webhook bench (scripts/bench/webhooks.ts) and the start-up bench (scripts/bench/startup.ts).
  *
  * Creates a temporary DATA_DIR, seeds one tenant with 20 organizations, 2,000 staff, 20,000
  * outside signers and 100,000 dossiers of a three-step process (guest, 1–2 internal turns,
@@ -21,6 +22,7 @@ import { loadConfig } from '../server/src/platform/config';
 import { createLogger } from '../server/src/platform/logger';
 import { openRuntime } from '../server/src/runtime';
 import { createTenant } from '../server/src/tenancy/service';
+import { benchStartup } from './bench/startup';
 import { benchWebhooks } from './bench/webhooks';
 
 const dossierCount = Number(process.env.BENCH_DOSSIERS ?? 100_000);
@@ -619,6 +621,10 @@ main()
   .then(() => {
     process.stdout.write('\n');
     return benchWebhooks();
+  })
+  .then(() => {
+    process.stdout.write('\n');
+    return benchStartup();
   })
   .catch((error: unknown) => {
     process.stderr.write(

@@ -40,16 +40,6 @@ const builderMethods = new Set([
 ]);
 const mayHoldSql = (file: string) =>
   /\/queries\.ts$|\/queries\/[^/]+\.ts$/.test(file) || file.startsWith(`${serverSrc}/db/`);
-/**
- * TEMPORARY: paths (a file, or a folder ending in `/`) whose SQL other work items are moving into
- * queries files right now. This list must be empty: the lead empties it when those items are
- * merged. Never add to it.
- */
-const pendingSqlMoves = ['server/src/demo.ts'];
-const pendingSqlMove = (file: string) =>
-  pendingSqlMoves.find(
-    (pending) => file === pending || (pending.endsWith('/') && file.startsWith(pending)),
-  );
 
 /** Line numbers and text of the query-builder calls and `sql` templates in a file. */
 function sqlOutsideQueries(file: string): string[] {
@@ -194,22 +184,10 @@ for (const component of cycles(folderGraph)) {
   problems.push(`folder cycle in ${serverSrc}: ${edges.join(', ')}`);
 }
 
-const pendingStillHoldingSql = new Set<string>();
 for (const file of fileGraph.keys()) {
   if (!file.startsWith(`${serverSrc}/`) || mayHoldSql(file)) continue;
-  const calls = sqlOutsideQueries(file);
-  const pending = pendingSqlMove(file);
-  if (pending !== undefined) {
-    if (calls.length > 0) pendingStillHoldingSql.add(pending);
-    continue;
-  }
-  for (const call of calls) {
+  for (const call of sqlOutsideQueries(file)) {
     problems.push(`${call}: SQL outside a queries file (move it into queries.ts or queries/)`);
-  }
-}
-for (const pending of pendingSqlMoves) {
-  if (!pendingStillHoldingSql.has(pending)) {
-    problems.push(`${pending} holds no SQL outside queries files: remove it from pendingSqlMoves`);
   }
 }
 

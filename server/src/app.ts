@@ -9,6 +9,7 @@ import { dossierRoutes } from './dossiers/routes';
 import { ApiError } from './errors/apiError';
 import { docsRoutes } from './http/docs';
 import { createRouter } from './http/openapi';
+import { badRequestTarget, undecodablePath } from './requestTarget';
 import { taskRoutes } from './tasks/routes';
 import { registerWebhookEvents, webhookRoutes } from './webhooks/routes';
 
@@ -47,6 +48,12 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
       'request',
     );
   });
+  app.use(async (c, next) => {
+    // Hono would route `%zz` as if it were text; the spec's 400 says what is wrong instead.
+    const problem = undecodablePath(new URL(c.req.url).pathname);
+    if (problem) throw badRequestTarget(problem);
+    await next();
+  });
 
   app.onError((error, c) => {
     const apiError =
@@ -79,6 +86,18 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
   );
 
   app.get('/health', (c) => c.json({ status: 'ok' }));
+  // Until the web app exists, the root leads to the API reference.
+  app.get('/', (c) => c.redirect('/api/docs', 302));
+  const noWebApp = () => {
+    throw new ApiError(
+      404,
+      'WEB_APP_NOT_AVAILABLE',
+      'The web application is not part of this build yet; the API reference is at /api/docs',
+    );
+  };
+  // Task e-mails link to APP_URL (PUBLIC_URL/app by default): say why nothing is there.
+  app.all('/app', noWebApp);
+  app.all('/app/*', noWebApp);
   app.route('/api/auth', authRoutes(limiter));
   app.route('/api/integration/directory', directoryRoutes(limiter));
   app.route('/api/integration', dossierRoutes(limiter));

@@ -1,10 +1,11 @@
-import { serve } from '@hono/node-server';
+import fs from 'node:fs';
 import { buildApp } from './app';
-import { seedDemoTenant } from './demo';
+import { prepareTenants } from './demo/seed';
 import { runnerOptions, startRunner } from './jobs/runner';
 import { notifyKinds } from './notify/worker';
 import { loadConfig } from './platform/config';
 import { openRuntime } from './runtime';
+import { serveApp } from './serve';
 import { webhookKind, webhookWorkerOptionsOf } from './webhooks/worker';
 import { startDeadlineScheduler } from './workflow/deadlines';
 
@@ -13,9 +14,10 @@ const deadlineIntervalMs = 30_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  const newDatabase = !fs.existsSync(config.databaseFile);
   const { deps, database } = openRuntime(config);
-  const instructions = await seedDemoTenant(deps);
-  // Printed once, on the start that created the tenant; it holds no secret.
+  const instructions = await prepareTenants(deps, { newDatabase });
+  // Printed once per start, before listening; it holds no secret.
   if (instructions) process.stdout.write(`${instructions}\n`);
 
   const app = buildApp(deps);
@@ -27,16 +29,20 @@ async function main(): Promise<void> {
     runnerOptions(webhookOptions),
   );
   const deadlines = startDeadlineScheduler(deps, deadlineIntervalMs);
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
-    deps.logger.info(
-      {
-        url: `http://${info.address}:${info.port}`,
-        docs: `${config.publicUrl}/api/docs`,
-        environment: config.environment,
-      },
-      'listening',
-    );
-  });
+  const server = serveApp(
+    app.fetch,
+    { hostname: config.host, port: config.port, logger: deps.logger },
+    (info) => {
+      deps.logger.info(
+        {
+          url: `http://${info.address}:${info.port}`,
+          docs: `${config.publicUrl}/api/docs`,
+          environment: config.environment,
+        },
+        'listening',
+      );
+    },
+  );
 
   let stopping = false;
   const stop = (signal: string) => {

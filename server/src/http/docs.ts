@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Hono } from 'hono';
-import swaggerUi from 'swagger-ui-dist';
 import type { AppEnv } from '../context';
 
 const assetTypes: Record<string, string> = {
@@ -35,7 +34,9 @@ const init = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#
 
 /** The docs UI, served from the installed swagger-ui-dist so it works with no network. */
 export function docsRoutes(): Hono<AppEnv> {
-  const assetsDir = swaggerUi.getAbsoluteFSPath();
+  // Only the folder is needed: requiring swagger-ui-dist itself would load its 1.5 MB browser
+  // bundle into the server at start.
+  let assetsDir: string | undefined;
   const docs = new Hono<AppEnv>();
   const csp = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'";
   docs.get('/', (c) => {
@@ -49,6 +50,7 @@ export function docsRoutes(): Hono<AppEnv> {
     const name = c.req.param('name');
     const type = assetTypes[name];
     if (!type) return c.notFound();
+    assetsDir ??= path.dirname(require.resolve('swagger-ui-dist/package.json'));
     const bytes = fs.readFileSync(path.join(assetsDir, name));
     return c.body(bytes, 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
   });

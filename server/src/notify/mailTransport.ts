@@ -1,9 +1,26 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import type { Config, MailSettings } from '../platform/config';
+
+type Nodemailer = typeof import('nodemailer');
+let nodemailer: Promise<Nodemailer> | undefined;
+
+/** The transporter, made with the first message: loading nodemailer at start slows every start. */
+function lazily<T extends { close(): void }>(create: (mailer: Nodemailer) => T) {
+  let made: T | undefined;
+  return {
+    get: async (): Promise<T> => {
+      if (made) return made;
+      nodemailer ??= import('nodemailer');
+      const mailer = await nodemailer;
+      made ??= create(mailer);
+      return made;
+    },
+    close: () => made?.close(),
+  };
+}
 
 /**
  * How e-mail leaves the service. Both transports compose the message with nodemailer (UTF-8,
@@ -49,23 +66,25 @@ function mailOptions(mail: OutgoingMail): Mail.Options {
 export function smtpMailTransport(
   settings: Extract<MailSettings, { transport: 'smtp' }>,
 ): MailTransport {
-  const transporter = nodemailer.createTransport({
-    host: settings.host,
-    port: settings.port,
-    secure: settings.secure,
-    requireTLS: settings.requireTls,
-    ...(settings.user !== undefined
-      ? { auth: { user: settings.user, pass: settings.password ?? '' } }
-      : {}),
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-    logger: false,
-    debug: false,
-  });
+  const transporter = lazily((mailer) =>
+    mailer.createTransport({
+      host: settings.host,
+      port: settings.port,
+      secure: settings.secure,
+      requireTLS: settings.requireTls,
+      ...(settings.user !== undefined
+        ? { auth: { user: settings.user, pass: settings.password ?? '' } }
+        : {}),
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+      logger: false,
+      debug: false,
+    }),
+  );
   return {
     send: async (mail) => {
-      const info = await transporter.sendMail(mailOptions(mail));
+      const info = await (await transporter.get()).sendMail(mailOptions(mail));
       return { providerMessageId: info.messageId };
     },
     close: () => transporter.close(),
@@ -78,14 +97,16 @@ export function smtpMailTransport(
  * The provider message id is the file's path.
  */
 export function fileMailTransport(directory: string): MailTransport {
-  const composer = nodemailer.createTransport({
-    streamTransport: true,
-    buffer: true,
-    newline: 'windows',
-  });
+  const composer = lazily((mailer) =>
+    mailer.createTransport({
+      streamTransport: true,
+      buffer: true,
+      newline: 'windows',
+    }),
+  );
   return {
     send: async (mail) => {
-      const info = await composer.sendMail(mailOptions(mail));
+      const info = await (await composer.get()).sendMail(mailOptions(mail));
       fs.mkdirSync(directory, { recursive: true });
       const stamp = mail.date
         .toISOString()

@@ -1,0 +1,143 @@
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { getRequestListener, RequestError } from '@hono/node-server';
+import { ApiError, type ErrorBody } from './errors/apiError';
+import type { Logger } from './platform/logger';
+import { badRequestTarget } from './requestTarget';
+
+/**
+ * The HTTP server around the app. Two layers answer before Hono sees a request: Node's parser
+ * (a request line or header it cannot parse, an HTTP/1.1 request without Host) and
+ * @hono/node-server (a backslash in the path, an absolute URL it cannot parse). Both would send a
+ * bare 400 with no body and no request id; here they send the spec's JSON error body with an
+ * `X-Request-Id`, as the app does, and log the refusal under that id.
+ */
+
+type Fetch = (request: Request) => Response | Promise<Response>;
+
+export interface ServeOptions {
+  hostname: string;
+  port: number;
+  logger: Logger;
+}
+
+interface Refusal {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+function refusal(logger: Logger, body: ErrorBody, reason: string, error?: unknown): Refusal {
+  const requestId = crypto.randomUUID();
+  if (error === undefined) {
+    logger.info({ requestId, status: body.statusCode, reason }, 'request refused before routing');
+  } else {
+    logger.error({ requestId, err: error }, 'unhandled error');
+  }
+  return {
+    status: body.statusCode,
+    headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId },
+    body: JSON.stringify(body),
+  };
+}
+
+export function serveApp(
+  fetch: Fetch,
+  options: ServeOptions,
+  onListening: (address: { address: string; port: number }) => void,
+): http.Server {
+  const { logger } = options;
+  const listener = getRequestListener(fetch, {
+    // An HTTP/1.0 request may come without Host: it is taken as addressed to us.
+    hostname: options.hostname,
+    // Runs only when @hono/node-server could not make a Request (or the app threw outside Hono).
+    errorHandler: (error: unknown) => {
+      const refused =
+        error instanceof RequestError
+          ? refusal(logger, badRequestTarget(lowerFirst(error.message)).toBody(), error.message)
+          : refusal(
+              logger,
+              new ApiError(500, 'INTERNAL', 'Internal server error').toBody(),
+              '',
+              error,
+            );
+      return new Response(refused.body, { status: refused.status, headers: refused.headers });
+    },
+  });
+  // Node's own Host check answers with an empty body; RFC 9112 §3.2's 400 is sent here instead.
+  const server = http.createServer({ requireHostHeader: false }, (incoming, outgoing) => {
+    if (incoming.httpVersion === '1.1' && incoming.headers.host === undefined) {
+      const body = badRequestTarget('an HTTP/1.1 request needs a Host header').toBody();
+      const refused = refusal(logger, body, 'no Host header');
+      outgoing
+        .writeHead(refused.status, {
+          ...refused.headers,
+          'Content-Length': Buffer.byteLength(refused.body),
+        })
+        .end(refused.body);
+      return;
+    }
+    void listener(incoming, outgoing);
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
+    refuseUnparsable(error, socket, logger),
+  );
+  server.listen(options.port, options.hostname, () => {
+    const address = server.address();
+    if (address && typeof address === 'object') {
+      onListening({ address: address.address, port: address.port });
+    }
+  });
+  return server;
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}
+
+/** What Node's parser could not read, with the status Node itself would send. */
+function unparsableBody(code: string | undefined): ErrorBody {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return {
+      statusCode: 431,
+      message: 'The request headers are too large',
+      error: 'Request Header Fields Too Large',
+      code: 'HEADERS_TOO_LARGE',
+    };
+  }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return {
+      statusCode: 408,
+      message: 'The request did not arrive in time',
+      error: 'Request Timeout',
+      code: 'REQUEST_TIMEOUT',
+    };
+  }
+  if (code === 'HPE_INVALID_URL') return badRequestTarget('it cannot be parsed').toBody();
+  return new ApiError(
+    400,
+    'BAD_REQUEST',
+    'Malformed request: it cannot be parsed as HTTP/1.1',
+  ).toBody();
+}
+
+/** After a parse error the rest of the stream cannot be trusted: answer and close. */
+function refuseUnparsable(error: NodeJS.ErrnoException, socket: Duplex, logger: Logger): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = unparsableBody(error.code);
+  const refused = refusal(logger, body, error.code ?? error.message);
+  socket.end(
+    [
+      `HTTP/1.1 ${refused.status} ${body.error}`,
+      ...Object.entries(refused.headers).map(([name, value]) => `${name}: ${value}`),
+      `Content-Length: ${Buffer.byteLength(refused.body)}`,
+      'Connection: close',
+      '',
+      refused.body,
+    ].join('\r\n'),
+  );
+}

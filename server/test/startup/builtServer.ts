@@ -1,0 +1,97 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The repository root: the built server runs from there, as `npm start` does. */
+export const repoRoot = path.resolve(__dirname, '../../..');
+
+/** Builds server/dist when it is missing or stale, exactly as `npm start` does first. */
+export function ensureBuilt(): void {
+  execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+export function tempDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'esign-startup-'));
+}
+
+/** A port nobody listens on right now (the server's config needs a number up front). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export interface BuiltServer {
+  port: number;
+  /** Everything the process printed on stdout so far. */
+  stdout(): string;
+  /** SIGTERM, then waits for the exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `node server/dist/main.js` on 127.0.0.1 with only the environment given (plus PATH and
+ * HOME), and resolves once it logged `listening`.
+ */
+export async function startBuiltServer(env: Record<string, string>): Promise<BuiltServer> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--enable-source-maps', 'server/dist/main.js'],
+    {
+      cwd: repoRoot,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no "listening" in 20 s:\n${stdout}\n${stderr}`)),
+      20_000,
+    );
+    const check = () => {
+      if (!stdout.includes('"msg":"listening"')) return;
+      clearTimeout(timer);
+      resolve();
+    };
+    child.stdout!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before listening:\n${stdout}\n${stderr}`));
+    });
+  });
+  return {
+    port,
+    stdout: () => stdout,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
