@@ -1,0 +1,72 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import zlib from 'node:zlib';
+import { PdfReader } from './document';
+import { IncrementalUpdate } from './incrementalUpdate';
+import { dict, name, PdfDict, PdfNewStream, PdfRef, type PdfValue } from './objects';
+
+/** Validation material for long-term validation (PAdES B-LT), each item DER. */
+export interface DssMaterial {
+  certificates: Buffer[];
+  ocspResponses: Buffer[];
+  crls: Buffer[];
+}
+
+const unique = (items: Buffer[]) => {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = crypto.createHash('sha256').update(item).digest('hex');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+};
+
+/**
+ * Appends one incremental update that adds a `/DSS` dictionary to the catalog (`/Certs`,
+ * `/OCSPs`, `/CRLs`: arrays of streams), keeping the entries of an existing DSS. The file is
+ * extended in place; no earlier byte changes, so every signature stays valid.
+ */
+export async function appendDss(filePath: string, material: DssMaterial): Promise<void> {
+  const reader = PdfReader.open(filePath);
+  let update: Buffer;
+  let size: number;
+  try {
+    size = reader.size;
+    const incremental = new IncrementalUpdate(reader);
+    const catalogRef = reader.catalogRef();
+    const catalog = reader.catalog();
+    const existingValue = catalog.get('DSS');
+    const existing = reader.resolveDict(existingValue);
+    const dss = existing ?? dict({ Type: name('DSS') });
+    const add = (key: string, items: Buffer[]) => {
+      if (items.length === 0) return;
+      const refs: PdfValue[] = unique(items).map((item) => {
+        const ref = incremental.allocate();
+        incremental.put(
+          ref,
+          new PdfNewStream(dict({ Filter: name('FlateDecode') }), zlib.deflateSync(item)),
+        );
+        return ref;
+      });
+      const current = reader.resolveValue(dss.get(key));
+      dss.set(key, [...(Array.isArray(current) ? current : []), ...refs]);
+    };
+    add('Certs', material.certificates);
+    add('OCSPs', material.ocspResponses);
+    add('CRLs', material.crls);
+    if (existingValue instanceof PdfRef && existing instanceof PdfDict) {
+      // The DSS object keeps its number; the catalog need not change.
+      incremental.put(existingValue, dss);
+    } else {
+      const dssRef = incremental.allocate();
+      incremental.put(dssRef, dss);
+      catalog.set('DSS', dssRef);
+      incremental.put(catalogRef, catalog);
+    }
+    update = incremental.serialize(size, reader.source.byteAt(size - 1));
+  } finally {
+    reader.close();
+  }
+  await fs.appendFile(filePath, update);
+}

@@ -1,0 +1,40 @@
+import { ApiError } from '../../errors/apiError';
+
+/**
+ * The refusals of the PDF signing layer. Each is a distinct 4xx so that a caller (and a partner
+ * reading the API answer) can tell a file that is not a PDF from one we cannot parse, an
+ * encrypted one, or one whose certification signature forbids any change.
+ */
+export const pdfErrors = {
+  notAPdf: () => new ApiError(415, 'NOT_A_PDF', 'The file is not a PDF document'),
+  unreadable: (why: string) =>
+    new ApiError(422, 'PDF_UNREADABLE', `The PDF cannot be read: ${why}`),
+  encrypted: () =>
+    new ApiError(422, 'PDF_ENCRYPTED', 'The PDF is encrypted; encrypted PDFs cannot be signed'),
+  changesNotAllowed: () =>
+    new ApiError(
+      422,
+      'PDF_CHANGES_NOT_ALLOWED',
+      'The PDF carries a certification signature that forbids any change (DocMDP /P 1)',
+    ),
+  fieldExists: (name: string) =>
+    new ApiError(409, 'PDF_FIELD_EXISTS', `The PDF already has a field named "${name}"`, {
+      field: 'fieldName',
+    }),
+  pageNotFound: (page: number, count: number) =>
+    new ApiError(422, 'PDF_PAGE_NOT_FOUND', `Page ${page} does not exist (the PDF has ${count})`, {
+      field: 'page',
+    }),
+  signatureTooLarge: (bytes: number, room: number) =>
+    new ApiError(
+      422,
+      'PDF_SIGNATURE_TOO_LARGE',
+      `The signature (${bytes} bytes) does not fit the placeholder (${room} bytes)`,
+    ),
+  placeholderNotFound: () =>
+    new ApiError(
+      422,
+      'PDF_PLACEHOLDER_NOT_FOUND',
+      'The prepared PDF has no signature placeholder at the expected offset',
+    ),
+};

@@ -1,0 +1,19 @@
+/**
+ * The PDF side of signing: prepare an incremental update with a signature placeholder, embed
+ * the CMS, add a DSS (B-LT), and read the signatures and revisions back for verification.
+ */
+export type { SignatureImage, SignatureRect } from './appearance';
+export type { DssMaterial } from './dss';
+export { appendDss } from './dss';
+export { digestByteRange, embedSignature } from './embed';
+export { pdfErrors } from './errors';
+export type { ByteRange, PreparedSignature, PrepareSignatureOptions } from './prepare';
+export { defaultContentsSize, preparePdfSignature } from './prepare';
+export type {
+  ChangedObject,
+  ChangedObjectKind,
+  PdfRevision,
+  PdfSignatureInfo,
+  PdfSignatureReport,
+} from './readSignatures';
+export { readSignatures } from './readSignatures';

@@ -1,0 +1,270 @@
+import crypto from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  appearanceStream,
+  emptyAppearance,
+  helveticaFont,
+  imageXObject,
+  type SignatureImage,
+  type SignatureRect,
+} from './appearance';
+import { PdfReader } from './document';
+import { pdfErrors } from './errors';
+import { IncrementalUpdate } from './incrementalUpdate';
+import {
+  dict,
+  isName,
+  name,
+  type PdfDict,
+  PdfRaw,
+  PdfRef,
+  type PdfValue,
+  pdfDate,
+  textString,
+} from './objects';
+
+export interface PrepareSignatureOptions {
+  /** The signing time written as `/M`. */
+  signingTime: Date;
+  /** The field's name; default `Signature<n>`, the first free one. */
+  fieldName?: string;
+  /** `/Name`, `/Reason`, `/Location` of the signature dictionary (Vietnamese welcome). */
+  signerName?: string;
+  reason?: string;
+  location?: string;
+  /** Bytes reserved for the CMS (chain + timestamp + revocation data); default 32 KiB. */
+  contentsSize?: number;
+  /** 1-based page of the widget; default 1. */
+  page?: number;
+  /** A visible signature: its box and what it shows; absent, the widget is invisible. */
+  appearance?: { rect: SignatureRect; lines?: string[]; image?: SignatureImage };
+  /** Where the prepared temp file goes; default the OS temp directory. */
+  tempDir?: string;
+}
+
+export type ByteRange = [number, number, number, number];
+
+export interface PreparedSignature {
+  /** The new temp file: the source's bytes unchanged, then one incremental update. */
+  path: string;
+  fieldName: string;
+  byteRange: ByteRange;
+  /** Offset of the first hex digit of `/Contents` (just after `<`). */
+  contentsOffset: number;
+  /** Number of hex digits between `<` and `>` (twice the bytes reserved). */
+  contentsHexLength: number;
+  /** SHA-256 over the two byte ranges: what the CMS message-digest must be. */
+  documentDigest: Buffer;
+}
+
+export const defaultContentsSize = 32 * 1024;
+/** Room for `0 a b c` with offsets up to 10 digits (files under 10 GB). */
+const byteRangeWidth = 34;
+const byteRangeMarker = `/ByteRange [${'X'.repeat(byteRangeWidth)}]`;
+
+/**
+ * DocMDP /P 1 in a certification signature forbids any change, signatures included: look at
+ * the catalog's `/Perms /DocMDP` and at every signature's `/Reference` transform.
+ */
+function assertChangesAllowed(reader: PdfReader): void {
+  const signatures: PdfDict[] = [];
+  const perms = reader.resolveDict(reader.catalog().get('Perms'));
+  const certification = perms ? reader.resolveDict(perms.get('DocMDP')) : undefined;
+  if (certification) signatures.push(certification);
+  for (const field of reader.fields()) {
+    if (field.fieldType !== 'Sig') continue;
+    const value = reader.resolveDict(field.dict.get('V'));
+    if (value) signatures.push(value);
+  }
+  for (const signature of signatures) {
+    const references = reader.resolveValue(signature.get('Reference'));
+    if (!Array.isArray(references)) continue;
+    for (const reference of references) {
+      const ref = reader.resolveDict(reference);
+      if (!ref || !isName(ref.get('TransformMethod'), 'DocMDP')) continue;
+      const params = reader.resolveDict(ref.get('TransformParams'));
+      const p = params ? reader.resolveValue(params.get('P')) : undefined;
+      // /P defaults to 2 when absent.
+      if (p === 1) throw pdfErrors.changesNotAllowed();
+    }
+  }
+}
+
+function chooseFieldName(reader: PdfReader, wanted: string | undefined): string {
+  const taken = new Set(reader.fields().map((field) => field.fullName));
+  if (wanted !== undefined) {
+    if (taken.has(wanted)) throw pdfErrors.fieldExists(wanted);
+    return wanted;
+  }
+  for (let n = 1; ; n++) if (!taken.has(`Signature${n}`)) return `Signature${n}`;
+}
+
+/** Appends `item` to the array held at `holder[key]`, rewriting whichever object holds it. */
+function appendToArray(
+  reader: PdfReader,
+  update: IncrementalUpdate,
+  holder: PdfDict,
+  holderRef: PdfRef | undefined,
+  key: string,
+  item: PdfValue,
+): void {
+  const current = holder.get(key);
+  if (current instanceof PdfRef) {
+    const array = reader.resolveValue(current);
+    // An array held indirectly is rewritten alone; the holder stays as it was.
+    update.put(current, [...(Array.isArray(array) ? array : []), item]);
+    return;
+  }
+  holder.set(key, [...(Array.isArray(current) ? current : []), item]);
+  if (holderRef) update.put(holderRef, holder);
+}
+
+/**
+ * Prepares a PDF for one more signature: copies the source unchanged (streamed) to a new temp
+ * file and appends one incremental update with the signature field, its widget on a page, the
+ * AcroForm entry and the `/Sig` dictionary with its `/ByteRange` and `/Contents` placeholder.
+ * Refuses with a 4xx, before writing anything, what cannot be signed.
+ */
+export async function preparePdfSignature(
+  source: string,
+  options: PrepareSignatureOptions,
+): Promise<PreparedSignature> {
+  const contentsSize = options.contentsSize ?? defaultContentsSize;
+  const reader = PdfReader.open(source);
+  let update: Buffer;
+  let fieldName: string;
+  let sourceSize: number;
+  try {
+    sourceSize = reader.size;
+    assertChangesAllowed(reader);
+    fieldName = chooseFieldName(reader, options.fieldName);
+    const { ref: pageRef } = reader.pageRef((options.page ?? 1) - 1);
+    const page = reader.resolveDict(pageRef);
+    if (!page) throw pdfErrors.unreadable('the page is not a dictionary');
+    const incremental = new IncrementalUpdate(reader);
+
+    const sigRef = incremental.allocate();
+    const widgetRef = incremental.allocate();
+    const apRef = incremental.allocate();
+    incremental.put(
+      sigRef,
+      dict({
+        Type: name('Sig'),
+        Filter: name('Adobe.PPKLite'),
+        SubFilter: name('ETSI.CAdES.detached'),
+        // ByteRange then Contents: the placeholders are found and patched in this order.
+        ByteRange: new PdfRaw(byteRangeMarker.slice('/ByteRange '.length)),
+        Contents: new PdfRaw(`<${'0'.repeat(contentsSize * 2)}>`),
+        M: textString(pdfDate(options.signingTime)),
+        Name: options.signerName === undefined ? undefined : textString(options.signerName),
+        Reason: options.reason === undefined ? undefined : textString(options.reason),
+        Location: options.location === undefined ? undefined : textString(options.location),
+      }),
+    );
+    const visible = options.appearance;
+    if (visible) {
+      const fontRef = incremental.allocate();
+      incremental.put(fontRef, helveticaFont());
+      let imageRef: PdfRef | undefined;
+      if (visible.image) {
+        imageRef = incremental.allocate();
+        incremental.put(imageRef, imageXObject(visible.image));
+      }
+      const lines = visible.lines ?? [
+        ...(options.signerName ? [options.signerName] : []),
+        options.signingTime.toISOString().replace('T', ' ').slice(0, 19),
+      ];
+      incremental.put(apRef, appearanceStream(visible.rect, lines, fontRef, imageRef));
+    } else {
+      incremental.put(apRef, emptyAppearance());
+    }
+    incremental.put(
+      widgetRef,
+      dict({
+        Type: name('Annot'),
+        Subtype: name('Widget'),
+        FT: name('Sig'),
+        T: textString(fieldName),
+        V: sigRef,
+        // Print + Locked: shown when printed, not editable.
+        F: 132,
+        P: pageRef,
+        Rect: visible ? visible.rect : [0, 0, 0, 0],
+        AP: dict({ N: apRef }),
+      }),
+    );
+
+    appendToArray(reader, incremental, page, pageRef, 'Annots', widgetRef);
+
+    const catalogRef = reader.catalogRef();
+    const catalog = reader.catalog();
+    const acroFormValue = catalog.get('AcroForm');
+    const acroForm = reader.resolveDict(acroFormValue);
+    if (acroForm && acroFormValue instanceof PdfRef) {
+      acroForm.set('SigFlags', 3);
+      appendToArray(reader, incremental, acroForm, undefined, 'Fields', widgetRef);
+      incremental.put(acroFormValue, acroForm);
+    } else if (acroForm) {
+      acroForm.set('SigFlags', 3);
+      appendToArray(reader, incremental, acroForm, undefined, 'Fields', widgetRef);
+      incremental.put(catalogRef, catalog);
+    } else {
+      const acroFormRef = incremental.allocate();
+      incremental.put(acroFormRef, dict({ Fields: [widgetRef], SigFlags: 3 }));
+      catalog.set('AcroForm', acroFormRef);
+      incremental.put(catalogRef, catalog);
+    }
+    update = incremental.serialize(sourceSize, reader.source.byteAt(sourceSize - 1));
+  } finally {
+    reader.close();
+  }
+
+  // Locate and fill the placeholders in the update, now that every offset is known.
+  const markerAt = update.indexOf(byteRangeMarker, 0, 'latin1');
+  const contentsAt = update.indexOf('/Contents <', markerAt, 'latin1') + '/Contents <'.length;
+  const contentsHexLength = contentsSize * 2;
+  const contentsOffset = sourceSize + contentsAt;
+  const afterContents = contentsOffset + contentsHexLength + 1;
+  const byteRange: ByteRange = [
+    0,
+    contentsOffset - 1,
+    afterContents,
+    sourceSize + update.length - afterContents,
+  ];
+  const rangeText = byteRange.join(' ').padEnd(byteRangeWidth, ' ');
+  update.write(rangeText, markerAt + '/ByteRange ['.length, 'latin1');
+
+  const target = path.join(options.tempDir ?? os.tmpdir(), `prepared-${crypto.randomUUID()}.pdf`);
+  const hash = crypto.createHash('sha256');
+  try {
+    await pipeline(
+      createReadStream(source, { start: 0, end: sourceSize - 1 }),
+      new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          hash.update(chunk);
+          callback(null, chunk);
+        },
+      }),
+      createWriteStream(target, { flags: 'wx' }),
+    );
+    await fs.appendFile(target, update);
+  } catch (error) {
+    await fs.rm(target, { force: true });
+    throw error;
+  }
+  hash.update(update.subarray(0, contentsAt - 1));
+  hash.update(update.subarray(contentsAt + contentsHexLength + 1));
+  return {
+    path: target,
+    fieldName,
+    byteRange,
+    contentsOffset,
+    contentsHexLength,
+    documentDigest: hash.digest(),
+  };
+}

@@ -1,0 +1,293 @@
+import { PdfReader, type XrefEntry, type XrefSection } from './document';
+import {
+  decodeTextString,
+  isName,
+  PdfDict,
+  type PdfObject,
+  PdfRef,
+  PdfStream,
+  PdfString,
+  parsePdfDate,
+  serialize,
+} from './objects';
+import type { ByteRange } from './prepare';
+
+/** What an object changed by an incremental update is, as far as "allowed changes" go. */
+export type ChangedObjectKind =
+  | 'signature'
+  | 'signatureField'
+  | 'acroForm'
+  | 'catalog'
+  | 'page'
+  | 'dss'
+  | 'xref'
+  | 'objectStream'
+  | 'xobject'
+  | 'font'
+  | 'array'
+  | 'other';
+
+export interface ChangedObject {
+  num: number;
+  gen: number;
+  status: 'added' | 'modified' | 'freed';
+  kind: ChangedObjectKind;
+  /** For a modified dictionary: the keys added, removed or changed. */
+  changedKeys?: string[];
+}
+
+/** One revision of the file: the original, then one per incremental update. */
+export interface PdfRevision {
+  index: number;
+  startOffset: number;
+  /** Just after its `%%EOF` (and end-of-line). */
+  endOffset: number;
+  xref: 'table' | 'hybrid' | 'stream';
+  /** Objects this revision's update writes (empty for the original). */
+  changes: ChangedObject[];
+}
+
+export interface PdfSignatureInfo {
+  fieldName: string;
+  /** `signature` for `/Type /Sig`, `timestamp` for a document timestamp (`/DocTimeStamp`). */
+  type: 'signature' | 'timestamp';
+  byteRange: ByteRange;
+  /** The CMS as DER (the placeholder's zero padding removed). */
+  contents: Buffer;
+  filter: string | undefined;
+  subFilter: string | undefined;
+  /** `/M`. */
+  signingTime: Date | undefined;
+  signerName: string | undefined;
+  reason: string | undefined;
+  location: string | undefined;
+  /** Where the signed bytes end: `byteRange[2] + byteRange[3]`. */
+  signedRevisionEnd: number;
+  /** The revision that ends exactly there, if any (else the byte range is not a revision). */
+  revisionIndex: number | undefined;
+  coversWholeFile: boolean;
+  /** The revisions appended after the signed one. */
+  laterRevisions: PdfRevision[];
+}
+
+export interface PdfSignatureReport {
+  fileSize: number;
+  revisions: PdfRevision[];
+  signatures: PdfSignatureInfo[];
+  /** Bytes after the last revision's `%%EOF`: not part of any revision. */
+  trailingBytes: number;
+}
+
+/** The DER's own length when `bytes` starts with a DER SEQUENCE, else zeros stripped. */
+function derContents(bytes: Buffer): Buffer {
+  if (bytes[0] === 0x30 && bytes.length >= 2) {
+    const first = bytes[1]!;
+    let length = first;
+    let header = 2;
+    if (first & 0x80) {
+      const octets = first & 0x7f;
+      length = 0;
+      for (let i = 0; i < octets; i++) length = length * 256 + (bytes[2 + i] ?? 0);
+      header = 2 + octets;
+    }
+    if (header + length <= bytes.length) return Buffer.from(bytes.subarray(0, header + length));
+  }
+  let end = bytes.length;
+  while (end > 0 && bytes[end - 1] === 0) end--;
+  return Buffer.from(bytes.subarray(0, end));
+}
+
+const text = (value: PdfObject | undefined) =>
+  value instanceof PdfString ? decodeTextString(value) : undefined;
+
+function changedKeys(before: PdfDict, after: PdfDict): string[] {
+  const keys = new Set([...before.entries.keys(), ...after.entries.keys()]);
+  return [...keys].filter((key) => {
+    const a = before.get(key);
+    const b = after.get(key);
+    return a === undefined || b === undefined || serialize(a) !== serialize(b);
+  });
+}
+
+/**
+ * Every signature of the PDF with its byte range and CMS, and the file's revisions with what
+ * each incremental update changed, so that verification can tell "only signature fields and
+ * DSS changed after a signature" from other changes. Reads by seeking: the xref sections, the
+ * signature fields and the changed objects only.
+ */
+export function readSignatures(path: string): PdfSignatureReport {
+  const reader = PdfReader.open(path);
+  try {
+    const revisions = buildRevisions(reader);
+    const signatures: PdfSignatureInfo[] = [];
+    for (const field of reader.fields()) {
+      if (field.fieldType !== 'Sig') continue;
+      const value = reader.resolveDict(field.dict.get('V'));
+      if (!value) continue;
+      const range = reader.resolveValue(value.get('ByteRange'));
+      const contents = reader.resolveValue(value.get('Contents'));
+      if (!Array.isArray(range) || range.length !== 4 || !range.every((n) => typeof n === 'number'))
+        continue;
+      if (!(contents instanceof PdfString)) continue;
+      const byteRange = range as ByteRange;
+      const signedRevisionEnd = byteRange[2] + byteRange[3];
+      const revision = revisions.find((r) => r.endOffset === signedRevisionEnd);
+      const filter = reader.resolveValue(value.get('Filter'));
+      const subFilter = reader.resolveValue(value.get('SubFilter'));
+      const m = text(reader.resolveValue(value.get('M')));
+      signatures.push({
+        fieldName: field.fullName,
+        type: isName(value.get('Type'), 'DocTimeStamp') ? 'timestamp' : 'signature',
+        byteRange,
+        contents: derContents(contents.bytes),
+        filter: isName(filter) ? filter.name : undefined,
+        subFilter: isName(subFilter) ? subFilter.name : undefined,
+        signingTime: m === undefined ? undefined : parsePdfDate(m),
+        signerName: text(reader.resolveValue(value.get('Name'))),
+        reason: text(reader.resolveValue(value.get('Reason'))),
+        location: text(reader.resolveValue(value.get('Location'))),
+        signedRevisionEnd,
+        revisionIndex: revision?.index,
+        coversWholeFile: signedRevisionEnd === reader.size,
+        laterRevisions: revisions.filter((r) => r.startOffset >= signedRevisionEnd),
+      });
+    }
+    signatures.sort((a, b) => a.signedRevisionEnd - b.signedRevisionEnd);
+    const lastEnd = revisions[revisions.length - 1]?.endOffset ?? 0;
+    return {
+      fileSize: reader.size,
+      revisions,
+      signatures,
+      trailingBytes: Math.max(0, reader.size - lastEnd),
+    };
+  } finally {
+    reader.close();
+  }
+}
+
+function buildRevisions(reader: PdfReader): PdfRevision[] {
+  // Oldest first. A linearized file's first-page section is newer in the chain but sits before
+  // the main one: it belongs to the same (original) revision.
+  const groups: XrefSection[][] = [];
+  for (const section of [...reader.sections].reverse()) {
+    const last = groups[groups.length - 1];
+    const lastEnd = last ? Math.max(...last.map((s) => s.end)) : -1;
+    if (last && section.end <= lastEnd) last.push(section);
+    else groups.push([section]);
+  }
+  const revisions: PdfRevision[] = [];
+  let cumulative = new Map<number, XrefEntry>();
+  let startOffset = 0;
+  groups.forEach((group, index) => {
+    const previous = cumulative;
+    const own = new Map<number, XrefEntry>();
+    // Within a group the later section (first-page xref of a linearized file) wins.
+    for (const section of group) for (const [num, entry] of section.entries) own.set(num, entry);
+    cumulative = new Map(previous);
+    for (const [num, entry] of own) cumulative.set(num, entry);
+    const endOffset = Math.max(...group.map((s) => s.end));
+    const main = group[0]!;
+    const changes =
+      index === 0
+        ? []
+        : describeChanges(
+            reader,
+            own,
+            previous,
+            cumulative,
+            group.map((s) => s.streamObject),
+          );
+    revisions.push({
+      index,
+      startOffset,
+      endOffset,
+      xref: main.hybrid ? 'hybrid' : main.type,
+      changes,
+    });
+    startOffset = endOffset;
+  });
+  return revisions;
+}
+
+function describeChanges(
+  reader: PdfReader,
+  own: Map<number, XrefEntry>,
+  before: Map<number, XrefEntry>,
+  after: Map<number, XrefEntry>,
+  xrefStreams: (number | undefined)[],
+): ChangedObject[] {
+  const catalogValue = reader.trailer.get('Root');
+  const catalog =
+    catalogValue instanceof PdfRef ? reader.getObject(catalogValue, after) : undefined;
+  const dssRefs = new Set<number>();
+  let acroFormNum: number | undefined;
+  if (catalog instanceof PdfDict) {
+    const dssValue = catalog.get('DSS');
+    if (dssValue instanceof PdfRef) dssRefs.add(dssValue.num);
+    const dss = dssValue instanceof PdfRef ? reader.getObject(dssValue, after) : dssValue;
+    if (dss instanceof PdfDict) {
+      for (const key of ['Certs', 'OCSPs', 'CRLs']) {
+        const items = dss.get(key);
+        if (Array.isArray(items))
+          for (const item of items) if (item instanceof PdfRef) dssRefs.add(item.num);
+      }
+      const vri = dss.get('VRI');
+      if (vri instanceof PdfRef) dssRefs.add(vri.num);
+    }
+    const acroForm = catalog.get('AcroForm');
+    if (acroForm instanceof PdfRef) acroFormNum = acroForm.num;
+  }
+  const changes: ChangedObject[] = [];
+  for (const [num, entry] of own) {
+    if (num === 0) continue;
+    const previous = before.get(num);
+    const gen = entry.kind === 'offset' ? entry.gen : 0;
+    if (entry.kind === 'free') {
+      if (previous && previous.kind !== 'free')
+        changes.push({ num, gen, status: 'freed', kind: 'other' });
+      continue;
+    }
+    const status = previous && previous.kind !== 'free' ? 'modified' : 'added';
+    const ref = new PdfRef(num, gen);
+    if (xrefStreams.includes(num)) {
+      changes.push({ num, gen, status, kind: 'xref' });
+      continue;
+    }
+    const object = reader.getObject(ref, after);
+    const kind = classify(object, num, dssRefs, acroFormNum);
+    const change: ChangedObject = { num, gen, status, kind };
+    if (status === 'modified' && object instanceof PdfDict) {
+      const old = reader.getObject(ref, before);
+      if (old instanceof PdfDict) change.changedKeys = changedKeys(old, object);
+    }
+    changes.push(change);
+  }
+  return changes.sort((a, b) => a.num - b.num);
+}
+
+function classify(
+  object: PdfObject | undefined,
+  num: number,
+  dssRefs: Set<number>,
+  acroFormNum: number | undefined,
+): ChangedObjectKind {
+  if (dssRefs.has(num)) return 'dss';
+  if (num === acroFormNum) return 'acroForm';
+  if (object instanceof PdfStream) {
+    const type = object.dict.get('Type');
+    if (isName(type, 'ObjStm')) return 'objectStream';
+    if (isName(type, 'XRef')) return 'xref';
+    if (isName(type, 'XObject') || isName(object.dict.get('Subtype'), 'Form')) return 'xobject';
+    return 'other';
+  }
+  if (Array.isArray(object)) return 'array';
+  if (!(object instanceof PdfDict)) return 'other';
+  const type = object.get('Type');
+  if (isName(type, 'Sig') || isName(type, 'DocTimeStamp')) return 'signature';
+  if (isName(object.get('FT'), 'Sig')) return 'signatureField';
+  if (isName(type, 'Catalog')) return 'catalog';
+  if (isName(type, 'Page')) return 'page';
+  if (isName(type, 'DSS')) return 'dss';
+  if (isName(type, 'Font')) return 'font';
+  return 'other';
+}
