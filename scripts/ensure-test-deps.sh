@@ -7,11 +7,12 @@
 #   poppler-utils  pdfsig: independent check of signed PDFs
 #   softhsm2       SoftHSM2 PKCS#11 module and softhsm2-util: the test token and the server HSM
 #   chromium       headless browser for the signing pages
+#   qpdf           PDF signing tests: object-stream, linearized and encrypted variants, qpdf --check
 set -euo pipefail
 
 # Debian package -> the command that shows it is installed.
-packages=(openssl poppler-utils softhsm2 chromium)
-commands=(openssl pdfsig softhsm2-util chromium)
+packages=(openssl poppler-utils softhsm2 chromium qpdf)
+commands=(openssl pdfsig softhsm2-util chromium qpdf)
 
 missing=()
 for i in "${!packages[@]}"; do

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import zlib from 'node:zlib';
 import { PdfReader } from './document';
 import { IncrementalUpdate } from './incrementalUpdate';
-import { dict, name, PdfDict, PdfNewStream, PdfRef, type PdfValue } from './objects';
+import { dict, name, PdfDict, PdfNewStream, PdfRef, PdfStream, type PdfValue } from './objects';
 
 /** Validation material for long-term validation (PAdES B-LT), each item DER. */
 export interface DssMaterial {
@@ -12,10 +12,36 @@ export interface DssMaterial {
   crls: Buffer[];
 }
 
-const unique = (items: Buffer[]) => {
-  const seen = new Set<string>();
+const sha256 = (item: Buffer) => crypto.createHash('sha256').update(item).digest('hex');
+
+/** The DSS of the file's newest revision (empty lists when it has none). */
+export function readDss(filePath: string): DssMaterial {
+  const reader = PdfReader.open(filePath);
+  try {
+    return dssOf(reader);
+  } finally {
+    reader.close();
+  }
+}
+
+function dssOf(reader: PdfReader): DssMaterial {
+  const dss = reader.resolveDict(reader.catalog().get('DSS'));
+  const streams = (key: string): Buffer[] => {
+    const items = dss ? reader.resolveValue(dss.get(key)) : undefined;
+    if (!Array.isArray(items)) return [];
+    return items.flatMap((item) => {
+      const stream = reader.resolve(item);
+      return stream instanceof PdfStream ? [reader.streamData(stream)] : [];
+    });
+  };
+  return { certificates: streams('Certs'), ocspResponses: streams('OCSPs'), crls: streams('CRLs') };
+}
+
+/** Items not already in the DSS (nor repeated in the input), by SHA-256 of their bytes. */
+const unique = (items: Buffer[], existing: Buffer[]) => {
+  const seen = new Set<string>(existing.map(sha256));
   return items.filter((item) => {
-    const key = crypto.createHash('sha256').update(item).digest('hex');
+    const key = sha256(item);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
@@ -39,9 +65,11 @@ export async function appendDss(filePath: string, material: DssMaterial): Promis
     const existingValue = catalog.get('DSS');
     const existing = reader.resolveDict(existingValue);
     const dss = existing ?? dict({ Type: name('DSS') });
-    const add = (key: string, items: Buffer[]) => {
-      if (items.length === 0) return;
-      const refs: PdfValue[] = unique(items).map((item) => {
+    const present = dssOf(reader);
+    const add = (key: string, items: Buffer[], existingItems: Buffer[]) => {
+      const fresh = unique(items, existingItems);
+      if (fresh.length === 0) return;
+      const refs: PdfValue[] = fresh.map((item) => {
         const ref = incremental.allocate();
         incremental.put(
           ref,
@@ -52,9 +80,9 @@ export async function appendDss(filePath: string, material: DssMaterial): Promis
       const current = reader.resolveValue(dss.get(key));
       dss.set(key, [...(Array.isArray(current) ? current : []), ...refs]);
     };
-    add('Certs', material.certificates);
-    add('OCSPs', material.ocspResponses);
-    add('CRLs', material.crls);
+    add('Certs', material.certificates, present.certificates);
+    add('OCSPs', material.ocspResponses, present.ocspResponses);
+    add('CRLs', material.crls, present.crls);
     if (existingValue instanceof PdfRef && existing instanceof PdfDict) {
       // The DSS object keeps its number; the catalog need not change.
       incremental.put(existingValue, dss);

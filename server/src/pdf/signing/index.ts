@@ -4,7 +4,7 @@
  */
 export type { SignatureImage, SignatureRect } from './appearance';
 export type { DssMaterial } from './dss';
-export { appendDss } from './dss';
+export { appendDss, readDss } from './dss';
 export { digestByteRange, embedSignature } from './embed';
 export { pdfErrors } from './errors';
 export type { ByteRange, PreparedSignature, PrepareSignatureOptions } from './prepare';

@@ -1,0 +1,435 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PDFDocument } from 'pdf-lib';
+import { ApiError } from '../../../src/errors/apiError';
+import {
+  appendDss,
+  digestByteRange,
+  embedSignature,
+  type PreparedSignature,
+  preparePdfSignature,
+  readDss,
+  readSignatures,
+} from '../../../src/pdf/signing';
+import {
+  acroFormPdf,
+  certifiedNoChangesPdf,
+  classicPdf,
+  hybridPdf,
+  makeSigner,
+  objectStreamPdf,
+  opensslCms,
+  pdfsig,
+  pdfsigSignatures,
+  qpdf,
+  qpdfCheck,
+} from './corpus';
+
+jest.setTimeout(120_000);
+
+let dir: string;
+let signer: { key: string; cert: string };
+const signingTime = new Date('2026-11-26T04:00:00Z');
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdf-signing-'));
+  signer = makeSigner(dir);
+});
+
+afterAll(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function write(name: string, bytes: Buffer): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, bytes);
+  return file;
+}
+
+/** Signs a prepared file for real: openssl's detached CMS over the byte ranges, embedded. */
+async function sign(prepared: PreparedSignature): Promise<Buffer> {
+  const cms = opensslCms(prepared.path, prepared.byteRange, signer, dir);
+  await embedSignature(prepared.path, prepared, cms);
+  return cms;
+}
+
+function sha256OfRanges(file: string, range: [number, number, number, number]): Buffer {
+  const bytes = fs.readFileSync(file);
+  return crypto
+    .createHash('sha256')
+    .update(bytes.subarray(range[0], range[0] + range[1]))
+    .update(bytes.subarray(range[2], range[2] + range[3]))
+    .digest();
+}
+
+async function refusal(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+/** Signatures and DSS may change after a signature; anything else is a change of the document. */
+const allowedAfterSignature = new Set([
+  'signature',
+  'signatureField',
+  'acroForm',
+  'catalog',
+  'page',
+  'xobject',
+  'font',
+  'dss',
+  'xref',
+]);
+
+const corpus: [string, () => Promise<string>, 'table' | 'stream' | 'hybrid'][] = [
+  ['classic xref table', async () => write('classic.pdf', await classicPdf()), 'table'],
+  [
+    'xref stream + object streams (pdf-lib)',
+    async () => write('objstm.pdf', await objectStreamPdf()),
+    'stream',
+  ],
+  [
+    'xref stream + object streams (qpdf)',
+    async () => {
+      const input = write('qpdf-in.pdf', await acroFormPdf());
+      const output = path.join(dir, 'qpdf-objstm.pdf');
+      qpdf(['--object-streams=generate'], input, output);
+      return output;
+    },
+    'stream',
+  ],
+  ['hybrid-reference file', async () => write('hybrid.pdf', hybridPdf()), 'hybrid'],
+  [
+    'existing AcroForm with filled fields',
+    async () => write('acroform.pdf', await acroFormPdf()),
+    'table',
+  ],
+  [
+    'linearized file',
+    async () => {
+      const input = write('lin-in.pdf', await classicPdf(3));
+      const output = path.join(dir, 'linearized.pdf');
+      qpdf(['--linearize'], input, output);
+      return output;
+    },
+    'table',
+  ],
+  ['200-page file', async () => write('pages200.pdf', await classicPdf(200)), 'table'],
+];
+
+describe('prepare, embed and sign twice: every earlier signature stays valid', () => {
+  it.each(corpus)('%s', async (_label, build, xref) => {
+    const source = await build();
+    const original = fs.readFileSync(source);
+    const pageCount = (await PDFDocument.load(original, { ignoreEncryption: true })).getPageCount();
+
+    const first = await preparePdfSignature(source, {
+      signingTime,
+      signerName: 'Nguyễn Văn Đức',
+      reason: 'Đồng ý ký hợp đồng',
+      location: 'Hà Nội',
+      tempDir: dir,
+    });
+    const prepared = fs.readFileSync(first.path);
+    expect(prepared.subarray(0, original.length).equals(original)).toBe(true);
+    expect(first.byteRange[0]).toBe(0);
+    expect(first.byteRange[2] + first.byteRange[3]).toBe(prepared.length);
+    expect(first.documentDigest.equals(sha256OfRanges(first.path, first.byteRange))).toBe(true);
+    expect(prepared.subarray(first.contentsOffset - 1, first.contentsOffset).toString()).toBe('<');
+    const firstCms = await sign(first);
+    expect(qpdfCheck(first.path).ok).toBe(true);
+
+    const second = await preparePdfSignature(first.path, {
+      signingTime: new Date(signingTime.getTime() + 60_000),
+      signerName: 'Trần Thị Bình',
+      page: pageCount,
+      appearance: { rect: [50, 50, 250, 100] },
+      tempDir: dir,
+    });
+    const signedOnce = fs.readFileSync(first.path);
+    expect(fs.readFileSync(second.path).subarray(0, signedOnce.length).equals(signedOnce)).toBe(
+      true,
+    );
+    await sign(second);
+    const check = qpdfCheck(second.path);
+    expect(check.output).toContain('No syntax or stream encoding errors');
+    expect(check.ok).toBe(true);
+
+    const report = pdfsigSignatures(pdfsig(second.path));
+    expect(report).toHaveLength(2);
+    expect(report.map((s) => s.valid)).toEqual([true, true]);
+    expect(report.map((s) => s.total)).toEqual([false, true]);
+    expect(report[0]!.text).toContain('Not total document signed');
+
+    const read = readSignatures(second.path);
+    expect(read.revisions[0]!.xref).toBe(xref);
+    // Our update follows the file's kind: a table after a table or a hybrid, a stream after a stream.
+    expect(read.revisions[1]!.xref).toBe(xref === 'stream' ? 'stream' : 'table');
+    expect(read.signatures.map((s) => s.fieldName)).toEqual(['Signature1', 'Signature2']);
+    const [one, two] = read.signatures;
+    expect(one!.contents.equals(firstCms)).toBe(true);
+    expect(one!.subFilter).toBe('ETSI.CAdES.detached');
+    expect(one!.filter).toBe('Adobe.PPKLite');
+    expect(one!.signingTime?.toISOString()).toBe(signingTime.toISOString());
+    expect(one!.signerName).toBe('Nguyễn Văn Đức');
+    expect(one!.reason).toBe('Đồng ý ký hợp đồng');
+    expect(one!.location).toBe('Hà Nội');
+    expect(two!.signerName).toBe('Trần Thị Bình');
+    expect(one!.byteRange).toEqual(first.byteRange);
+    expect(one!.coversWholeFile).toBe(false);
+    expect(two!.coversWholeFile).toBe(true);
+    expect(one!.revisionIndex).toBe(read.revisions.length - 2);
+    expect(one!.laterRevisions).toHaveLength(1);
+    for (const change of one!.laterRevisions.flatMap((r) => r.changes)) {
+      expect(allowedAfterSignature.has(change.kind)).toBe(true);
+    }
+    expect(two!.laterRevisions).toEqual([]);
+    expect(read.trailingBytes).toBe(0);
+    expect((await digestByteRange(second.path, two!.byteRange)).equals(second.documentDigest)).toBe(
+      true,
+    );
+  });
+
+  it('keeps the existing AcroForm fields and their values', async () => {
+    const source = write('form-keep.pdf', await acroFormPdf());
+    const prepared = await preparePdfSignature(source, { signingTime, tempDir: dir });
+    await sign(prepared);
+    const form = (await PDFDocument.load(fs.readFileSync(prepared.path))).getForm();
+    expect(form.getFields().map((f) => f.getName())).toEqual(['buyer.name', 'agree', 'Signature1']);
+    expect(form.getTextField('buyer.name').getText()).toBe('Nguyen Van A');
+    expect(form.getCheckBox('agree').isChecked()).toBe(true);
+    const acroForm = form.acroForm.dict;
+    expect(acroForm.toString()).toContain('/SigFlags 3');
+  });
+
+  it('names the field as asked, and refuses a name already taken', async () => {
+    const source = write('named.pdf', await classicPdf());
+    const prepared = await preparePdfSignature(source, {
+      signingTime,
+      fieldName: 'Bên A',
+      tempDir: dir,
+    });
+    await sign(prepared);
+    expect(readSignatures(prepared.path).signatures[0]!.fieldName).toBe('Bên A');
+    const error = await refusal(
+      preparePdfSignature(prepared.path, { signingTime, fieldName: 'Bên A', tempDir: dir }),
+    );
+    expect([error.status, error.code]).toEqual([409, 'PDF_FIELD_EXISTS']);
+  });
+});
+
+describe('refusals before anything is written', () => {
+  const refusalsDir = () => {
+    const target = path.join(dir, `refusals-${crypto.randomUUID()}`);
+    fs.mkdirSync(target);
+    return target;
+  };
+
+  it('a file that is not a PDF: 415 NOT_A_PDF', async () => {
+    const tempDir = refusalsDir();
+    const source = write('not-a-pdf.txt', Buffer.from('PK\u0003\u0004 this is a zip, not a PDF'));
+    const error = await refusal(preparePdfSignature(source, { signingTime, tempDir }));
+    expect([error.status, error.code]).toEqual([415, 'NOT_A_PDF']);
+    const empty = write('empty.pdf', Buffer.alloc(0));
+    expect((await refusal(preparePdfSignature(empty, { signingTime, tempDir }))).code).toBe(
+      'NOT_A_PDF',
+    );
+    expect(fs.readdirSync(tempDir)).toEqual([]);
+  });
+
+  it('an encrypted PDF: 422 PDF_ENCRYPTED', async () => {
+    const tempDir = refusalsDir();
+    const input = write('plain.pdf', await classicPdf());
+    const encrypted = path.join(dir, 'encrypted.pdf');
+    qpdf(['--encrypt', 'user', 'owner', '256', '--'], input, encrypted);
+    const error = await refusal(preparePdfSignature(encrypted, { signingTime, tempDir }));
+    expect([error.status, error.code]).toEqual([422, 'PDF_ENCRYPTED']);
+    expect(fs.readdirSync(tempDir)).toEqual([]);
+  });
+
+  it('a PDF that does not parse: 422 PDF_UNREADABLE', async () => {
+    const tempDir = refusalsDir();
+    const whole = await classicPdf();
+    const truncated = write('truncated.pdf', whole.subarray(0, Math.floor(whole.length / 2)));
+    const badOffset = write(
+      'bad-startxref.pdf',
+      Buffer.from(whole.toString('latin1').replace(/startxref\s+\d+/, 'startxref\n12'), 'latin1'),
+    );
+    for (const file of [truncated, badOffset]) {
+      const error = await refusal(preparePdfSignature(file, { signingTime, tempDir }));
+      expect([error.status, error.code]).toEqual([422, 'PDF_UNREADABLE']);
+    }
+    expect(fs.readdirSync(tempDir)).toEqual([]);
+  });
+
+  it('a certification signature with DocMDP /P 1: 422 PDF_CHANGES_NOT_ALLOWED', async () => {
+    const tempDir = refusalsDir();
+    const source = write('certified.pdf', await certifiedNoChangesPdf());
+    const error = await refusal(preparePdfSignature(source, { signingTime, tempDir }));
+    expect([error.status, error.code]).toEqual([422, 'PDF_CHANGES_NOT_ALLOWED']);
+    expect(fs.readdirSync(tempDir)).toEqual([]);
+  });
+
+  it('a page that does not exist: 422 PDF_PAGE_NOT_FOUND', async () => {
+    const tempDir = refusalsDir();
+    const source = write('one-page.pdf', await classicPdf());
+    const error = await refusal(preparePdfSignature(source, { signingTime, page: 2, tempDir }));
+    expect([error.status, error.code]).toEqual([422, 'PDF_PAGE_NOT_FOUND']);
+    expect(fs.readdirSync(tempDir)).toEqual([]);
+  });
+});
+
+describe('embedSignature', () => {
+  it('refuses a CMS larger than the placeholder and leaves the file as it was', async () => {
+    const source = write('small-room.pdf', await classicPdf());
+    const prepared = await preparePdfSignature(source, {
+      signingTime,
+      contentsSize: 64,
+      tempDir: dir,
+    });
+    const before = fs.readFileSync(prepared.path);
+    const error = await refusal(embedSignature(prepared.path, prepared, Buffer.alloc(65, 1)));
+    expect([error.status, error.code]).toEqual([422, 'PDF_SIGNATURE_TOO_LARGE']);
+    expect(fs.readFileSync(prepared.path).equals(before)).toBe(true);
+  });
+
+  it('refuses a file whose placeholder is not where the preparation says', async () => {
+    const source = write('elsewhere.pdf', await classicPdf());
+    const prepared = await preparePdfSignature(source, { signingTime, tempDir: dir });
+    const before = fs.readFileSync(prepared.path);
+    const moved = { ...prepared, contentsOffset: prepared.contentsOffset + 7 };
+    const error = await refusal(embedSignature(prepared.path, moved, Buffer.alloc(16, 1)));
+    expect([error.status, error.code]).toEqual([422, 'PDF_PLACEHOLDER_NOT_FOUND']);
+    expect(fs.readFileSync(prepared.path).equals(before)).toBe(true);
+  });
+});
+
+describe('appendDss', () => {
+  it('adds a DSS after the signature, merges with an existing one, and the signature stays valid', async () => {
+    const source = write('dss.pdf', await objectStreamPdf());
+    const prepared = await preparePdfSignature(source, { signingTime, tempDir: dir });
+    await sign(prepared);
+    const certificate = Buffer.from(
+      fs.readFileSync(signer.cert, 'latin1').replace(/-----[^-]+-----|\s/g, ''),
+      'base64',
+    );
+    // Stand-ins for revocation answers: the DSS stores bytes, it does not parse them.
+    const ocsp = crypto.randomBytes(300);
+    const crl = crypto.randomBytes(200);
+    await appendDss(prepared.path, {
+      certificates: [certificate, certificate],
+      ocspResponses: [ocsp],
+      crls: [],
+    });
+    const secondOcsp = crypto.randomBytes(310);
+    await appendDss(prepared.path, {
+      certificates: [certificate],
+      ocspResponses: [secondOcsp],
+      crls: [crl],
+    });
+
+    const dss = readDss(prepared.path);
+    expect(dss.certificates).toEqual([certificate]);
+    expect(dss.ocspResponses).toEqual([ocsp, secondOcsp]);
+    expect(dss.crls).toEqual([crl]);
+
+    const report = pdfsigSignatures(pdfsig(prepared.path));
+    expect(report.map((s) => s.valid)).toEqual([true]);
+    expect(qpdfCheck(prepared.path).ok).toBe(true);
+
+    const read = readSignatures(prepared.path);
+    const [signature] = read.signatures;
+    expect(signature!.laterRevisions).toHaveLength(2);
+    const [firstDss, secondDss] = signature!.laterRevisions;
+    expect(firstDss!.changes.find((c) => c.kind === 'catalog')?.changedKeys).toEqual(['DSS']);
+    expect(new Set(firstDss!.changes.map((c) => c.kind))).toEqual(
+      new Set(['catalog', 'dss', 'xref']),
+    );
+    // The second update rewrites the DSS dictionary only; the catalog is untouched.
+    expect(new Set(secondDss!.changes.map((c) => c.kind))).toEqual(new Set(['dss', 'xref']));
+  });
+});
+
+describe('readSignatures and tampering', () => {
+  it('a byte changed in a signed range shows as a digest mismatch', async () => {
+    const source = write('tamper.pdf', await classicPdf());
+    const prepared = await preparePdfSignature(source, { signingTime, tempDir: dir });
+    await sign(prepared);
+    const bytes = fs.readFileSync(prepared.path);
+    // The header's version digit: inside the first range, and the file still parses.
+    expect(bytes.subarray(0, 8).toString('latin1')).toBe('%PDF-1.7');
+    bytes[7] = '6'.charCodeAt(0);
+    fs.writeFileSync(prepared.path, bytes);
+    const [signature] = readSignatures(prepared.path).signatures;
+    const digest = await digestByteRange(prepared.path, signature!.byteRange);
+    expect(digest.equals(prepared.documentDigest)).toBe(false);
+    expect(pdfsigSignatures(pdfsig(prepared.path))[0]!.valid).toBe(false);
+  });
+
+  it('bytes appended after the last signature are not part of any revision', async () => {
+    const source = write('appended.pdf', await classicPdf());
+    const prepared = await preparePdfSignature(source, { signingTime, tempDir: dir });
+    await sign(prepared);
+    fs.appendFileSync(prepared.path, 'trailing garbage\n');
+    const read = readSignatures(prepared.path);
+    expect(read.trailingBytes).toBe('trailing garbage\n'.length);
+    expect(read.signatures[0]!.coversWholeFile).toBe(false);
+    expect(read.signatures[0]!.laterRevisions).toEqual([]);
+  });
+});
+
+describe('a 50 MB file', () => {
+  it('is prepared by streaming: the digest matches and memory does not grow with the file', async () => {
+    // A one-page PDF whose content stream is 50 MB, written without holding it in memory.
+    const file = path.join(dir, 'large.pdf');
+    const fd = fs.openSync(file, 'w');
+    let offset = 0;
+    const put = (text: string | Buffer) => {
+      const b = typeof text === 'string' ? Buffer.from(text, 'latin1') : text;
+      fs.writeSync(fd, b);
+      offset += b.length;
+    };
+    const offsets: number[] = [];
+    put('%PDF-1.7\n');
+    offsets.push(offset);
+    put('1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n');
+    offsets.push(offset);
+    put('2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n');
+    offsets.push(offset);
+    put(
+      '3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>\nendobj\n',
+    );
+    offsets.push(offset);
+    const chunk = Buffer.alloc(1024 * 1024, '% padding line of the content stream\n');
+    const length = 50 * chunk.length;
+    put(`4 0 obj\n<< /Length ${length} >>\nstream\n`);
+    for (let i = 0; i < 50; i++) put(chunk);
+    put('\nendstream\nendobj\n');
+    const xref = offset;
+    put(
+      `xref\n0 5\n0000000000 65535 f\r\n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n\r\n`).join('')}`,
+    );
+    put(`trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
+    fs.closeSync(fd);
+
+    const rssBefore = process.memoryUsage().rss;
+    const prepared = await preparePdfSignature(file, { signingTime, tempDir: dir });
+    const growth = process.memoryUsage().rss - rssBefore;
+    expect(growth).toBeLessThan(32 * 1024 * 1024);
+    expect(
+      (await digestByteRange(prepared.path, prepared.byteRange)).equals(prepared.documentDigest),
+    ).toBe(true);
+    await sign(prepared);
+    expect(pdfsigSignatures(pdfsig(prepared.path)).map((s) => s.valid)).toEqual([true]);
+    const read = readSignatures(prepared.path);
+    expect(read.signatures[0]!.coversWholeFile).toBe(true);
+    fs.rmSync(prepared.path);
+    fs.rmSync(file);
+  });
+});
