@@ -44,6 +44,8 @@ export interface SignatureField {
 }
 
 const maxObjectStreamCache = 8;
+/** Xref and object streams are small; a larger one is a decompression bomb, not a PDF. */
+const maxStructuralStream = 256 * 1024 * 1024;
 
 /**
  * Reads a PDF by seeking: the trailer and xref chain first, then only the objects asked for.
@@ -59,26 +61,28 @@ export class PdfReader {
     { data: Buffer; offsets: number[]; first: number }
   >();
 
-  private constructor(readonly source: ByteSource & { close?: () => void }) {}
+  private constructor(readonly source: ByteSource) {}
 
-  static open(path: string): PdfReader {
+  /**
+   * Opens `path`, runs `read` on it and closes it. A malformed file can make the parser
+   * overflow its stack (deep nesting, an object stream holding itself) or meet a value of an
+   * unexpected type: those become 422 PDF_UNREADABLE; I/O errors stay what they are.
+   */
+  static read<T>(path: string, read: (reader: PdfReader) => T): T {
     const source = FileSource.open(path);
     try {
       const reader = new PdfReader(source);
       reader.load();
-      return reader;
+      return read(reader);
     } catch (error) {
-      source.close();
       if (error instanceof ApiError) throw error;
       if (error instanceof RangeError || error instanceof TypeError) {
-        throw pdfErrors.unreadable(error.message);
+        throw pdfErrors.unreadable('malformed structure');
       }
       throw error;
+    } finally {
+      source.close();
     }
-  }
-
-  close(): void {
-    this.source.close?.();
   }
 
   get size(): number {
@@ -461,7 +465,10 @@ export function decodeStream(
       throw pdfErrors.unreadable(`unsupported filter in a structural stream`);
     }
     try {
-      data = zlib.inflateSync(data, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+      data = zlib.inflateSync(data, {
+        finishFlush: zlib.constants.Z_SYNC_FLUSH,
+        maxOutputLength: maxStructuralStream,
+      });
     } catch {
       throw pdfErrors.unreadable('a compressed stream is corrupt');
     }

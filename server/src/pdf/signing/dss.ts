@@ -16,12 +16,7 @@ const sha256 = (item: Buffer) => crypto.createHash('sha256').update(item).digest
 
 /** The DSS of the file's newest revision (empty lists when it has none). */
 export function readDss(filePath: string): DssMaterial {
-  const reader = PdfReader.open(filePath);
-  try {
-    return dssOf(reader);
-  } finally {
-    reader.close();
-  }
+  return PdfReader.read(filePath, dssOf);
 }
 
 function dssOf(reader: PdfReader): DssMaterial {
@@ -54,47 +49,47 @@ const unique = (items: Buffer[], existing: Buffer[]) => {
  * extended in place; no earlier byte changes, so every signature stays valid.
  */
 export async function appendDss(filePath: string, material: DssMaterial): Promise<void> {
-  const reader = PdfReader.open(filePath);
-  let update: Buffer;
-  let size: number;
-  try {
-    size = reader.size;
-    const incremental = new IncrementalUpdate(reader);
-    const catalogRef = reader.catalogRef();
-    const catalog = reader.catalog();
-    const existingValue = catalog.get('DSS');
-    const existing = reader.resolveDict(existingValue);
-    const dss = existing ?? dict({ Type: name('DSS') });
-    const present = dssOf(reader);
-    const add = (key: string, items: Buffer[], existingItems: Buffer[]) => {
-      const fresh = unique(items, existingItems);
-      if (fresh.length === 0) return;
-      const refs: PdfValue[] = fresh.map((item) => {
-        const ref = incremental.allocate();
-        incremental.put(
-          ref,
-          new PdfNewStream(dict({ Filter: name('FlateDecode') }), zlib.deflateSync(item)),
-        );
-        return ref;
-      });
-      const current = reader.resolveValue(dss.get(key));
-      dss.set(key, [...(Array.isArray(current) ? current : []), ...refs]);
-    };
-    add('Certs', material.certificates, present.certificates);
-    add('OCSPs', material.ocspResponses, present.ocspResponses);
-    add('CRLs', material.crls, present.crls);
-    if (existingValue instanceof PdfRef && existing instanceof PdfDict) {
-      // The DSS object keeps its number; the catalog need not change.
-      incremental.put(existingValue, dss);
-    } else {
-      const dssRef = incremental.allocate();
-      incremental.put(dssRef, dss);
-      catalog.set('DSS', dssRef);
-      incremental.put(catalogRef, catalog);
-    }
-    update = incremental.serialize(size, reader.source.byteAt(size - 1));
-  } finally {
-    reader.close();
+  const update = PdfReader.read(filePath, (reader) => dssUpdate(reader, material));
+  if (update) await fs.appendFile(filePath, update);
+}
+
+/** The update adding `material` to the DSS, or undefined when it holds all of it already. */
+function dssUpdate(reader: PdfReader, material: DssMaterial): Buffer | undefined {
+  const incremental = new IncrementalUpdate(reader);
+  const catalogRef = reader.catalogRef();
+  const catalog = reader.catalog();
+  const existingValue = catalog.get('DSS');
+  const existing = reader.resolveDict(existingValue);
+  const dss = existing ?? dict({ Type: name('DSS') });
+  const present = dssOf(reader);
+  let added = 0;
+  const add = (key: string, items: Buffer[], existingItems: Buffer[]) => {
+    const fresh = unique(items, existingItems);
+    if (fresh.length === 0) return;
+    added += fresh.length;
+    const refs: PdfValue[] = fresh.map((item) => {
+      const ref = incremental.allocate();
+      incremental.put(
+        ref,
+        new PdfNewStream(dict({ Filter: name('FlateDecode') }), zlib.deflateSync(item)),
+      );
+      return ref;
+    });
+    const current = reader.resolveValue(dss.get(key));
+    dss.set(key, [...(Array.isArray(current) ? current : []), ...refs]);
+  };
+  add('Certs', material.certificates, present.certificates);
+  add('OCSPs', material.ocspResponses, present.ocspResponses);
+  add('CRLs', material.crls, present.crls);
+  if (added === 0) return undefined;
+  if (existingValue instanceof PdfRef && existing instanceof PdfDict) {
+    // The DSS object keeps its number; the catalog need not change.
+    incremental.put(existingValue, dss);
+  } else {
+    const dssRef = incremental.allocate();
+    incremental.put(dssRef, dss);
+    catalog.set('DSS', dssRef);
+    incremental.put(catalogRef, catalog);
   }
-  await fs.appendFile(filePath, update);
+  return incremental.serialize(reader.size, reader.source.byteAt(reader.size - 1));
 }

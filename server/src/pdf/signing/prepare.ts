@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { z } from 'zod';
+import { validationError } from '../../errors/apiError';
 import {
   appearanceStream,
   emptyAppearance,
@@ -63,6 +65,44 @@ export interface PreparedSignature {
 }
 
 export const defaultContentsSize = 32 * 1024;
+const maxContentsSize = 1024 * 1024;
+
+/** The options' own rules (the caller's types say the rest). */
+const optionsSchema = z.object({
+  signingTime: z.date().refine((date) => !Number.isNaN(date.getTime()), 'not a valid date'),
+  // A partial field name has no period: periods join a field's name to its parents'.
+  fieldName: z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[^.]+$/, 'must not contain "."')
+    .optional(),
+  signerName: z.string().max(512).optional(),
+  reason: z.string().max(1024).optional(),
+  location: z.string().max(512).optional(),
+  contentsSize: z.number().int().min(1).max(maxContentsSize).optional(),
+  page: z.number().int().min(1).optional(),
+  appearance: z
+    .object({
+      rect: z
+        .tuple([z.number(), z.number(), z.number(), z.number()])
+        .refine(
+          ([x1, y1, x2, y2]) => [x1, y1, x2, y2].every(Number.isFinite) && x2 > x1 && y2 > y1,
+          'x2 > x1 and y2 > y1',
+        ),
+      lines: z.array(z.string().max(256)).max(8).optional(),
+      image: z
+        .object({
+          jpeg: z.instanceof(Buffer).refine((b) => b[0] === 0xff && b[1] === 0xd8, 'not a JPEG'),
+          width: z.number().int().min(1),
+          height: z.number().int().min(1),
+          colorSpace: z.enum(['DeviceRGB', 'DeviceGray', 'DeviceCMYK']),
+        })
+        .optional(),
+    })
+    .optional(),
+  tempDir: z.string().optional(),
+});
 /** Room for `0 a b c` with offsets up to 10 digits (files under 10 GB). */
 const byteRangeWidth = 34;
 const byteRangeMarker = `/ByteRange [${'X'.repeat(byteRangeWidth)}]`;
@@ -96,7 +136,14 @@ function assertChangesAllowed(reader: PdfReader): void {
 }
 
 function chooseFieldName(reader: PdfReader, wanted: string | undefined): string {
-  const taken = new Set(reader.fields().map((field) => field.fullName));
+  // A new top-level field must not reuse any field's name, terminal or parent.
+  const taken = new Set(
+    reader
+      .fields()
+      .flatMap((field) =>
+        field.fullName.split('.').map((_, i, parts) => parts.slice(0, i + 1).join('.')),
+      ),
+  );
   if (wanted !== undefined) {
     if (taken.has(wanted)) throw pdfErrors.fieldExists(wanted);
     return wanted;
@@ -124,6 +171,93 @@ function appendToArray(
   if (holderRef) update.put(holderRef, holder);
 }
 
+/** The incremental update's bytes, placeholders unfilled (`ByteRange` still the marker). */
+function buildUpdate(
+  reader: PdfReader,
+  options: PrepareSignatureOptions & { contentsSize: number },
+): { update: Buffer; fieldName: string; sourceSize: number } {
+  assertChangesAllowed(reader);
+  const fieldName = chooseFieldName(reader, options.fieldName);
+  const { ref: pageRef } = reader.pageRef((options.page ?? 1) - 1);
+  const page = reader.resolveDict(pageRef);
+  if (!page) throw pdfErrors.unreadable('the page is not a dictionary');
+  const incremental = new IncrementalUpdate(reader);
+
+  const sigRef = incremental.allocate();
+  const widgetRef = incremental.allocate();
+  const apRef = incremental.allocate();
+  incremental.put(
+    sigRef,
+    dict({
+      Type: name('Sig'),
+      Filter: name('Adobe.PPKLite'),
+      SubFilter: name('ETSI.CAdES.detached'),
+      // ByteRange then Contents: the placeholders are found and patched in this order.
+      ByteRange: new PdfRaw(byteRangeMarker.slice('/ByteRange '.length)),
+      Contents: new PdfRaw(`<${'0'.repeat(options.contentsSize * 2)}>`),
+      M: textString(pdfDate(options.signingTime)),
+      Name: options.signerName === undefined ? undefined : textString(options.signerName),
+      Reason: options.reason === undefined ? undefined : textString(options.reason),
+      Location: options.location === undefined ? undefined : textString(options.location),
+    }),
+  );
+  const visible = options.appearance;
+  if (visible) {
+    const fontRef = incremental.allocate();
+    incremental.put(fontRef, helveticaFont());
+    let imageRef: PdfRef | undefined;
+    if (visible.image) {
+      imageRef = incremental.allocate();
+      incremental.put(imageRef, imageXObject(visible.image));
+    }
+    const lines = visible.lines ?? [
+      ...(options.signerName ? [options.signerName] : []),
+      options.signingTime.toISOString().replace('T', ' ').slice(0, 19),
+    ];
+    incremental.put(apRef, appearanceStream(visible.rect, lines, fontRef, imageRef));
+  } else {
+    incremental.put(apRef, emptyAppearance());
+  }
+  incremental.put(
+    widgetRef,
+    dict({
+      Type: name('Annot'),
+      Subtype: name('Widget'),
+      FT: name('Sig'),
+      T: textString(fieldName),
+      V: sigRef,
+      // Print + Locked: shown when printed, not editable.
+      F: 132,
+      P: pageRef,
+      Rect: visible ? visible.rect : [0, 0, 0, 0],
+      AP: dict({ N: apRef }),
+    }),
+  );
+
+  appendToArray(reader, incremental, page, pageRef, 'Annots', widgetRef);
+
+  const catalogRef = reader.catalogRef();
+  const catalog = reader.catalog();
+  const acroFormValue = catalog.get('AcroForm');
+  const acroForm = reader.resolveDict(acroFormValue);
+  if (acroForm && acroFormValue instanceof PdfRef) {
+    acroForm.set('SigFlags', 3);
+    appendToArray(reader, incremental, acroForm, undefined, 'Fields', widgetRef);
+    incremental.put(acroFormValue, acroForm);
+  } else if (acroForm) {
+    acroForm.set('SigFlags', 3);
+    appendToArray(reader, incremental, acroForm, undefined, 'Fields', widgetRef);
+    incremental.put(catalogRef, catalog);
+  } else {
+    const acroFormRef = incremental.allocate();
+    incremental.put(acroFormRef, dict({ Fields: [widgetRef], SigFlags: 3 }));
+    catalog.set('AcroForm', acroFormRef);
+    incremental.put(catalogRef, catalog);
+  }
+  const update = incremental.serialize(reader.size, reader.source.byteAt(reader.size - 1));
+  return { update, fieldName, sourceSize: reader.size };
+}
+
 /**
  * Prepares a PDF for one more signature: copies the source unchanged (streamed) to a new temp
  * file and appends one incremental update with the signature field, its widget on a page, the
@@ -134,95 +268,12 @@ export async function preparePdfSignature(
   source: string,
   options: PrepareSignatureOptions,
 ): Promise<PreparedSignature> {
+  const parsed = optionsSchema.safeParse(options);
+  if (!parsed.success) throw validationError(parsed.error);
   const contentsSize = options.contentsSize ?? defaultContentsSize;
-  const reader = PdfReader.open(source);
-  let update: Buffer;
-  let fieldName: string;
-  let sourceSize: number;
-  try {
-    sourceSize = reader.size;
-    assertChangesAllowed(reader);
-    fieldName = chooseFieldName(reader, options.fieldName);
-    const { ref: pageRef } = reader.pageRef((options.page ?? 1) - 1);
-    const page = reader.resolveDict(pageRef);
-    if (!page) throw pdfErrors.unreadable('the page is not a dictionary');
-    const incremental = new IncrementalUpdate(reader);
-
-    const sigRef = incremental.allocate();
-    const widgetRef = incremental.allocate();
-    const apRef = incremental.allocate();
-    incremental.put(
-      sigRef,
-      dict({
-        Type: name('Sig'),
-        Filter: name('Adobe.PPKLite'),
-        SubFilter: name('ETSI.CAdES.detached'),
-        // ByteRange then Contents: the placeholders are found and patched in this order.
-        ByteRange: new PdfRaw(byteRangeMarker.slice('/ByteRange '.length)),
-        Contents: new PdfRaw(`<${'0'.repeat(contentsSize * 2)}>`),
-        M: textString(pdfDate(options.signingTime)),
-        Name: options.signerName === undefined ? undefined : textString(options.signerName),
-        Reason: options.reason === undefined ? undefined : textString(options.reason),
-        Location: options.location === undefined ? undefined : textString(options.location),
-      }),
-    );
-    const visible = options.appearance;
-    if (visible) {
-      const fontRef = incremental.allocate();
-      incremental.put(fontRef, helveticaFont());
-      let imageRef: PdfRef | undefined;
-      if (visible.image) {
-        imageRef = incremental.allocate();
-        incremental.put(imageRef, imageXObject(visible.image));
-      }
-      const lines = visible.lines ?? [
-        ...(options.signerName ? [options.signerName] : []),
-        options.signingTime.toISOString().replace('T', ' ').slice(0, 19),
-      ];
-      incremental.put(apRef, appearanceStream(visible.rect, lines, fontRef, imageRef));
-    } else {
-      incremental.put(apRef, emptyAppearance());
-    }
-    incremental.put(
-      widgetRef,
-      dict({
-        Type: name('Annot'),
-        Subtype: name('Widget'),
-        FT: name('Sig'),
-        T: textString(fieldName),
-        V: sigRef,
-        // Print + Locked: shown when printed, not editable.
-        F: 132,
-        P: pageRef,
-        Rect: visible ? visible.rect : [0, 0, 0, 0],
-        AP: dict({ N: apRef }),
-      }),
-    );
-
-    appendToArray(reader, incremental, page, pageRef, 'Annots', widgetRef);
-
-    const catalogRef = reader.catalogRef();
-    const catalog = reader.catalog();
-    const acroFormValue = catalog.get('AcroForm');
-    const acroForm = reader.resolveDict(acroFormValue);
-    if (acroForm && acroFormValue instanceof PdfRef) {
-      acroForm.set('SigFlags', 3);
-      appendToArray(reader, incremental, acroForm, undefined, 'Fields', widgetRef);
-      incremental.put(acroFormValue, acroForm);
-    } else if (acroForm) {
-      acroForm.set('SigFlags', 3);
-      appendToArray(reader, incremental, acroForm, undefined, 'Fields', widgetRef);
-      incremental.put(catalogRef, catalog);
-    } else {
-      const acroFormRef = incremental.allocate();
-      incremental.put(acroFormRef, dict({ Fields: [widgetRef], SigFlags: 3 }));
-      catalog.set('AcroForm', acroFormRef);
-      incremental.put(catalogRef, catalog);
-    }
-    update = incremental.serialize(sourceSize, reader.source.byteAt(sourceSize - 1));
-  } finally {
-    reader.close();
-  }
+  const { update, fieldName, sourceSize } = PdfReader.read(source, (reader) =>
+    buildUpdate(reader, { ...options, contentsSize }),
+  );
 
   // Locate and fill the placeholders in the update, now that every offset is known.
   const markerAt = update.indexOf(byteRangeMarker, 0, 'latin1');

@@ -116,8 +116,7 @@ function changedKeys(before: PdfDict, after: PdfDict): string[] {
  * signature fields and the changed objects only.
  */
 export function readSignatures(path: string): PdfSignatureReport {
-  const reader = PdfReader.open(path);
-  try {
+  return PdfReader.read(path, (reader) => {
     const revisions = buildRevisions(reader);
     const signatures: PdfSignatureInfo[] = [];
     for (const field of reader.fields()) {
@@ -160,9 +159,7 @@ export function readSignatures(path: string): PdfSignatureReport {
       signatures,
       trailingBytes: Math.max(0, reader.size - lastEnd),
     };
-  } finally {
-    reader.close();
-  }
+  });
 }
 
 function buildRevisions(reader: PdfReader): PdfRevision[] {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,6 +10,7 @@ import {
   digestByteRange,
   embedSignature,
   type PreparedSignature,
+  type PrepareSignatureOptions,
   preparePdfSignature,
   readDss,
   readSignatures,
@@ -224,12 +226,68 @@ describe('prepare, embed and sign twice: every earlier signature stays valid', (
   });
 });
 
+describe('the visible signature', () => {
+  it('draws the signer name and date in its box; the invisible one draws nothing', async () => {
+    const source = write('visible.pdf', await classicPdf());
+    const invisible = await preparePdfSignature(source, { signingTime, tempDir: dir });
+    await sign(invisible);
+    const visible = await preparePdfSignature(invisible.path, {
+      signingTime,
+      signerName: 'Trần Thị Bình',
+      appearance: { rect: [300, 20, 500, 70] },
+      tempDir: dir,
+    });
+    await sign(visible);
+    // The box's area in a 72 dpi grey rendering: rows 842-70..842-20, columns 300..500.
+    const darkIn = (file: string) => {
+      const pgm = execFileSync('pdftoppm', ['-r', '72', '-gray', '-f', '1', '-l', '1', file]);
+      const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(pgm.toString('latin1', 0, 40))!;
+      const width = Number(header[1]);
+      const pixels = pgm.subarray(header[0].length);
+      let dark = 0;
+      for (let y = 842 - 70; y < 842 - 20; y++) {
+        for (let x = 300; x < 500; x++) if (pixels[y * width + x]! < 128) dark++;
+      }
+      return dark;
+    };
+    expect(darkIn(invisible.path)).toBe(0);
+    expect(darkIn(visible.path)).toBeGreaterThan(50);
+  });
+});
+
 describe('refusals before anything is written', () => {
   const refusalsDir = () => {
     const target = path.join(dir, `refusals-${crypto.randomUUID()}`);
     fs.mkdirSync(target);
     return target;
   };
+
+  it('options out of their rules: 400 VALIDATION_ERROR naming the option', async () => {
+    const tempDir = refusalsDir();
+    const source = write('options.pdf', await classicPdf());
+    const cases: [Partial<PrepareSignatureOptions>, string][] = [
+      [{ fieldName: 'a.b' }, 'fieldName'],
+      [{ contentsSize: 0 }, 'contentsSize'],
+      [{ page: 0 }, 'page'],
+      [{ appearance: { rect: [10, 10, 5, 20] } }, 'appearance.rect'],
+      [{ signingTime: new Date(Number.NaN) }, 'signingTime'],
+    ];
+    for (const [options, field] of cases) {
+      const error = await refusal(
+        preparePdfSignature(source, { signingTime, tempDir, ...options }),
+      );
+      expect([error.status, error.code, error.field]).toEqual([400, 'VALIDATION_ERROR', field]);
+    }
+    expect(fs.readdirSync(tempDir)).toEqual([]);
+  });
+
+  it('a field name used by a parent field: 409 PDF_FIELD_EXISTS', async () => {
+    const source = write('parent-name.pdf', await acroFormPdf());
+    const error = await refusal(
+      preparePdfSignature(source, { signingTime, fieldName: 'buyer', tempDir: dir }),
+    );
+    expect([error.status, error.code]).toEqual([409, 'PDF_FIELD_EXISTS']);
+  });
 
   it('a file that is not a PDF: 415 NOT_A_PDF', async () => {
     const tempDir = refusalsDir();
@@ -338,6 +396,14 @@ describe('appendDss', () => {
     expect(dss.certificates).toEqual([certificate]);
     expect(dss.ocspResponses).toEqual([ocsp, secondOcsp]);
     expect(dss.crls).toEqual([crl]);
+    // Nothing new: no update at all.
+    const size = fs.statSync(prepared.path).size;
+    await appendDss(prepared.path, {
+      certificates: [certificate],
+      ocspResponses: [ocsp],
+      crls: [],
+    });
+    expect(fs.statSync(prepared.path).size).toBe(size);
 
     const report = pdfsigSignatures(pdfsig(prepared.path));
     expect(report.map((s) => s.valid)).toEqual([true]);
