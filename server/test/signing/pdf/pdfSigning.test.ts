@@ -499,3 +499,54 @@ describe('a 50 MB file', () => {
     fs.rmSync(file);
   });
 });
+
+describe('malformed files', () => {
+  it('every corruption of the structure gives a prepared file or a 4xx, never another error', async () => {
+    const sources = [await objectStreamPdf(), await acroFormPdf(), hybridPdf()];
+    const tempDir = path.join(dir, 'fuzz');
+    fs.mkdirSync(tempDir);
+    let seed = 8;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const outcomes = { prepared: 0, refused: 0 };
+    for (let i = 0; i < 120; i++) {
+      const bytes = Buffer.from(sources[i % sources.length]!);
+      // Mostly the tail (xref, trailer, object streams' neighbours), sometimes anywhere.
+      for (let k = 0; k < 1 + random(4); k++) {
+        const at =
+          random(3) === 0
+            ? random(bytes.length)
+            : bytes.length - 1 - random(Math.min(600, bytes.length));
+        bytes[at] = random(3) === 0 ? random(256) : '0123456789 /<>[]()R'.charCodeAt(random(19));
+      }
+      const file = write('fuzz.pdf', bytes);
+      try {
+        const prepared = await preparePdfSignature(file, {
+          signingTime,
+          tempDir,
+          contentsSize: 256,
+        });
+        readSignatures(prepared.path);
+        fs.rmSync(prepared.path);
+        outcomes.prepared++;
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status >= 500) throw error;
+        outcomes.refused++;
+      }
+    }
+    expect(outcomes.refused).toBeGreaterThan(0);
+    expect(fs.readdirSync(tempDir)).toEqual([]);
+  });
+});
+
+describe('digestByteRange', () => {
+  it('refuses a byte range that reaches past the end of the file', async () => {
+    const source = write('short.pdf', await classicPdf());
+    const prepared = await preparePdfSignature(source, { signingTime, tempDir: dir });
+    const [a, b, c, d] = prepared.byteRange;
+    const error = await refusal(digestByteRange(prepared.path, [a, b, c, d + 1]));
+    expect([error.status, error.code]).toEqual([422, 'PDF_UNREADABLE']);
+  });
+});
