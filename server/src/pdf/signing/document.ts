@@ -351,6 +351,24 @@ export class PdfReader {
     throw pdfErrors.unreadable(`page ${index + 1} not found in the page tree`);
   }
 
+  /**
+   * The DocMDP permission (1 no change, 2 form filling and signing, 3 also annotations) of a
+   * certification signature's `/Reference`, or undefined for an approval signature.
+   */
+  docMdpPermission(signature: PdfDict): 1 | 2 | 3 | undefined {
+    const references = this.resolveValue(signature.get('Reference'));
+    if (!Array.isArray(references)) return undefined;
+    for (const reference of references) {
+      const ref = this.resolveDict(reference);
+      if (!ref || !isName(ref.get('TransformMethod'), 'DocMDP')) continue;
+      const params = this.resolveDict(ref.get('TransformParams'));
+      const p = params ? this.resolveValue(params.get('P')) : undefined;
+      // /P defaults to 2 when absent.
+      return p === 1 || p === 3 ? p : 2;
+    }
+    return undefined;
+  }
+
   /** Every terminal field of the AcroForm (widgets merged with fields included). */
   fields(): SignatureField[] {
     const acroForm = this.resolveDict(this.catalog().get('AcroForm'));

@@ -20,7 +20,6 @@ import { pdfErrors } from './errors';
 import { IncrementalUpdate } from './incrementalUpdate';
 import {
   dict,
-  isName,
   name,
   type PdfDict,
   PdfRaw,
@@ -122,16 +121,7 @@ function assertChangesAllowed(reader: PdfReader): void {
     if (value) signatures.push(value);
   }
   for (const signature of signatures) {
-    const references = reader.resolveValue(signature.get('Reference'));
-    if (!Array.isArray(references)) continue;
-    for (const reference of references) {
-      const ref = reader.resolveDict(reference);
-      if (!ref || !isName(ref.get('TransformMethod'), 'DocMDP')) continue;
-      const params = reader.resolveDict(ref.get('TransformParams'));
-      const p = params ? reader.resolveValue(params.get('P')) : undefined;
-      // /P defaults to 2 when absent.
-      if (p === 1) throw pdfErrors.changesNotAllowed();
-    }
+    if (reader.docMdpPermission(signature) === 1) throw pdfErrors.changesNotAllowed();
   }
 }
 

@@ -61,6 +61,13 @@ export interface PdfSignatureInfo {
   signerName: string | undefined;
   reason: string | undefined;
   location: string | undefined;
+  /** DocMDP level of a certification signature (1 no change, 2 forms and signing, 3 annotations). */
+  docMdpPermission: 1 | 2 | 3 | undefined;
+  /**
+   * The hole between the two ranges is exactly this signature's `/Contents` string (`<hex>`):
+   * nothing else of the file is left unsigned.
+   */
+  holeIsContents: boolean;
   /** Where the signed bytes end: `byteRange[2] + byteRange[3]`. */
   signedRevisionEnd: number;
   /** The revision that ends exactly there, if any (else the byte range is not a revision). */
@@ -145,6 +152,8 @@ export function readSignatures(path: string): PdfSignatureReport {
         signerName: text(reader.resolveValue(value.get('Name'))),
         reason: text(reader.resolveValue(value.get('Reason'))),
         location: text(reader.resolveValue(value.get('Location'))),
+        docMdpPermission: reader.docMdpPermission(value),
+        holeIsContents: holeIsContents(reader, byteRange, contents),
         signedRevisionEnd,
         revisionIndex: revision?.index,
         coversWholeFile: signedRevisionEnd === reader.size,
@@ -160,6 +169,17 @@ export function readSignatures(path: string): PdfSignatureReport {
       trailingBytes: Math.max(0, reader.size - lastEnd),
     };
   });
+}
+
+const maxHole = 4 * 1024 * 1024;
+
+function holeIsContents(reader: PdfReader, byteRange: ByteRange, contents: PdfString): boolean {
+  const [a, b, c, d] = byteRange;
+  if (a !== 0 || b < 1 || c <= b || d < 0 || c + d > reader.size || c - b > maxHole) return false;
+  const hole = reader.source.slice(b, c).toString('latin1');
+  return (
+    /^<[0-9a-fA-F]*>$/.test(hole) && Buffer.from(hole.slice(1, -1), 'hex').equals(contents.bytes)
+  );
 }
 
 function buildRevisions(reader: PdfReader): PdfRevision[] {

@@ -184,6 +184,10 @@ describe('prepare, embed and sign twice: every earlier signature stays valid', (
     expect(one!.location).toBe('Hà Nội');
     expect(two!.signerName).toBe('Trần Thị Bình');
     expect(one!.byteRange).toEqual(first.byteRange);
+    expect(read.signatures.map((s) => [s.holeIsContents, s.docMdpPermission])).toEqual([
+      [true, undefined],
+      [true, undefined],
+    ]);
     expect(one!.coversWholeFile).toBe(false);
     expect(two!.coversWholeFile).toBe(true);
     expect(one!.revisionIndex).toBe(read.revisions.length - 2);
@@ -548,5 +552,23 @@ describe('digestByteRange', () => {
     const [a, b, c, d] = prepared.byteRange;
     const error = await refusal(digestByteRange(prepared.path, [a, b, c, d + 1]));
     expect([error.status, error.code]).toEqual([422, 'PDF_UNREADABLE']);
+  });
+});
+
+describe('the unsigned hole', () => {
+  it('is reported when it holds more than the /Contents string', async () => {
+    const source = write('hole.pdf', await classicPdf());
+    const prepared = await preparePdfSignature(source, { signingTime, tempDir: dir });
+    await sign(prepared);
+    const [a, b, c, d] = prepared.byteRange;
+    const bytes = fs.readFileSync(prepared.path);
+    const text = bytes.toString('latin1');
+    const original = `/ByteRange [${[a, b, c, d].join(' ')}`;
+    // The same width: the first range ends 10 bytes earlier, leaving 10 more bytes unsigned.
+    const widened = `/ByteRange [${[a, b - 10, c, d].join(' ')}`.padEnd(original.length, ' ');
+    fs.writeFileSync(prepared.path, Buffer.from(text.replace(original, widened), 'latin1'));
+    const [signature] = readSignatures(prepared.path).signatures;
+    expect(signature!.byteRange).toEqual([a, b - 10, c, d]);
+    expect(signature!.holeIsContents).toBe(false);
   });
 });
