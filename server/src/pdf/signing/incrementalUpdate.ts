@@ -20,7 +20,8 @@ export class IncrementalUpdate {
   constructor(private readonly reader: PdfReader) {
     const size = reader.trailer.get('Size');
     if (typeof size !== 'number') throw pdfErrors.unreadable('the trailer has no /Size');
-    this.nextNumber = size;
+    // A writer that under-counts /Size must not make us reuse a live object's number.
+    this.nextNumber = Math.max(size, ...[...reader.xref.keys()].map((num) => num + 1));
   }
 
   allocate(): PdfRef {
