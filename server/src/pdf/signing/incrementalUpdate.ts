@@ -21,7 +21,8 @@ export class IncrementalUpdate {
     const size = reader.trailer.get('Size');
     if (typeof size !== 'number') throw pdfErrors.unreadable('the trailer has no /Size');
     // A writer that under-counts /Size must not make us reuse a live object's number.
-    this.nextNumber = Math.max(size, ...[...reader.xref.keys()].map((num) => num + 1));
+    this.nextNumber = size;
+    for (const num of reader.xref.keys()) if (num >= this.nextNumber) this.nextNumber = num + 1;
   }
 
   allocate(): PdfRef {
