@@ -242,6 +242,20 @@ describe('TSA client against an openssl ts TSA over HTTPS', () => {
     expect(detail).toBe('TSA_UNREACHABLE');
   });
 
+  it('accepts an http: TSA_URL in config; until the safe client speaks http it fails as unreachable', async () => {
+    const deps = depsFor('/tsa');
+    deps.config.tsa.url = `http://127.0.0.1:${tsa.port}/tsa`;
+    const error = await requestTimestamp(deps, imprint(), { trustAnchors: [pki.rootDer] }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({
+      status: 502,
+      code: 'TIMESTAMP_FAILED',
+      detailCode: 'TSA_UNREACHABLE',
+    });
+    expect((error as Error).message).toContain('https');
+  });
+
   it('fails with TSA_UNREACHABLE for an address the outbound policy refuses', async () => {
     const deps = {
       ...depsFor('/tsa'),

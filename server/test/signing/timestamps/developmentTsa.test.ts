@@ -109,6 +109,20 @@ describe('development TSA', () => {
     });
   });
 
+  it('is rate-limited per client like the other public routes (429)', async () => {
+    const limited = createHarness({ RATE_LIMIT_API: '2' });
+    try {
+      const request = query('limited', 'x');
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        statuses.push((await post(request, 'application/timestamp-query', limited.app)).status);
+      }
+      expect(statuses).toEqual([200, 200, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('does not exist in production (404) and is never created there', async () => {
     const production = createHarness({ APP_ENV: 'production', TSA_URL: 'https://tsa.example/' });
     try {
