@@ -2,8 +2,12 @@ import crypto from 'node:crypto';
 import { ContentInfo, SignedData, type SignerInfo } from '@peculiar/asn1-cms';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { id_ct_tstInfo, TSTInfo } from '@peculiar/asn1-tsp';
-import { id_kp_timeStamping } from '@peculiar/asn1-x509';
-import { type ParsedCertificate, parseCertificate } from '../trust/certificate';
+import { AlgorithmIdentifier, id_kp_timeStamping } from '@peculiar/asn1-x509';
+import {
+  CertificateParseError,
+  type ParsedCertificate,
+  parseCertificate,
+} from '../trust/certificate';
 import { ChainError, chainToTrustAnchor } from '../trust/chain';
 import { bytesOf, childrenOf, contentOf, derTag, readTlv, unsignedInteger } from '../trust/der';
 import { type HashName, hashOf, oid, signatureHash } from './algorithms';
@@ -163,8 +167,7 @@ function checkSigningCertificate(signerInfo: SignerInfo, tsa: ParsedCertificate)
     const fields = childrenOf(value, certs);
     let index = 0;
     if (v2 && fields[0]?.tag === derTag.sequence) {
-      const algorithm = childrenOf(value, fields[0])[0]!;
-      hash = hashOf(decodeOid(contentOf(value, algorithm)));
+      hash = hashOf(AsnConvert.parse(bytesOf(value, fields[0]), AlgorithmIdentifier).algorithm);
       index = 1;
     }
     const hashField = fields[index];
@@ -183,21 +186,6 @@ function checkSigningCertificate(signerInfo: SignerInfo, tsa: ParsedCertificate)
       'the signing-certificate attribute names another certificate',
     );
   }
-}
-
-function decodeOid(content: Buffer): string {
-  const parts: number[] = [];
-  let value = 0;
-  for (const byte of content) {
-    value = value * 128 + (byte & 0x7f);
-    if ((byte & 0x80) === 0) {
-      if (parts.length === 0)
-        parts.push(value < 80 ? Math.floor(value / 40) : 2, value < 80 ? value % 40 : value - 80);
-      else parts.push(value);
-      value = 0;
-    }
-  }
-  return parts.join('.');
 }
 
 /**
@@ -249,7 +237,15 @@ export function verifyTimestampToken(
     refuse('MESSAGE_DIGEST_MISMATCH', 'the message-digest attribute does not match the TSTInfo');
   }
 
-  const { tsa, all } = signerCertificate(decoded);
+  let signer: { tsa: ParsedCertificate; all: Buffer[] };
+  try {
+    signer = signerCertificate(decoded);
+  } catch (error) {
+    if (error instanceof CertificateParseError)
+      refuse('MALFORMED', `a certificate of the token is ${error.message}`);
+    throw error;
+  }
+  const { tsa, all } = signer;
   checkSigningCertificate(signerInfo, tsa);
   const signature = Buffer.from(signerInfo.signature.buffer);
   let valid = false;
@@ -282,6 +278,8 @@ export function verifyTimestampToken(
       at: genTime,
     });
   } catch (error) {
+    if (error instanceof CertificateParseError)
+      refuse('MALFORMED', `a certificate is ${error.message}`);
     if (!(error instanceof ChainError)) throw error;
     const reasons = {
       untrusted: 'TSA_UNTRUSTED',
