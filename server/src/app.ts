@@ -10,6 +10,7 @@ import { ApiError } from './errors/apiError';
 import { docsRoutes } from './http/docs';
 import { createRouter } from './http/openapi';
 import { badRequestTarget, undecodablePath } from './requestTarget';
+import { developmentTsaRoutes } from './signing/timestamps/routes';
 import { taskRoutes } from './tasks/routes';
 import { registerWebhookEvents, webhookRoutes } from './webhooks/routes';
 
@@ -104,6 +105,7 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
   app.route('/api/integration', taskRoutes(limiter));
   app.route('/api', fileRoutes(limiter));
   app.route('/api', webhookRoutes(limiter));
+  app.route('/api', developmentTsaRoutes(limiter));
 
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',
@@ -120,6 +122,7 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
       { name: 'Tasks and history', description: 'Signing tasks and approval history (6–8)' },
       { name: 'Directory', description: 'Organizations, roles and users of a tenant (9–16)' },
       { name: 'Webhooks', description: 'Webhook test, sandbox receiver and the events sent' },
+      { name: 'Signing', description: 'PDF signatures: the development timestamp authority' },
     ],
   });
   registerWebhookEvents(app.openAPIRegistry);

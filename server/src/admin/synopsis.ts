@@ -15,6 +15,8 @@ admin process create --tenant T --org C --file process.json
 admin webhook create --tenant T --org C --url U [--events a,b]     # secret printed once
 admin webhook list   [--tenant T]        admin webhook disable --id ID
 admin domain add     --tenant T --origin https://partner.example
+admin trust add      (--tenant T | --global) --file CA.pem [--name N]  # anchor for signers and TSAs
+admin trust list     [--tenant T]        admin trust remove --id ID
 
 Also:
 admin role create    --tenant T --org C --name N        # without --code: from the name, "Nhân viên" → NHAN_VIEN (NHAN_VIEN_2 if taken)

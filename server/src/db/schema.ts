@@ -394,6 +394,20 @@ export interface WebhookTestRequestsTable {
   truncated: number;
 }
 
+export interface TrustAnchorsTable {
+  id: Generated<number>;
+  /** null: a global anchor, trusted for every tenant. */
+  tenant_id: number | null;
+  name: string;
+  /** DER */
+  certificate: Buffer;
+  /** The subject DN, for people. */
+  subject: string;
+  /** SHA-256 of the DER, lowercase hex; unique per scope. */
+  fingerprint: string;
+  created_at: string;
+}
+
 export interface Database {
   tenants: TenantsTable;
   organizations: OrganizationsTable;
@@ -421,4 +435,5 @@ export interface Database {
   webhook_test_requests: WebhookTestRequestsTable;
   notify_outbox: NotifyOutboxTable;
   jobs: JobsTable;
+  trust_anchors: TrustAnchorsTable;
 }

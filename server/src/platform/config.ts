@@ -41,6 +41,17 @@ export interface Config {
   webhookJobs: WebhookJobSettings;
   /** Notification e-mail and SMS (server/src/notify). */
   notify: NotifyConfig;
+  /** The RFC 3161 timestamp authority (server/src/signing/timestamps). */
+  tsa: TsaSettings;
+}
+
+/** TSA_URL, TSA_USERNAME, TSA_PASSWORD. */
+export interface TsaSettings {
+  /** The TSA's URL; undefined in development and sandbox means the server's own development TSA. */
+  url: string | undefined;
+  /** HTTP Basic credentials, when the TSA asks for them (secrets; never logged). */
+  username: string | undefined;
+  password: string | undefined;
 }
 
 export interface WebhookJobSettings {
@@ -157,6 +168,17 @@ const baseUrl = z
   .transform((value) => value.replace(/\/+$/, ''));
 
 const text = z.string();
+
+/** An absolute http(s) URL, kept as written (a TSA answers at its exact path). */
+const absoluteHttpUrl = z
+  .string()
+  .trim()
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), {
+    error: (issue) => `must be an absolute http or https URL${got(issue)}`,
+  })
+  .refine((value) => !URL.canParse(value) || new URL(value).username === '', {
+    error: () => 'may not carry credentials; set TSA_USERNAME and TSA_PASSWORD',
+  });
 /** Trimmed; only spaces count as unset. */
 const trimmed = z
   .string()
@@ -225,6 +247,9 @@ const EnvironmentSchema = z.object({
   SMS_HTTP_HEADERS: setting(smsHeaders),
   SMS_HTTP_BODY_TEMPLATE: setting(text),
   SMS_HTTP_AUTHORIZATION: setting(text),
+  TSA_URL: setting(absoluteHttpUrl),
+  TSA_USERNAME: setting(text),
+  TSA_PASSWORD: setting(text),
 });
 type Environment = z.infer<typeof EnvironmentSchema>;
 
@@ -253,6 +278,16 @@ function checkCombinations(env: Environment, context: z.core.$RefinementCtx<Envi
     if (env.SMS_HTTP_METHOD === 'GET' && env.SMS_HTTP_BODY_TEMPLATE !== undefined) {
       refuse('SMS_HTTP_BODY_TEMPLATE', 'cannot be used with SMS_HTTP_METHOD=GET');
     }
+  }
+  // Production timestamps come from a real TSA: the development TSA never signs there.
+  if (env.APP_ENV === 'production' && env.TSA_URL === undefined) {
+    refuse('TSA_URL', 'is required when APP_ENV=production (the URL of an RFC 3161 TSA)');
+  }
+  if (env.TSA_PASSWORD !== undefined && env.TSA_USERNAME === undefined) {
+    refuse('TSA_USERNAME', 'is required when TSA_PASSWORD is set');
+  }
+  if (env.TSA_USERNAME !== undefined && env.TSA_URL === undefined) {
+    refuse('TSA_URL', 'is required when TSA_USERNAME is set');
   }
 }
 
@@ -336,6 +371,7 @@ function configOf(env: Environment, context: z.core.$RefinementCtx<Environment>)
       mailDir: path.join(dataDir, 'outbox', 'mail'),
       smsDir: path.join(dataDir, 'outbox', 'sms'),
     },
+    tsa: { url: env.TSA_URL, username: env.TSA_USERNAME, password: env.TSA_PASSWORD },
   };
 }
 

@@ -335,6 +335,7 @@ describe('API key rules', () => {
       loadConfig({
         DATA_DIR: h.dataDir,
         APP_ENV: 'production',
+        TSA_URL: 'https://tsa.example',
         PUBLIC_URL: 'http://127.0.0.1:3000',
         RATE_LIMIT_AUTH: '100000',
         RATE_LIMIT_API: '100000',
@@ -391,6 +392,7 @@ describe('API key rules', () => {
         loadConfig({
           DATA_DIR: h.dataDir,
           APP_ENV: environment,
+          TSA_URL: 'https://tsa.example',
           JWT_SECRET: 'one-secret-for-every-environment',
         }),
         { logger: createLogger('silent'), clock: new ManualClock(h.now()) },

@@ -59,7 +59,9 @@ describe('server configuration', () => {
       sandbox: true,
     });
     expect(loadConfig({ ...base, APP_ENV: 'sandbox' })).toMatchObject({ sandbox: true });
-    expect(loadConfig({ ...base, APP_ENV: 'production', SANDBOX: '0' })).toMatchObject({
+    expect(
+      loadConfig({ ...base, APP_ENV: 'production', SANDBOX: '0', TSA_URL: 'https://tsa.example' }),
+    ).toMatchObject({
       environment: 'production',
       sandbox: false,
     });

@@ -85,7 +85,11 @@ describe('first start of the built server', () => {
 
   it('production starts with no tenant and prints, once, how to create the first one', async () => {
     const dataDir = newDataDir();
-    const stdout = await runOnce({ DATA_DIR: dataDir, APP_ENV: 'production' });
+    const stdout = await runOnce({
+      DATA_DIR: dataDir,
+      APP_ENV: 'production',
+      TSA_URL: 'https://tsa.example',
+    });
     expect(stdout).not.toContain(demoCreated);
     expect(count(stdout, noTenantYet)).toBe(1);
     for (const command of [
@@ -102,7 +106,11 @@ describe('first start of the built server', () => {
 
   it('the printed commands, run with the built CLI, create a tenant that later starts find', async () => {
     const dataDir = newDataDir();
-    const printed = await runOnce({ DATA_DIR: dataDir, APP_ENV: 'production' });
+    const printed = await runOnce({
+      DATA_DIR: dataDir,
+      APP_ENV: 'production',
+      TSA_URL: 'https://tsa.example',
+    });
     const commands = printed
       .split('\n')
       .filter((line) => line.startsWith('  npm run -s admin -- '))
@@ -119,13 +127,22 @@ describe('first start of the built server', () => {
     for (const command of commands) {
       output = execFileSync(process.execPath, ['server/dist/cli.js', ...words(command)], {
         cwd: repoRoot,
-        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, APP_ENV: 'production' },
+        env: {
+          PATH: process.env.PATH ?? '',
+          DATA_DIR: dataDir,
+          APP_ENV: 'production',
+          TSA_URL: 'https://tsa.example',
+        },
         encoding: 'utf8',
       });
     }
     expect(output).toMatch(/API key \(shown once/);
     expect(tenantCodes(dataDir)).toEqual(['ACME']);
-    const again = await runOnce({ DATA_DIR: dataDir, APP_ENV: 'production' });
+    const again = await runOnce({
+      DATA_DIR: dataDir,
+      APP_ENV: 'production',
+      TSA_URL: 'https://tsa.example',
+    });
     expect(again).not.toContain(noTenantYet);
   });
 
@@ -139,7 +156,7 @@ describe('first start of the built server', () => {
 
   it('development on a DATA_DIR that already has a database gets no demo tenant', async () => {
     const dataDir = newDataDir();
-    await runOnce({ DATA_DIR: dataDir, APP_ENV: 'production' });
+    await runOnce({ DATA_DIR: dataDir, APP_ENV: 'production', TSA_URL: 'https://tsa.example' });
     const stdout = await runOnce({ DATA_DIR: dataDir, APP_ENV: 'development' });
     expect(stdout).not.toContain(demoCreated);
     expect(count(stdout, noTenantYet)).toBe(1);

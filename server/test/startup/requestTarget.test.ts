@@ -60,7 +60,11 @@ describe('malformed request targets on the built server', () => {
   beforeAll(async () => {
     ensureBuilt();
     dataDir = tempDataDir();
-    server = await startBuiltServer({ DATA_DIR: dataDir, APP_ENV: 'production' });
+    server = await startBuiltServer({
+      DATA_DIR: dataDir,
+      APP_ENV: 'production',
+      TSA_URL: 'https://tsa.example',
+    });
   }, 120_000);
 
   afterAll(async () => {

@@ -8,6 +8,7 @@ import { processCommands } from './process';
 import { roleCommands } from './role';
 import { templateCommands } from './template';
 import { tenantCommands } from './tenant';
+import { trustCommands } from './trust';
 import { userCommands } from './user';
 import { webhookCommands } from './webhook';
 
@@ -25,5 +26,6 @@ export const commands = new Map<string, Command>(
     ...webhookCommands,
     ...domainCommands,
     ...notifyCommands,
+    ...trustCommands,
   ].map((command) => [command.name, command]),
 );

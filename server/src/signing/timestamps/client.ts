@@ -1,0 +1,211 @@
+import crypto from 'node:crypto';
+import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
+import { MessageImprint, PKIStatus, TimeStampReq, TimeStampResp } from '@peculiar/asn1-tsp';
+import { AlgorithmIdentifier } from '@peculiar/asn1-x509';
+import type { Db } from '../../db/database';
+import { ApiError } from '../../errors/apiError';
+import { outboundCodes, type Resolver, safeHttpsRequest } from '../../outbound/safeFetch';
+import type { Clock } from '../../platform/clock';
+import type { Config } from '../../platform/config';
+import { bytesOf, childrenOf, readTlv, unsignedInteger } from '../trust/der';
+import { trustAnchorsFor } from '../trust/service';
+import { oid } from './algorithms';
+import { developmentTsa } from './developmentTsa';
+import { type TimestampFailedReason, timestampFailed } from './errors';
+import { timestampResponse } from './responder';
+import { type VerifiedTimestamp, verifyTimestampToken } from './verifyToken';
+
+export interface TimestampClientDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+}
+
+export interface RequestTimestampOptions {
+  /** DER anchors the TSA must chain to; default: `timestampTrustAnchors(deps, tenantId)`. */
+  trustAnchors?: readonly Buffer[];
+  /** The tenant whose anchors apply (with the global ones); default: global only. */
+  tenantId?: number | null;
+  /** Deadline for the whole exchange. Default 10 000 ms. */
+  timeoutMs?: number;
+  /** How far genTime may stray from our clock around the exchange. Default 60 000 ms. */
+  clockSkewMs?: number;
+  /** Tests only: how host names resolve (see safeFetch). */
+  resolver?: Resolver;
+}
+
+export interface Timestamp extends VerifiedTimestamp {
+  /** DER TimeStampToken (a CMS ContentInfo), exactly as the TSA sent it. */
+  token: Buffer;
+}
+
+/** A TSA answer is a token and its status: a few KB; more is not a TSA. */
+const maxResponseBytes = 256 * 1024;
+const replyTypes = ['application/timestamp-reply', 'application/timestamp-response'];
+
+/**
+ * The anchors a TSA certificate may chain to for a tenant: the global and tenant trust anchors,
+ * plus in development and sandbox the development TSA's CA.
+ */
+export async function timestampTrustAnchors(
+  deps: TimestampClientDeps,
+  tenantId: number | null,
+): Promise<Buffer[]> {
+  const anchors = (await trustAnchorsFor(deps.db, tenantId)).map((anchor) => anchor.certificate);
+  if (deps.config.environment !== 'production') {
+    anchors.push((await developmentTsa(deps.config, deps.clock)).caCertificate);
+  }
+  return anchors;
+}
+
+/** A random positive 64-bit nonce, as INTEGER content (a 0 byte in front of a high bit). */
+function newNonce(): Buffer {
+  const bytes = crypto.randomBytes(8);
+  return (bytes[0]! & 0x80) === 0 ? bytes : Buffer.concat([Buffer.from([0]), bytes]);
+}
+
+function timestampRequest(imprint: Buffer, nonce: Buffer): Buffer {
+  const request = new TimeStampReq({
+    version: 1,
+    messageImprint: new MessageImprint({
+      hashAlgorithm: new AlgorithmIdentifier({ algorithm: oid.sha256, parameters: null }),
+      hashedMessage: new OctetString(imprint),
+    }),
+    nonce: new Uint8Array(nonce).buffer,
+    certReq: true,
+  });
+  return Buffer.from(AsnConvert.serialize(request));
+}
+
+/** POSTs the request to TSA_URL through the SSRF-safe client; the DER reply. */
+async function exchange(
+  config: Config,
+  requestDer: Buffer,
+  options: RequestTimestampOptions,
+): Promise<Buffer> {
+  const url = config.tsa.url!;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const { username, password } = config.tsa;
+  let response: Awaited<ReturnType<typeof safeHttpsRequest>>;
+  try {
+    response = await safeHttpsRequest(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/timestamp-query' },
+      body: requestDer,
+      allowlist: config.outboundAllowlist,
+      timeoutMs,
+      maxResponseBytes,
+      ...(options.resolver ? { resolver: options.resolver } : {}),
+      ...(username !== undefined
+        ? {
+            authorization: `Basic ${Buffer.from(`${username}:${password ?? ''}`).toString('base64')}`,
+          }
+        : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const reason: TimestampFailedReason =
+      error.code === outboundCodes.timeout ? 'TSA_TIMEOUT' : 'TSA_UNREACHABLE';
+    throw timestampFailed(reason, `${url}: ${error.message}`);
+  }
+  if (response.status !== 200) {
+    response.discard();
+    throw timestampFailed('TSA_HTTP_STATUS', `${url} answered HTTP ${response.status}`);
+  }
+  const contentType = (response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!replyTypes.includes(contentType)) {
+    response.discard();
+    throw timestampFailed(
+      'TSA_CONTENT_TYPE',
+      `${url} answered ${contentType || 'no content type'}`,
+    );
+  }
+  try {
+    return await response.readAll();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const reason = error.code === outboundCodes.timeout ? 'TSA_TIMEOUT' : 'TSA_UNREACHABLE';
+    throw timestampFailed(reason, `${url}: ${error.message}`);
+  }
+}
+
+/** The token of a granted TimeStampResp, as the TSA encoded it. */
+function grantedToken(reply: Buffer): Buffer {
+  let response: TimeStampResp;
+  let token: Buffer | undefined;
+  try {
+    response = AsnConvert.parse(reply, TimeStampResp);
+    const [, tokenElement] = childrenOf(reply, readTlv(reply));
+    token = tokenElement ? bytesOf(reply, tokenElement) : undefined;
+  } catch (error) {
+    throw timestampFailed(
+      'TSA_RESPONSE_MALFORMED',
+      `the reply is not a DER TimeStampResp (${(error as Error).message})`,
+    );
+  }
+  const { status } = response.status;
+  if (status !== PKIStatus.granted && status !== PKIStatus.grantedWithMods) {
+    const text = response.status.statusString?.join('; ');
+    const failure = response.status.failInfo?.toJSON().join(', ');
+    throw timestampFailed(
+      'TSA_REJECTED',
+      `status ${PKIStatus[status] ?? status}${failure ? ` (${failure})` : ''}${text ? `: ${text}` : ''}`,
+    );
+  }
+  if (token === undefined)
+    throw timestampFailed('TSA_RESPONSE_MALFORMED', 'granted without a token');
+  return token;
+}
+
+/**
+ * Gets an RFC 3161 timestamp over `imprint` (SHA-256, 32 bytes) from TSA_URL, or in development
+ * and sandbox without TSA_URL from the server's own development TSA, and verifies it: status
+ * granted, our nonce, our imprint, the TSA's signature, certificate and chain, genTime around
+ * our clock. Any failure is 502 TIMESTAMP_FAILED (with `details.code` saying which): a signature
+ * never falls back to a local clock time.
+ */
+export async function requestTimestamp(
+  deps: TimestampClientDeps,
+  imprint: Buffer,
+  options: RequestTimestampOptions = {},
+): Promise<Timestamp> {
+  if (imprint.length !== 32)
+    throw new TypeError('requestTimestamp: the imprint is a SHA-256 digest');
+  const nonce = newNonce();
+  const requestDer = timestampRequest(imprint, nonce);
+  const trustAnchors =
+    options.trustAnchors ?? (await timestampTrustAnchors(deps, options.tenantId ?? null));
+  const notBefore = deps.clock.now();
+  let reply: Buffer;
+  if (deps.config.tsa.url === undefined) {
+    // Development and sandbox only: config refuses production without TSA_URL.
+    const tsaSigner = await developmentTsa(deps.config, deps.clock);
+    reply = await timestampResponse({ clock: deps.clock, tsaSigner }, requestDer);
+  } else {
+    reply = await exchange(deps.config, requestDer, options);
+  }
+  const notAfter = deps.clock.now();
+  const token = grantedToken(reply);
+  let verified: VerifiedTimestamp;
+  try {
+    verified = verifyTimestampToken(token, {
+      imprint,
+      trustAnchors,
+      notBefore,
+      notAfter,
+      clockSkewMs: options.clockSkewMs ?? 60_000,
+    });
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'TIMESTAMP_INVALID') {
+      throw timestampFailed(error.detailCode as TimestampFailedReason, error.message);
+    }
+    throw error;
+  }
+  if (verified.nonce === undefined || !verified.nonce.equals(unsignedInteger(nonce))) {
+    throw timestampFailed(
+      'NONCE_MISMATCH',
+      'the token does not carry the nonce we sent (a replay?)',
+    );
+  }
+  return { ...verified, token };
+}

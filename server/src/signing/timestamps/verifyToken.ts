@@ -1,0 +1,311 @@
+import crypto from 'node:crypto';
+import { ContentInfo, SignedData, type SignerInfo } from '@peculiar/asn1-cms';
+import { AsnConvert } from '@peculiar/asn1-schema';
+import { id_ct_tstInfo, TSTInfo } from '@peculiar/asn1-tsp';
+import { AlgorithmIdentifier, id_kp_timeStamping } from '@peculiar/asn1-x509';
+import {
+  CertificateParseError,
+  type ParsedCertificate,
+  parseCertificate,
+} from '../trust/certificate';
+import { ChainError, chainToTrustAnchor } from '../trust/chain';
+import { bytesOf, childrenOf, contentOf, derTag, readTlv, unsignedInteger } from '../trust/der';
+import { type HashName, hashOf, oid, signatureHash } from './algorithms';
+import { type TimestampInvalidReason, timestampInvalid } from './errors';
+
+export interface VerifyTimestampOptions {
+  /** SHA-256 of what was timestamped (32 bytes): the token's messageImprint must equal it. */
+  imprint: Buffer;
+  /** DER certificates; the TSA certificate must chain to one of them. */
+  trustAnchors: readonly Buffer[];
+  /** genTime may not be before this (less clockSkewMs). */
+  notBefore?: Date;
+  /** genTime may not be after this (plus clockSkewMs). */
+  notAfter?: Date;
+  clockSkewMs: number;
+}
+
+export interface VerifiedTimestamp {
+  genTime: Date;
+  /** DER of the certificate that signed the token. */
+  tsaCertificate: Buffer;
+  /** The TSA certificate up to its trust anchor (TSA first). */
+  tsaChain: Buffer[];
+  /** TSTInfo serialNumber, lowercase hex without leading zeros. */
+  serialNumber: string;
+  /** TSTInfo nonce as an unsigned big-endian number, when present. */
+  nonce: Buffer | undefined;
+  policy: string;
+}
+
+/** The TSTInfo and signer of a token, with the exact bytes signatures cover. */
+interface DecodedToken {
+  signedData: SignedData;
+  signerInfo: SignerInfo;
+  tstInfo: TSTInfo;
+  tstInfoBytes: Buffer;
+  /** The signed attributes as signed: re-tagged as SET OF (RFC 5652 5.4). */
+  signedAttributes: Buffer;
+}
+
+function refuse(reason: TimestampInvalidReason, message: string): never {
+  throw timestampInvalid(reason, message);
+}
+
+/** The raw signed attributes of the first SignerInfo, read from the token's own bytes. */
+function rawSignedAttributes(signedDataDer: Buffer): Buffer {
+  const signedData = readTlv(signedDataDer);
+  const signerInfos = childrenOf(signedDataDer, signedData).at(-1);
+  if (signerInfos?.tag !== derTag.set) refuse('MALFORMED', 'no SignerInfos');
+  const signerInfo = childrenOf(signedDataDer, signerInfos)[0];
+  if (signerInfo === undefined) refuse('MALFORMED', 'no SignerInfo');
+  const attributes = childrenOf(signedDataDer, signerInfo).find(
+    (element) => element.tag === derTag.context0,
+  );
+  if (attributes === undefined) refuse('SIGNED_ATTRIBUTES_INVALID', 'no signed attributes');
+  const bytes = bytesOf(signedDataDer, attributes);
+  bytes[0] = derTag.set;
+  return bytes;
+}
+
+function decode(token: Buffer): DecodedToken {
+  let contentInfo: ContentInfo;
+  let signedData: SignedData;
+  let signedDataDer: Buffer;
+  try {
+    contentInfo = AsnConvert.parse(token, ContentInfo);
+    signedDataDer = Buffer.from(contentInfo.content);
+    signedData = AsnConvert.parse(signedDataDer, SignedData);
+  } catch (error) {
+    refuse('MALFORMED', `not a DER CMS ContentInfo (${(error as Error).message})`);
+  }
+  if (contentInfo.contentType !== oid.signedData) {
+    refuse('MALFORMED', `content type ${contentInfo.contentType} is not SignedData`);
+  }
+  const encapsulated = signedData.encapContentInfo;
+  if (encapsulated.eContentType !== id_ct_tstInfo) {
+    refuse('NOT_TST_INFO', `encapsulated content type ${encapsulated.eContentType} is not TSTInfo`);
+  }
+  const single = encapsulated.eContent?.single;
+  if (single === undefined) refuse('NOT_TST_INFO', 'the TSTInfo is missing');
+  const tstInfoBytes = Buffer.from(single.buffer);
+  let tstInfo: TSTInfo;
+  try {
+    tstInfo = AsnConvert.parse(tstInfoBytes, TSTInfo);
+  } catch (error) {
+    refuse('NOT_TST_INFO', `the TSTInfo does not parse (${(error as Error).message})`);
+  }
+  if (signedData.signerInfos.length !== 1) {
+    refuse('MALFORMED', `${signedData.signerInfos.length} signers instead of the TSA alone`);
+  }
+  let signedAttributes: Buffer;
+  try {
+    signedAttributes = rawSignedAttributes(signedDataDer);
+  } catch (error) {
+    if (error instanceof Error && error.name === 'DerError') refuse('MALFORMED', error.message);
+    throw error;
+  }
+  return {
+    signedData,
+    signerInfo: signedData.signerInfos[0]!,
+    tstInfo,
+    tstInfoBytes,
+    signedAttributes,
+  };
+}
+
+/** The certificate the SignerInfo names (issuer and serial, or subject key identifier). */
+function signerCertificate(decoded: DecodedToken): { tsa: ParsedCertificate; all: Buffer[] } {
+  const all = (decoded.signedData.certificates ?? []).flatMap((choice) =>
+    choice.certificate ? [Buffer.from(AsnConvert.serialize(choice.certificate))] : [],
+  );
+  const sid = decoded.signerInfo.sid;
+  for (const der of all) {
+    const certificate = parseCertificate(der);
+    const tbs = certificate.asn.tbsCertificate;
+    if (sid.issuerAndSerialNumber) {
+      const sameSerial = unsignedInteger(new Uint8Array(tbs.serialNumber)).equals(
+        unsignedInteger(new Uint8Array(sid.issuerAndSerialNumber.serialNumber)),
+      );
+      const sameIssuer = Buffer.from(AsnConvert.serialize(tbs.issuer)).equals(
+        Buffer.from(AsnConvert.serialize(sid.issuerAndSerialNumber.issuer)),
+      );
+      if (sameSerial && sameIssuer) return { tsa: certificate, all };
+    } else if (sid.subjectKeyIdentifier) {
+      const ski = tbs.extensions?.find((extension) => extension.extnID === '2.5.29.14');
+      const expected = Buffer.from(AsnConvert.serialize(sid.subjectKeyIdentifier));
+      if (ski && Buffer.from(ski.extnValue.buffer).equals(expected)) {
+        return { tsa: certificate, all };
+      }
+    }
+  }
+  return refuse('TSA_CERTIFICATE_MISSING', 'the token does not carry the TSA certificate');
+}
+
+/** The one value of a signed attribute; undefined when absent, refused when repeated. */
+function attributeValue(signerInfo: SignerInfo, type: string): Buffer | undefined {
+  const found = (signerInfo.signedAttrs ?? []).filter((attribute) => attribute.attrType === type);
+  if (found.length === 0) return undefined;
+  if (found.length > 1 || found[0]!.attrValues.length !== 1) {
+    refuse('SIGNED_ATTRIBUTES_INVALID', `attribute ${type} must have exactly one value`);
+  }
+  return Buffer.from(found[0]!.attrValues[0]!);
+}
+
+/** ESS signing-certificate(-v2): the first ESSCertID's hash must be the TSA certificate's. */
+function checkSigningCertificate(signerInfo: SignerInfo, tsa: ParsedCertificate): void {
+  const v2 = attributeValue(signerInfo, oid.signingCertificateV2);
+  const v1 = attributeValue(signerInfo, oid.signingCertificate);
+  const value = v2 ?? v1;
+  if (value === undefined) {
+    refuse('SIGNED_ATTRIBUTES_INVALID', 'no ESS signing-certificate attribute (RFC 3161 2.4.1)');
+  }
+  let hash: HashName | undefined = v2 ? 'sha256' : 'sha1';
+  let certHash: Buffer;
+  try {
+    const certs = childrenOf(value, childrenOf(value, readTlv(value))[0]!)[0]!;
+    const fields = childrenOf(value, certs);
+    let index = 0;
+    if (v2 && fields[0]?.tag === derTag.sequence) {
+      hash = hashOf(AsnConvert.parse(bytesOf(value, fields[0]), AlgorithmIdentifier).algorithm);
+      index = 1;
+    }
+    const hashField = fields[index];
+    if (hashField?.tag !== derTag.octetString) throw new Error('no certHash');
+    certHash = contentOf(value, hashField);
+  } catch (error) {
+    refuse(
+      'SIGNED_ATTRIBUTES_INVALID',
+      `unreadable signing-certificate attribute (${(error as Error).message})`,
+    );
+  }
+  if (hash === undefined) refuse('UNSUPPORTED_ALGORITHM', 'unknown ESSCertIDv2 hash algorithm');
+  if (!crypto.createHash(hash).update(tsa.der).digest().equals(certHash)) {
+    refuse(
+      'SIGNING_CERTIFICATE_MISMATCH',
+      'the signing-certificate attribute names another certificate',
+    );
+  }
+}
+
+/**
+ * Verifies an RFC 3161 TimeStampToken as evidence for `imprint`: structure, imprint, the TSA's
+ * signature over the signed attributes, the ESS binding to the TSA certificate, its critical
+ * timeStamping EKU, its chain to a trust anchor at genTime, and genTime inside the window.
+ * Throws ApiError 422 TIMESTAMP_INVALID with a distinct `details.code` for each failure.
+ */
+export function verifyTimestampToken(
+  token: Buffer,
+  options: VerifyTimestampOptions,
+): VerifiedTimestamp {
+  const decoded = decode(token);
+  const { tstInfo, signerInfo } = decoded;
+
+  const imprint = tstInfo.messageImprint;
+  if (imprint.hashAlgorithm.algorithm !== oid.sha256) {
+    refuse('IMPRINT_ALGORITHM', `the imprint uses ${imprint.hashAlgorithm.algorithm}, not SHA-256`);
+  }
+  if (!Buffer.from(imprint.hashedMessage.buffer).equals(options.imprint)) {
+    refuse('IMPRINT_MISMATCH', 'the token timestamps other data');
+  }
+
+  const digest = hashOf(signerInfo.digestAlgorithm.algorithm);
+  const signedWith =
+    digest === undefined || digest === 'sha1'
+      ? undefined
+      : signatureHash(signerInfo.signatureAlgorithm.algorithm, digest);
+  if (digest === undefined || signedWith === undefined || digest === 'sha1') {
+    refuse(
+      'UNSUPPORTED_ALGORITHM',
+      `digest ${signerInfo.digestAlgorithm.algorithm} with signature ${signerInfo.signatureAlgorithm.algorithm}`,
+    );
+  }
+  const contentType = attributeValue(signerInfo, oid.contentType);
+  const expectedContentType = Buffer.from([
+    0x06, 0x0b, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x10, 0x01, 0x04,
+  ]);
+  if (contentType === undefined || !contentType.equals(expectedContentType)) {
+    refuse('SIGNED_ATTRIBUTES_INVALID', 'the content-type attribute is not id-ct-TSTInfo');
+  }
+  const messageDigest = attributeValue(signerInfo, oid.messageDigest);
+  const expectedDigest = crypto.createHash(digest).update(decoded.tstInfoBytes).digest();
+  if (
+    messageDigest === undefined ||
+    messageDigest[0] !== derTag.octetString ||
+    !contentOf(messageDigest, readTlv(messageDigest)).equals(expectedDigest)
+  ) {
+    refuse('MESSAGE_DIGEST_MISMATCH', 'the message-digest attribute does not match the TSTInfo');
+  }
+
+  let signer: { tsa: ParsedCertificate; all: Buffer[] };
+  try {
+    signer = signerCertificate(decoded);
+  } catch (error) {
+    if (error instanceof CertificateParseError)
+      refuse('MALFORMED', `a certificate of the token is ${error.message}`);
+    throw error;
+  }
+  const { tsa, all } = signer;
+  checkSigningCertificate(signerInfo, tsa);
+  const signature = Buffer.from(signerInfo.signature.buffer);
+  let valid = false;
+  try {
+    valid = crypto.verify(signedWith, decoded.signedAttributes, tsa.node.publicKey, signature);
+  } catch {
+    valid = false;
+  }
+  if (!valid) refuse('SIGNATURE_INVALID', 'the TSA signature does not verify');
+
+  const eku = tsa.extendedKeyUsage;
+  if (
+    eku === undefined ||
+    !eku.critical ||
+    eku.purposes.length !== 1 ||
+    eku.purposes[0] !== id_kp_timeStamping
+  ) {
+    refuse(
+      'TSA_EKU_INVALID',
+      'the TSA certificate must have extendedKeyUsage timeStamping alone, marked critical (RFC 3161 2.3)',
+    );
+  }
+
+  const genTime = tstInfo.genTime;
+  let tsaChain: Buffer[];
+  try {
+    tsaChain = chainToTrustAnchor(tsa.der, {
+      intermediates: all,
+      trustAnchors: options.trustAnchors,
+      at: genTime,
+    });
+  } catch (error) {
+    if (error instanceof CertificateParseError)
+      refuse('MALFORMED', `a certificate is ${error.message}`);
+    if (!(error instanceof ChainError)) throw error;
+    const reasons = {
+      untrusted: 'TSA_UNTRUSTED',
+      not_valid_at_time: 'TSA_CERTIFICATE_NOT_VALID',
+      issuer_not_ca: 'TSA_ISSUER_NOT_CA',
+    } as const;
+    refuse(reasons[error.reason], error.message);
+  }
+
+  const skew = options.clockSkewMs;
+  if (
+    (options.notBefore && genTime.getTime() < options.notBefore.getTime() - skew) ||
+    (options.notAfter && genTime.getTime() > options.notAfter.getTime() + skew)
+  ) {
+    refuse(
+      'GEN_TIME_OUTSIDE_WINDOW',
+      `genTime ${genTime.toISOString()} is outside ${options.notBefore?.toISOString() ?? '-∞'} to ${options.notAfter?.toISOString() ?? '+∞'} (skew ${skew} ms)`,
+    );
+  }
+
+  return {
+    genTime,
+    tsaCertificate: tsa.der,
+    tsaChain,
+    serialNumber: unsignedInteger(new Uint8Array(tstInfo.serialNumber)).toString('hex'),
+    nonce: tstInfo.nonce ? unsignedInteger(new Uint8Array(tstInfo.nonce)) : undefined,
+    policy: tstInfo.policy,
+  };
+}

@@ -1,0 +1,238 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { startHttpsServer, type TestHttpsServer } from '../../../../test/support/httpsServer';
+
+/**
+ * Test PKI and TSAs made with the openssl CLI at run time (nothing committed): a root CA, a TSA
+ * certificate with the critical timeStamping EKU, one with the EKU not critical, and a TSA under
+ * a root nobody trusts; `openssl ts -reply` answers queries for each, and an HTTPS wrapper
+ * (test/support/httpsServer, 127.0.0.1 only) serves them as TSAs.
+ */
+
+export interface TsaIdentity {
+  certificate: string;
+  key: string;
+}
+
+export interface OpensslPki {
+  dir: string;
+  rootPem: string;
+  /** DER of the root CA: the trust anchor. */
+  rootDer: Buffer;
+  otherRootDer: Buffer;
+  tsa: TsaIdentity;
+  tsaNonCriticalEku: TsaIdentity;
+  tsaUntrusted: TsaIdentity;
+  config: string;
+  remove(): void;
+}
+
+const openssl = (args: string[], cwd: string) =>
+  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+
+export function derOfPem(file: string): Buffer {
+  return Buffer.from(
+    fs.readFileSync(file, 'utf8').replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, ''),
+    'base64',
+  );
+}
+
+export function createOpensslPki(): OpensslPki {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-tsa-'));
+  const config = path.join(dir, 'tsa.cnf');
+  fs.writeFileSync(path.join(dir, 'serial'), '01\n');
+  fs.writeFileSync(
+    config,
+    `[ req ]
+distinguished_name = dn
+[ dn ]
+[ tsa ]
+default_tsa = tsa_config1
+[ tsa_config1 ]
+serial = ${path.join(dir, 'serial')}
+crypto_device = builtin
+signer_digest = sha256
+default_policy = 1.2.3.4.1
+digests = sha256, sha384, sha512
+accuracy = secs:1
+ordering = no
+tsa_name = no
+ess_cert_id_chain = no
+[ ca_ext ]
+basicConstraints = critical,CA:TRUE
+keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+[ tsa_ext ]
+basicConstraints = CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = critical,timeStamping
+[ tsa_noncritical_ext ]
+basicConstraints = CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = timeStamping
+`,
+  );
+  const root = (name: string, cn: string) =>
+    openssl(
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        `${name}.key`,
+        '-out',
+        `${name}.pem`,
+        '-subj',
+        `/CN=${cn}`,
+        '-days',
+        '30',
+        '-config',
+        config,
+        '-extensions',
+        'ca_ext',
+      ],
+      dir,
+    );
+  const issue = (name: string, cn: string, issuer: string, extensions: string): TsaIdentity => {
+    openssl(
+      [
+        'req',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        `${name}.key`,
+        '-out',
+        `${name}.csr`,
+        '-subj',
+        `/CN=${cn}`,
+        '-config',
+        config,
+      ],
+      dir,
+    );
+    openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        `${issuer}.pem`,
+        '-CAkey',
+        `${issuer}.key`,
+        '-set_serial',
+        String(Math.floor(Math.random() * 1e9)),
+        '-out',
+        `${name}.pem`,
+        '-days',
+        '10',
+        '-extfile',
+        config,
+        '-extensions',
+        extensions,
+      ],
+      dir,
+    );
+    return { certificate: path.join(dir, `${name}.pem`), key: path.join(dir, `${name}.key`) };
+  };
+  root('root', 'Test TSA Root');
+  root('other-root', 'Untrusted Root');
+  return {
+    dir,
+    rootPem: path.join(dir, 'root.pem'),
+    rootDer: derOfPem(path.join(dir, 'root.pem')),
+    otherRootDer: derOfPem(path.join(dir, 'other-root.pem')),
+    tsa: issue('tsa', 'Test TSA', 'root', 'tsa_ext'),
+    tsaNonCriticalEku: issue(
+      'tsa-noncritical',
+      'Test TSA non-critical EKU',
+      'root',
+      'tsa_noncritical_ext',
+    ),
+    tsaUntrusted: issue('tsa-untrusted', 'Untrusted TSA', 'other-root', 'tsa_ext'),
+    config,
+    remove: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** `openssl ts -reply` for a DER query: the DER TimeStampResp. */
+export function opensslReply(
+  pki: OpensslPki,
+  query: Buffer,
+  signer: TsaIdentity = pki.tsa,
+): Buffer {
+  const stamp = `${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const queryFile = path.join(pki.dir, `${stamp}.tsq`);
+  const replyFile = path.join(pki.dir, `${stamp}.tsr`);
+  fs.writeFileSync(queryFile, query);
+  openssl(
+    [
+      'ts',
+      '-reply',
+      '-config',
+      pki.config,
+      '-queryfile',
+      queryFile,
+      '-signer',
+      signer.certificate,
+      '-inkey',
+      signer.key,
+      '-out',
+      replyFile,
+    ],
+    pki.dir,
+  );
+  return fs.readFileSync(replyFile);
+}
+
+/** An openssl query for `digest` (hex SHA-256) with its own random nonce. */
+export function opensslQuery(pki: OpensslPki, digestHex: string): Buffer {
+  const file = path.join(pki.dir, `q-${Math.random().toString(36).slice(2)}.tsq`);
+  openssl(['ts', '-query', '-digest', digestHex, '-sha256', '-cert', '-out', file], pki.dir);
+  return fs.readFileSync(file);
+}
+
+/** The token inside a reply (`openssl ts -reply -token_out`). */
+export function opensslTokenOf(pki: OpensslPki, reply: Buffer): Buffer {
+  const stamp = Math.random().toString(36).slice(2);
+  const replyFile = path.join(pki.dir, `${stamp}.tsr`);
+  const tokenFile = path.join(pki.dir, `${stamp}.tok`);
+  fs.writeFileSync(replyFile, reply);
+  openssl(['ts', '-reply', '-in', replyFile, '-token_out', '-out', tokenFile], pki.dir);
+  return fs.readFileSync(tokenFile);
+}
+
+export async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Answers with a DER reply and the RFC 3161 media type. */
+export function sendReply(response: ServerResponse, reply: Buffer): void {
+  response.writeHead(200, { 'Content-Type': 'application/timestamp-reply' }).end(reply);
+}
+
+/** An HTTPS TSA wrapper: each route turns the query into a reply its own way. */
+export async function startTsaServer(
+  routes: Record<
+    string,
+    (query: Buffer, request: IncomingMessage, response: ServerResponse) => void
+  >,
+): Promise<TestHttpsServer> {
+  const server = await startHttpsServer();
+  for (const [pathname, handle] of Object.entries(routes)) {
+    server.route(pathname, (request, response) => {
+      readBody(request)
+        .then((query) => handle(query, request, response))
+        .catch(() => response.writeHead(500).end());
+    });
+  }
+  return server;
+}
