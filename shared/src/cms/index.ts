@@ -1,0 +1,2 @@
+export * from './der';
+export * from './signedAttributes';
