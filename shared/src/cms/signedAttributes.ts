@@ -63,8 +63,13 @@ function sha256(bytes: Uint8Array): Uint8Array {
   return new Uint8Array(createHash('sha256').update(bytes).digest());
 }
 
-/** The issuer Name (exact bytes) and serial number INTEGER (exact bytes) of a DER certificate. */
-function issuerAndSerial(certificate: Uint8Array): {
+/**
+ * The issuer Name and the serial number INTEGER of a DER X.509 certificate, both as the exact
+ * DER elements the certificate holds (what signing-certificate-v2 and a CMS SignerInfo's
+ * issuerAndSerialNumber name it by). Throws `CERTIFICATE_MALFORMED` for anything else: PEM,
+ * garbage, truncated or trailing bytes.
+ */
+export function certificateIssuerAndSerial(certificate: Uint8Array): {
   issuer: Uint8Array;
   serialNumber: Uint8Array;
 } {
@@ -123,7 +128,7 @@ export function buildSignedAttributes(
       'The signer certificate must be DER bytes',
     );
   }
-  const { issuer, serialNumber } = issuerAndSerial(signerCertificate);
+  const { issuer, serialNumber } = certificateIssuerAndSerial(signerCertificate);
   const essCertIdV2 = derSequence(
     derOctetString(sha256(signerCertificate)),
     // IssuerSerial ::= SEQUENCE { issuer GeneralNames, serialNumber }; directoryName is [4]
