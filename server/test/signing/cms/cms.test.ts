@@ -8,7 +8,7 @@ import {
   type RawSignatureInput,
   verifyRawSignature,
 } from '../../../src/signing/cms';
-import { TestPki } from './testPki';
+import { cmsVerifyVerdict, TestPki } from './testPki';
 
 let pki: TestPki;
 let content: Buffer;
@@ -109,24 +109,9 @@ function opensslCmsSign(out: string, ...options: string[]): Buffer {
   return pki.read(out);
 }
 
-/** Writes the CMS and asks openssl cms -verify about it, with the CA as trust anchor or not. */
+/** Asks openssl cms -verify about a CMS over content.bin, with the CA as trust anchor or not. */
 function opensslCmsVerify(cms: Buffer, trust: 'noverify' | 'ca'): string {
-  fs.writeFileSync(pki.file('signature.p7s'), cms);
-  const chain = trust === 'ca' ? ['-CAfile', 'ca.pem', '-purpose', 'any'] : ['-noverify'];
-  return pki.opensslVerdict(
-    'cms',
-    '-verify',
-    '-binary',
-    '-inform',
-    'DER',
-    '-in',
-    'signature.p7s',
-    '-content',
-    'content.bin',
-    ...chain,
-    '-out',
-    'verified.bin',
-  );
+  return cmsVerifyVerdict(pki.dir, cms, 'content.bin', trust === 'ca' ? 'ca.pem' : undefined);
 }
 
 describe('verifyRawSignature: the token signature over the signed attributes', () => {

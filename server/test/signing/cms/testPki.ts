@@ -145,3 +145,25 @@ export class TestPki {
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * `openssl cms -verify` of a detached CMS over a content file in `dir` (stderr holds the
+ * verdict): with `caFile` as trust anchor, else with -noverify (signature only). The content
+ * openssl read back is left in `verified.bin`.
+ */
+export function cmsVerifyVerdict(
+  dir: string,
+  cms: Buffer,
+  content: string,
+  caFile?: string,
+): string {
+  fs.writeFileSync(path.join(dir, 'signature.p7s'), cms);
+  const trust = caFile ? ['-CAfile', caFile, '-purpose', 'any'] : ['-noverify'];
+  const detached = ['-binary', '-inform', 'DER', '-in', 'signature.p7s', '-content', content];
+  const run = spawnSync(
+    'openssl',
+    ['cms', '-verify', ...detached, ...trust, '-out', 'verified.bin'],
+    { cwd: dir },
+  );
+  return `${run.stdout.toString()}${run.stderr.toString()}`;
+}
