@@ -1,2 +1,3 @@
 export * from './der';
+export * from './ecdsa';
 export * from './signedAttributes';

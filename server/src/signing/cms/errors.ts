@@ -21,6 +21,8 @@ export const cmsErrors = {
   documentDigestInvalid: (message: string) => new ApiError(400, 'DOCUMENT_DIGEST_INVALID', message),
   timestampTokenMalformed: (message: string) =>
     new ApiError(400, 'TIMESTAMP_TOKEN_MALFORMED', message, { field: 'timestampToken' }),
+  timestampImprintMismatch: (message: string) =>
+    new ApiError(422, 'TIMESTAMP_IMPRINT_MISMATCH', message, { field: 'timestampToken' }),
   signedDataMalformed: (message: string) => new ApiError(400, 'SIGNED_DATA_MALFORMED', message),
 };
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   certificateIssuerAndSerial,
   cmsOids,
@@ -21,6 +22,7 @@ import {
 } from '@esign/shared';
 import { ContentInfo, SignedData } from '@peculiar/asn1-cms';
 import { AsnConvert } from '@peculiar/asn1-schema';
+import { type MessageImprint, TSTInfo } from '@peculiar/asn1-tsp';
 import { Certificate, id_ce_subjectKeyIdentifier, SubjectKeyIdentifier } from '@peculiar/asn1-x509';
 import {
   type SignatureAlgorithm,
@@ -88,8 +90,13 @@ function checkedSignedAttributes(signedAttributes: Uint8Array): Uint8Array {
   }
 }
 
-/** A TimeStampToken is a ContentInfo holding SignedData whose content is a TSTInfo. */
-function checkedTimestampToken(token: Uint8Array): Uint8Array {
+/**
+ * A TimeStampToken is a ContentInfo holding SignedData whose content is a TSTInfo; the one a
+ * signature carries has the SHA-256 of that signature value as its imprint (checked here too,
+ * because a token for other bytes would make a CMS that every validator rejects).
+ */
+function checkedTimestampToken(token: Uint8Array, signature: Uint8Array): Uint8Array {
+  let imprint: MessageImprint;
   try {
     readDerWhole(token);
     const contentInfo = AsnConvert.parse(token, ContentInfo);
@@ -98,13 +105,25 @@ function checkedTimestampToken(token: Uint8Array): Uint8Array {
     if (signedData.encapContentInfo.eContentType !== cmsOids.tstInfo) {
       throw new Error('its content is not a TSTInfo');
     }
-    return token;
+    const tstInfo = signedData.encapContentInfo.eContent?.single;
+    if (!tstInfo) throw new Error('it holds no TSTInfo');
+    imprint = AsnConvert.parse(tstInfo, TSTInfo).messageImprint;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw cmsErrors.timestampTokenMalformed(
       `The timestamp token is not a DER TimeStampToken: ${reason}`,
     );
   }
+  const expected = createHash('sha256').update(signature).digest();
+  if (
+    imprint.hashAlgorithm.algorithm !== cmsOids.sha256 ||
+    !expected.equals(Buffer.from(imprint.hashedMessage.buffer))
+  ) {
+    throw cmsErrors.timestampImprintMismatch(
+      'The timestamp token is not over SHA-256 of this signature value (of its DER form for ECDSA)',
+    );
+  }
+  return token;
 }
 
 /**
@@ -120,7 +139,9 @@ export function assembleSignedData(input: SignedDataInput): Buffer {
   const signedAttributes = checkedSignedAttributes(input.signedAttributes);
   if (input.signature.length === 0) throw cmsErrors.signatureMalformed('The signature is empty');
   const timestampToken =
-    input.timestampToken === undefined ? undefined : checkedTimestampToken(input.timestampToken);
+    input.timestampToken === undefined
+      ? undefined
+      : checkedTimestampToken(input.timestampToken, input.signature);
   const signer = certificateIssuerAndSerial(certificates[0] as Uint8Array);
 
   const signedAttributesImplicit = Uint8Array.from(signedAttributes);

@@ -3,10 +3,9 @@ import {
   certificateIssuerAndSerial,
   DerError,
   derChildren,
-  derSequence,
   derTag,
-  derUnsignedInteger,
   derValue,
+  ecdsaRawSignatureToDer,
   readDerWhole,
 } from '@esign/shared';
 import { PSS_SALT_LENGTH, type SignatureAlgorithm } from './algorithms';
@@ -67,17 +66,6 @@ function isStrictEcdsaDer(signature: Uint8Array, fieldLength: number): boolean {
   }
 }
 
-/** Raw r||s (PKCS#11 CKM_ECDSA, WebCrypto) as DER ECDSA-Sig-Value. */
-export function ecdsaRawToDer(signature: Uint8Array): Buffer {
-  const half = signature.length / 2;
-  return Buffer.from(
-    derSequence(
-      derUnsignedInteger(signature.subarray(0, half)),
-      derUnsignedInteger(signature.subarray(half)),
-    ),
-  );
-}
-
 function verifyEcdsa(key: KeyObject, data: Uint8Array, signature: Uint8Array): VerifiedSignature {
   const curve = key.asymmetricKeyDetails?.namedCurve ?? '';
   const fieldLength = curveFieldLength[curve];
@@ -89,7 +77,8 @@ function verifyEcdsa(key: KeyObject, data: Uint8Array, signature: Uint8Array): V
   // A 64- or 96-byte value can, rarely, read both ways: try each reading that parses.
   const candidates: Buffer[] = [];
   if (isStrictEcdsaDer(signature, fieldLength)) candidates.push(Buffer.from(signature));
-  if (signature.length === 2 * fieldLength) candidates.push(ecdsaRawToDer(signature));
+  if (signature.length === 2 * fieldLength)
+    candidates.push(Buffer.from(ecdsaRawSignatureToDer(signature)));
   if (candidates.length === 0) {
     throw cmsErrors.signatureMalformed(
       `An ECDSA signature with this key is DER or ${2 * fieldLength} bytes of r||s; got ${signature.length} bytes that are neither`,

@@ -557,6 +557,38 @@ describe('assembleSignedData and parseSignedData: each bad input has its own cod
     }
   });
 
+  it('a timestamp for another signature, or for raw r||s instead of its DER: 422 TIMESTAMP_IMPRINT_MISMATCH', () => {
+    const input = good();
+    const otherSignature = opensslSign('rsa', 'other');
+    const foreign = pki.timestamp(createHash('sha256').update(otherSignature).digest('hex'));
+    expect(refusal(() => assembleSignedData({ ...input, timestampToken: foreign }))).toEqual({
+      status: 422,
+      code: 'TIMESTAMP_IMPRINT_MISMATCH',
+      field: 'timestampToken',
+    });
+    const signedAttributes = attributesFor('ec256');
+    const raw = sign('sha256', signedAttributes, {
+      key: createPrivateKey(pki.read('ec256.key')),
+      dsaEncoding: 'ieee-p1363',
+    });
+    const verified = verifyRawSignature({
+      signedAttributes,
+      signature: raw,
+      certificate: certificates.ec256 as Buffer,
+    });
+    const overRaw = pki.timestamp(createHash('sha256').update(raw).digest('hex'));
+    expect(
+      refusal(() =>
+        assembleSignedData({
+          signedAttributes,
+          ...verified,
+          certificates: [certificates.ec256 as Buffer],
+          timestampToken: overRaw,
+        }),
+      ).code,
+    ).toBe('TIMESTAMP_IMPRINT_MISMATCH');
+  });
+
   it('an empty chain or a certificate that is not DER: 400 CERTIFICATE_MALFORMED', () => {
     for (const chain of [[], [certificates.rsa as Buffer, Buffer.from('garbage')]]) {
       expect(refusal(() => assembleSignedData({ ...good(), certificates: chain })).code).toBe(
