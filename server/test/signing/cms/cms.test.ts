@@ -72,6 +72,12 @@ function opensslSign(name: string, key: string, ...sigopts: string[]): Buffer {
   return pki.read(`${name}.sig`);
 }
 
+/** Raw r||s over the attributes, as a PKCS#11 CKM_ECDSA token returns it (made by Node). */
+function rawEcdsaSignature(name: string, signedAttributes: Uint8Array): Buffer {
+  const key = createPrivateKey(pki.read(`${name}.key`));
+  return sign('sha256', signedAttributes, { key, dsaEncoding: 'ieee-p1363' });
+}
+
 const pssOptions = ['rsa_padding_mode:pss', 'rsa_pss_saltlen:32', 'rsa_mgf1_md:sha256'];
 
 function refusal(run: () => unknown): { status: number; code: string; field?: string } {
@@ -252,12 +258,7 @@ describe('verifyRawSignature: each bad input has its own code', () => {
     const signedAttributes = attributesFor('ec256');
     const certificate = certificates.ec256 as Buffer;
     const { privateKey: otherKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const altered = Buffer.from(
-      sign('sha256', signedAttributes, {
-        key: createPrivateKey(pki.read('ec256.key')),
-        dsaEncoding: 'ieee-p1363',
-      }),
-    );
+    const altered = Buffer.from(rawEcdsaSignature('ec256', signedAttributes));
     altered[10] = (altered[10] as number) ^ 1;
     for (const signature of [
       sign('sha256', signedAttributes, { key: otherKey, dsaEncoding: 'der' }),
@@ -392,10 +393,7 @@ describe('assembleSignedData: a detached CMS that openssl cms -verify accepts', 
 
   it('from raw r||s: the DER form goes into the CMS and openssl verifies it', () => {
     const signedAttributes = attributesFor('ec256');
-    const raw = sign('sha256', signedAttributes, {
-      key: createPrivateKey(pki.read('ec256.key')),
-      dsaEncoding: 'ieee-p1363',
-    });
+    const raw = rawEcdsaSignature('ec256', signedAttributes);
     const verified = verifyRawSignature({
       signedAttributes,
       signature: raw,
@@ -567,10 +565,7 @@ describe('assembleSignedData and parseSignedData: each bad input has its own cod
       field: 'timestampToken',
     });
     const signedAttributes = attributesFor('ec256');
-    const raw = sign('sha256', signedAttributes, {
-      key: createPrivateKey(pki.read('ec256.key')),
-      dsaEncoding: 'ieee-p1363',
-    });
+    const raw = rawEcdsaSignature('ec256', signedAttributes);
     const verified = verifyRawSignature({
       signedAttributes,
       signature: raw,
