@@ -1,11 +1,21 @@
 import { createHash, createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import fs from 'node:fs';
-import { buildSignedAttributes, digestInfoSha256, signedAttributesDigest } from '@esign/shared';
+import {
+  buildSignedAttributes,
+  derBytes,
+  derChildren,
+  derElement,
+  digestInfoSha256,
+  readDerWhole,
+  signedAttributesDigest,
+} from '@esign/shared';
 import { ApiError } from '../../../src/errors/apiError';
 import {
   assembleSignedData,
   parseSignedData,
   type RawSignatureInput,
+  readSignedAttributes,
+  signingCertificateMatches,
   verifyRawSignature,
 } from '../../../src/signing/cms';
 import { cmsVerifyVerdict, TestPki } from './testPki';
@@ -391,6 +401,20 @@ describe('assembleSignedData: a detached CMS that openssl cms -verify accepts', 
     },
   );
 
+  it('openssl -cades notices signing-certificate-v2 naming another certificate (the check is real)', () => {
+    // Attributes that name the CA certificate, signed with the P-256 signer's key.
+    const signedAttributes = Buffer.from(buildSignedAttributes(digest, pki.caCertificate()));
+    fs.writeFileSync(pki.file('ec256.attrs'), signedAttributes);
+    const cms = assembleSignedData({
+      signedAttributes,
+      signature: opensslSign('ec256', 'ec256'),
+      signatureAlgorithm: 'ecdsaSha256',
+      certificates: [certificates.ec256 as Buffer, pki.caCertificate()],
+    });
+    expect(opensslCmsVerify(cms, 'noverify')).toContain('Verification successful');
+    expect(opensslCmsVerify(cms, 'ca')).not.toContain('Verification successful');
+  });
+
   it('from raw r||s: the DER form goes into the CMS and openssl verifies it', () => {
     const signedAttributes = attributesFor('ec256');
     const raw = rawEcdsaSignature('ec256', signedAttributes);
@@ -605,5 +629,57 @@ describe('assembleSignedData and parseSignedData: each bad input has its own cod
         code: 'SIGNED_DATA_MALFORMED',
       });
     }
+  });
+});
+
+describe('readSignedAttributes: what verification reads from any signature', () => {
+  it('reads ours: id-data, the document digest, signing-certificate-v2 naming the signer', () => {
+    const values = readSignedAttributes(attributesFor('ec256'));
+    expect(values.types).toEqual([
+      '1.2.840.113549.1.9.3',
+      '1.2.840.113549.1.9.4',
+      '1.2.840.113549.1.9.16.2.47',
+    ]);
+    expect(values.contentType).toBe('1.2.840.113549.1.7.1');
+    expect(values.messageDigest).toEqual(digest);
+    const reference = values.signingCertificateV2;
+    expect(reference?.hashAlgorithmOid).toBe('2.16.840.1.101.3.4.2.1');
+    expect(reference && signingCertificateMatches(reference, certificates.ec256 as Buffer)).toBe(
+      true,
+    );
+    expect(reference && signingCertificateMatches(reference, certificates.rsa as Buffer)).toBe(
+      false,
+    );
+  });
+
+  it("reads openssl's CAdES attributes (signing-time, signing-certificate-v2) and they name its signer", () => {
+    const parsed = parseSignedData(opensslCmsSign('cades.p7s', '-cades', '-md', 'sha256'));
+    const values = readSignedAttributes(parsed.signedAttributes as Buffer);
+    expect(values.types).toContain('1.2.840.113549.1.9.5'); // signing-time
+    expect(values.messageDigest).toEqual(digest);
+    const reference = values.signingCertificateV2;
+    expect(reference && signingCertificateMatches(reference, certificates.rsa as Buffer)).toBe(
+      true,
+    );
+  });
+
+  it('refuses a repeated attribute or one that is not single-valued: 400 SIGNED_ATTRIBUTES_MALFORMED', () => {
+    const attributes = attributesFor('rsa');
+    const members = derChildren(attributes, readDerWhole(attributes)).map((m) =>
+      derBytes(attributes, m),
+    );
+    const repeated = derElement(
+      0x31,
+      members[0] as Uint8Array,
+      members[0] as Uint8Array,
+      members[1] as Uint8Array,
+    );
+    expect(refusal(() => readSignedAttributes(repeated))).toEqual({
+      status: 400,
+      code: 'SIGNED_ATTRIBUTES_MALFORMED',
+    });
+    expect(refusal(() => readSignedAttributes(Buffer.from('garbage'))).code).toBe(
+      'SIGNED_ATTRIBUTES_MALFORMED',
+    );
   });
 });

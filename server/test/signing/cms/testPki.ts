@@ -148,7 +148,8 @@ export class TestPki {
 
 /**
  * `openssl cms -verify` of a detached CMS over a content file in `dir` (stderr holds the
- * verdict): with `caFile` as trust anchor, else with -noverify (signature only). The content
+ * verdict): with `caFile` as trust anchor and -cades (openssl then also checks that
+ * signing-certificate-v2 names the signer), else with -noverify (signature only). The content
  * openssl read back is left in `verified.bin`.
  */
 export function cmsVerifyVerdict(
@@ -158,7 +159,7 @@ export function cmsVerifyVerdict(
   caFile?: string,
 ): string {
   fs.writeFileSync(path.join(dir, 'signature.p7s'), cms);
-  const trust = caFile ? ['-CAfile', caFile, '-purpose', 'any'] : ['-noverify'];
+  const trust = caFile ? ['-CAfile', caFile, '-purpose', 'any', '-cades'] : ['-noverify'];
   const detached = ['-binary', '-inform', 'DER', '-in', 'signature.p7s', '-content', content];
   const run = spawnSync(
     'openssl',
