@@ -202,7 +202,7 @@ export interface ParsedSignedData {
   timestampToken: Buffer | undefined;
 }
 
-function expect(condition: unknown, what: string): asserts condition {
+function ensure(condition: unknown, what: string): asserts condition {
   if (!condition) throw new DerError(what);
 }
 
@@ -211,7 +211,7 @@ function childrenOf(
   element: DerElement | undefined,
   what: string,
 ): DerElement[] {
-  expect(element, `no ${what}`);
+  ensure(element, `no ${what}`);
   return derChildren(bytes, element);
 }
 
@@ -220,7 +220,7 @@ function signerIdentifier(bytes: Uint8Array, sid: DerElement): SignerIdentifier 
     return { subjectKeyIdentifier: Buffer.from(derValue(bytes, sid)) };
   }
   const [issuer, serialNumber, extra] = childrenOf(bytes, sid, 'signer identifier');
-  expect(
+  ensure(
     sid.tag === derTag.sequence &&
       issuer?.tag === derTag.sequence &&
       serialNumber?.tag === derTag.integer &&
@@ -258,14 +258,14 @@ function isSigner(certificate: Buffer, signer: SignerIdentifier): boolean {
 export function parseSignedData(der: Uint8Array): ParsedSignedData {
   try {
     const outer = readDerElement(der);
-    expect(
+    ensure(
       der.subarray(outer.end).every((byte) => byte === 0),
       'bytes after the ContentInfo',
     );
     const contentInfoBytes = der.subarray(0, outer.end);
     // The schema parse checks the whole structure; the walk below keeps the exact bytes.
     const contentInfo = AsnConvert.parse(contentInfoBytes, ContentInfo);
-    expect(contentInfo.contentType === cmsOids.signedData, 'the ContentInfo is not SignedData');
+    ensure(contentInfo.contentType === cmsOids.signedData, 'the ContentInfo is not SignedData');
     AsnConvert.parse(contentInfo.content, SignedData);
 
     const [, explicit] = childrenOf(der, outer, 'ContentInfo');
@@ -278,32 +278,32 @@ export function parseSignedData(der: Uint8Array): ParsedSignedData {
       ? derChildren(der, certificateSet).map((cert) => Buffer.from(derBytes(der, cert)))
       : [];
     const infos = childrenOf(der, signerInfos, 'signerInfos');
-    expect(infos.length === 1, `${infos.length} SignerInfos where a PAdES signature has one`);
-    expect(childrenOf(der, digestAlgorithms, 'digestAlgorithms').length > 0, 'no digest algorithm');
+    ensure(infos.length === 1, `${infos.length} SignerInfos where a PAdES signature has one`);
+    ensure(childrenOf(der, digestAlgorithms, 'digestAlgorithms').length > 0, 'no digest algorithm');
 
     const [, sid, digestAlgorithm, ...signerRest] = childrenOf(der, infos[0], 'SignerInfo');
-    expect(sid && digestAlgorithm, 'a SignerInfo without signer or digest algorithm');
+    ensure(sid && digestAlgorithm, 'a SignerInfo without signer or digest algorithm');
     const signedAttrs = signerRest[0]?.tag === contextTag(0) ? signerRest.shift() : undefined;
     const [signatureAlgorithm, signature, unsignedAttrs] = signerRest;
-    expect(signature?.tag === derTag.octetString, 'a SignerInfo without signature');
+    ensure(signature?.tag === derTag.octetString, 'a SignerInfo without signature');
     const [algorithmOid, algorithmParameters] = childrenOf(
       der,
       signatureAlgorithm,
       'signatureAlgorithm',
     );
-    expect(algorithmOid, 'an empty signatureAlgorithm');
+    ensure(algorithmOid, 'an empty signatureAlgorithm');
     const signatureAlgorithmOid = readDerObjectIdentifier(der, algorithmOid);
     const [digestOid] = childrenOf(der, digestAlgorithm, 'digestAlgorithm');
-    expect(digestOid, 'an empty digestAlgorithm');
+    ensure(digestOid, 'an empty digestAlgorithm');
 
     let timestampToken: Buffer | undefined;
     if (unsignedAttrs?.tag === contextTag(1)) {
       for (const attribute of derChildren(der, unsignedAttrs)) {
         const [type, values] = childrenOf(der, attribute, 'unsigned attribute');
-        expect(type && values, 'an unsigned attribute without values');
+        ensure(type && values, 'an unsigned attribute without values');
         if (readDerObjectIdentifier(der, type) !== cmsOids.signatureTimeStampToken) continue;
         const [token] = derChildren(der, values);
-        expect(token && timestampToken === undefined, 'signature-time-stamp attribute not single');
+        ensure(token && timestampToken === undefined, 'signature-time-stamp attribute not single');
         timestampToken = Buffer.from(derBytes(der, token));
       }
     }
