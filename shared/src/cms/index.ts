@@ -1,0 +1,3 @@
+export * from './der';
+export * from './ecdsa';
+export * from './signedAttributes';
