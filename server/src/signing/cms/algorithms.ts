@@ -5,7 +5,7 @@ import {
   derObjectIdentifier,
   derSequence,
   derUnsignedInteger,
-} from '@esign/shared';
+} from '@esign/shared/cms';
 
 /**
  * The signature algorithms the engine accepts, all over SHA-256 (the digest algorithm of the

@@ -1,4 +1,4 @@
-import { SignedAttributesError } from '@esign/shared';
+import { SignedAttributesError } from '@esign/shared/cms';
 import { ApiError } from '../../errors/apiError';
 
 /**

@@ -11,7 +11,7 @@ import {
   derValue,
   readDerObjectIdentifier,
   readDerWhole,
-} from '@esign/shared';
+} from '@esign/shared/cms';
 import { cmsErrors } from './errors';
 
 /** signing-certificate-v2's first ESSCertIDv2: the one naming the signer (RFC 5035 section 5.4). */

@@ -19,7 +19,7 @@ import {
   readDerElement,
   readDerObjectIdentifier,
   readDerWhole,
-} from '@esign/shared';
+} from '@esign/shared/cms';
 import { ContentInfo, SignedData } from '@peculiar/asn1-cms';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { type MessageImprint, TSTInfo } from '@peculiar/asn1-tsp';

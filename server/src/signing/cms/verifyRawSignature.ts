@@ -7,7 +7,7 @@ import {
   derValue,
   ecdsaRawSignatureToDer,
   readDerWhole,
-} from '@esign/shared';
+} from '@esign/shared/cms';
 import { PSS_SALT_LENGTH, type SignatureAlgorithm } from './algorithms';
 import { cmsErrors, fromSignedAttributesError } from './errors';
 

@@ -3,8 +3,6 @@ import { type RateLimiter, rateLimit } from '../../auth/rateLimit';
 import { ApiError } from '../../errors/apiError';
 import { limitBody } from '../../http/bodyLimit';
 import { createRouter, errorResponses } from '../../http/openapi';
-import { developmentTsa } from './developmentTsa';
-import { timestampResponse } from './responder';
 
 /** A TimeStampReq is about a hundred bytes; a few KB allows any extension a client adds. */
 const maxRequestBytes = 8 * 1024;
@@ -63,6 +61,11 @@ export function developmentTsaRoutes(limiter: RateLimiter) {
       );
     }
     const requestDer = Buffer.from(await c.req.arrayBuffer());
+    // Loaded on the first request: the ASN.1 and X.509 libraries are not paid for at start.
+    const [{ developmentTsa }, { timestampResponse }] = await Promise.all([
+      import('./developmentTsa'),
+      import('./responder'),
+    ]);
     const tsaSigner = await developmentTsa(deps.config, deps.clock);
     const reply = await timestampResponse({ clock: deps.clock, tsaSigner }, requestDer);
     return c.body(new Uint8Array(reply), 200, { 'Content-Type': 'application/timestamp-reply' });

@@ -8,7 +8,7 @@ import {
   digestInfoSha256,
   readDerWhole,
   signedAttributesDigest,
-} from '@esign/shared';
+} from '@esign/shared/cms';
 import { ApiError } from '../../../src/errors/apiError';
 import {
   assembleSignedData,

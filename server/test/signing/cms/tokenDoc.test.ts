@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildSignedAttributes } from '@esign/shared';
+import { buildSignedAttributes } from '@esign/shared/cms';
 import { assembleSignedData, verifyRawSignature } from '../../../src/signing/cms';
 import { cmsVerifyVerdict } from './testPki';
 
