@@ -63,10 +63,15 @@ export function buildChain(signer: Buffer, provided: Buffer[], anchors: Buffer[]
   const given = provided.map((der, i) => readCertificate(der, `certificate ${i + 1} of the chain`));
   const trusted = anchors.map((der, i) => readCertificate(der, `trust anchor ${i + 1}`));
 
-  // A chain is sent signer first: an end-entity certificate at its head that is not the
-  // signer's means the chain belongs to someone else.
+  // A chain is sent signer first: an end-entity certificate at its head that is neither the
+  // signer's nor (by name) its issuer means the chain belongs to someone else.
   const head = given[0];
-  if (head !== undefined && !head.der.equals(leaf.der) && head.basicConstraintsCa !== true) {
+  if (
+    head !== undefined &&
+    !head.der.equals(leaf.der) &&
+    head.basicConstraintsCa !== true &&
+    !namesMatch(leaf, head)
+  ) {
     return {
       ok: false,
       reason: 'chain_not_ending_at_signer',
