@@ -106,6 +106,8 @@ export async function checkRevocation(
     }
     const result = { ...resultOf(answer, at, 'ocsp', reasons), ocspResponse: der! };
     if (result.status !== 'unknown') return result;
+    // Kept in the running list so that the final answer names it beside the CRL's fate.
+    if (answer.note !== undefined) reasons.push(answer.note);
     ocspUnknown = result;
     break;
   }

@@ -253,24 +253,7 @@ export class TestPki {
   /** A certificate from the intermediate's `openssl ca` (so it is in index.txt). */
   async issue(commonName: string, options: LeafOptions = {}, section?: string): Promise<Issued> {
     const name = `leaf-${this.next()}`;
-    const keyFile = path.join(this.dir, `${name}.key`);
-    const csrFile = path.join(this.dir, `${name}.csr`);
-    const certFile = path.join(this.dir, `${name}.pem`);
-    await run('openssl', [
-      'req',
-      '-new',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      csrFile,
-      '-subj',
-      `/CN=${commonName}`,
-    ]);
+    const { keyFile, csrFile, certFile } = await keyAndRequest(this.dir, name, commonName, 'ec');
     const args = ['ca', '-batch', '-notext', '-config', path.join(this.dir, 'ca.cnf')];
     args.push(
       '-extensions',
@@ -336,10 +319,35 @@ export class TestPki {
   }
 }
 
-async function keyArgs(kind: 'rsa' | 'ec'): Promise<string[]> {
+function keyArgs(kind: 'rsa' | 'ec'): string[] {
   return kind === 'rsa'
     ? ['-newkey', 'rsa:2048']
     : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
+}
+
+/** A new key and its certificate request; names the files the certificate will sit beside. */
+async function keyAndRequest(
+  dir: string,
+  name: string,
+  commonName: string,
+  kind: 'rsa' | 'ec',
+): Promise<{ keyFile: string; csrFile: string; certFile: string }> {
+  const keyFile = path.join(dir, `${name}.key`);
+  const csrFile = path.join(dir, `${name}.csr`);
+  const certFile = path.join(dir, `${name}.pem`);
+  await run('openssl', [
+    'req',
+    '-new',
+    ...keyArgs(kind),
+    '-nodes',
+    '-keyout',
+    keyFile,
+    '-out',
+    csrFile,
+    '-subj',
+    `/CN=${commonName}`,
+  ]);
+  return { keyFile, csrFile, certFile };
 }
 
 /** A self-signed CA certificate (a root, or a rogue look-alike). */
@@ -355,7 +363,7 @@ export async function selfSigned(
   await run('openssl', [
     'req',
     '-x509',
-    ...(await keyArgs(kind)),
+    ...keyArgs(kind),
     '-nodes',
     '-keyout',
     keyFile,
@@ -383,23 +391,14 @@ export async function signedBy(
   commonName: string,
   options: { ec: boolean; ext: string; days?: number },
 ): Promise<Issued> {
-  const keyFile = path.join(dir, `${name}.key`);
-  const csrFile = path.join(dir, `${name}.csr`);
-  const certFile = path.join(dir, `${name}.pem`);
+  const { keyFile, csrFile, certFile } = await keyAndRequest(
+    dir,
+    name,
+    commonName,
+    options.ec ? 'ec' : 'rsa',
+  );
   const extFile = path.join(dir, `${name}.ext`);
   fs.writeFileSync(extFile, `${options.ext}\n`);
-  await run('openssl', [
-    'req',
-    '-new',
-    ...(await keyArgs(options.ec ? 'ec' : 'rsa')),
-    '-nodes',
-    '-keyout',
-    keyFile,
-    '-out',
-    csrFile,
-    '-subj',
-    `/CN=${commonName}`,
-  ]);
   await run('openssl', [
     'x509',
     '-req',

@@ -1,0 +1,259 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { OCSPResponse } from '@peculiar/asn1-ocsp';
+import { AsnConvert } from '@peculiar/asn1-schema';
+import { parseAllowlist } from '../../../src/outbound/addressPolicy';
+import { ManualClock, systemClock } from '../../../src/platform/clock';
+import { loadConfig } from '../../../src/platform/config';
+import { checkRevocation, type RevocationDeps } from '../../../src/signing/certificates';
+import { TestPki } from './testPki';
+
+const run = promisify(execFile);
+const day = 24 * 3600_000;
+
+let pki: TestPki;
+let deps: RevocationDeps;
+beforeAll(async () => {
+  pki = await TestPki.create();
+  deps = { clock: systemClock, config: { outboundAllowlist: parseAllowlist('127.0.0.1') } };
+}, 60_000);
+afterAll(async () => {
+  await pki?.close();
+});
+
+function check(der: Buffer, at = new Date(), options = {}) {
+  return checkRevocation(deps, der, pki.intermediate.der, at, options);
+}
+
+/** The check as a server whose clock is `ms` ahead would make it (answers look older). */
+function checkWithClockAhead(der: Buffer, ms: number) {
+  const later = new ManualClock(new Date(Date.now() + ms));
+  return checkRevocation({ ...deps, clock: later }, der, pki.intermediate.der, new Date());
+}
+
+describe('Revocation by OCSP (the certificate AIA responder)', () => {
+  it('is good, from OCSP, with the DER answer kept for the DSS (openssl agrees)', async () => {
+    const leaf = await pki.issue('Good Signer');
+    const result = await check(leaf.der);
+    expect(result).toMatchObject({ status: 'good', source: 'ocsp', reasons: [] });
+    expect(result.nextUpdate!.getTime()).toBeGreaterThan(Date.now());
+    const answer = AsnConvert.parse(result.ocspResponse!, OCSPResponse);
+    expect(answer.responseStatus).toBe(0);
+    const file = path.join(pki.dir, 'kept.der');
+    fs.writeFileSync(file, result.ocspResponse!);
+    const chainFile = path.join(pki.dir, 'chain.pem');
+    fs.writeFileSync(chainFile, pki.intermediate.pem + pki.root.pem);
+    const { stdout } = await run('openssl', [
+      'ocsp',
+      '-respin',
+      file,
+      '-CAfile',
+      chainFile,
+      '-issuer',
+      pki.intermediate.certFile,
+      '-cert',
+      leaf.certFile,
+      // This kept answer echoes our nonce, not one openssl would make up now.
+      '-no_nonce',
+    ]);
+    expect(stdout).toContain(': good');
+  });
+
+  it('asks with a SHA-256 CertID when told to', async () => {
+    const leaf = await pki.issue('SHA-256 Signer');
+    const result = await check(leaf.der, new Date(), { certIdHash: 'sha256' });
+    expect(result).toMatchObject({ status: 'good', source: 'ocsp' });
+  });
+
+  it('is revoked after `openssl ca -revoke`, with the time and reason', async () => {
+    const leaf = await pki.issue('Revoked Signer');
+    const before = new Date(Date.now() - 1000);
+    await pki.revoke(leaf, 'keyCompromise');
+    const result = await check(leaf.der, new Date(Date.now() + 1000));
+    expect(result).toMatchObject({
+      status: 'revoked',
+      source: 'ocsp',
+      revocationReason: 'keyCompromise',
+    });
+    expect(result.revokedAt!.getTime()).toBeGreaterThanOrEqual(before.getTime() - 1000);
+    expect(result.ocspResponse).toBeInstanceOf(Buffer);
+  });
+
+  it('judges as of `at`: revoked later than the signature time is still good then', async () => {
+    const leaf = await pki.issue('Later Revoked');
+    await pki.revoke(leaf, 'superseded');
+    const result = await check(leaf.der, new Date(Date.now() - 3600_000));
+    expect(result).toMatchObject({
+      status: 'good',
+      source: 'ocsp',
+      revocationReason: 'superseded',
+    });
+    expect(result.revokedAt).toBeInstanceOf(Date);
+  });
+
+  it('is unknown for a serial the CA database does not know (no CRL to fall back on)', async () => {
+    const stray = await pki.issueUnrecorded('Stray', pki.url('/ocsp'));
+    const result = await check(stray.der);
+    expect(result).toMatchObject({ status: 'unknown', source: 'ocsp' });
+    expect(result.ocspResponse).toBeInstanceOf(Buffer);
+    expect(result.reasons).toContain('the OCSP responder does not know the certificate');
+  });
+
+  it('accepts an answer signed by the issuer itself', async () => {
+    const leaf = await pki.issue('Issuer Signed', { ocspUrl: pki.url('/ocsp-issuer') });
+    expect(await check(leaf.der)).toMatchObject({ status: 'good', source: 'ocsp' });
+  });
+
+  it('refuses a forged answer (another key, same issuer name) and falls back to the CRL', async () => {
+    const leaf = await pki.issue('Forged For', { ocspUrl: pki.url('/ocsp-forged') });
+    await pki.revoke(leaf);
+    await pki.publishCrl();
+    const result = await check(leaf.der, new Date(Date.now() + 1000));
+    expect(result).toMatchObject({ status: 'revoked', source: 'crl' });
+    expect(result.ocspResponse).toBeUndefined();
+    expect(result.reasons[0]).toMatch(/^OCSP answer refused/);
+  });
+
+  it.each([
+    [
+      'a forged answer, with nothing else to ask',
+      '/ocsp-forged',
+      "OCSP answer refused: the responder certificate was not issued by the certificate's issuer",
+    ],
+    [
+      'a responder the issuer certified without id-kp-OCSPSigning',
+      '/ocsp-no-eku',
+      'lacks id-kp-OCSPSigning',
+    ],
+  ])('refuses %s: unknown', async (_case, responder, reason) => {
+    const leaf = await pki.issue(`Refused ${responder.slice(1)}`, {
+      profile: 'leaf_ocsp',
+      ocspUrl: pki.url(responder),
+    });
+    const result = await check(leaf.der);
+    expect(result).toMatchObject({ status: 'unknown', source: 'none' });
+    expect(result.reasons[0]).toContain(reason);
+  });
+
+  it('refuses a stale answer (nextUpdate passed by our clock)', async () => {
+    const leaf = await pki.issue('Stale', { profile: 'leaf_ocsp' });
+    const result = await checkWithClockAhead(leaf.der, 3 * day);
+    expect(result).toMatchObject({ status: 'unknown', source: 'none' });
+    expect(result.reasons[0]).toContain('stale');
+  });
+});
+
+describe('Revocation by CRL when OCSP does not answer', () => {
+  it('responder down → CRL → good', async () => {
+    const leaf = await pki.issue('Down Good', { ocspUrl: `${pki.deadBase}/ocsp` });
+    const result = await check(leaf.der);
+    expect(result).toMatchObject({ status: 'good', source: 'crl' });
+    expect(result.crl).toBeInstanceOf(Buffer);
+    expect(result.reasons[0]).toContain('OUTBOUND_UNREACHABLE');
+    // The CRL kept is the one served: openssl reads it and verifies it with the issuer.
+    const file = path.join(pki.dir, 'kept.crl');
+    fs.writeFileSync(file, result.crl!);
+    const { stderr } = await run('openssl', [
+      'crl',
+      '-inform',
+      'DER',
+      '-in',
+      file,
+      '-CAfile',
+      pki.intermediate.certFile,
+      '-noout',
+    ]);
+    expect(stderr).toContain('verify OK');
+  });
+
+  it('responder down → CRL → revoked, with the reason', async () => {
+    const leaf = await pki.issue('Down Revoked', { ocspUrl: `${pki.deadBase}/ocsp` });
+    await pki.revoke(leaf, 'cessationOfOperation');
+    await pki.publishCrl();
+    const result = await check(leaf.der, new Date(Date.now() + 1000));
+    expect(result).toMatchObject({
+      status: 'revoked',
+      source: 'crl',
+      revocationReason: 'cessationOfOperation',
+    });
+    expect(result.revokedAt).toBeInstanceOf(Date);
+  });
+
+  it('uses the CRL when the certificate names no responder', async () => {
+    const leaf = await pki.issue('CRL Only', { profile: 'leaf_crl' });
+    const result = await check(leaf.der);
+    expect(result).toMatchObject({ status: 'good', source: 'crl' });
+    expect(result.reasons).toEqual(['the certificate names no OCSP responder']);
+  });
+
+  it('refuses a stale CRL', async () => {
+    const leaf = await pki.issue('Stale CRL', { profile: 'leaf_crl' });
+    const result = await checkWithClockAhead(leaf.der, 10 * day);
+    expect(result).toMatchObject({ status: 'unknown', source: 'none' });
+    expect(result.reasons.join(' ')).toContain('CRL refused: stale');
+  });
+
+  it('both down → unknown, naming both failures', async () => {
+    const leaf = await pki.issue('Both Down', {
+      ocspUrl: `${pki.deadBase}/ocsp`,
+      crlUrl: `${pki.deadBase}/int.crl`,
+    });
+    const result = await check(leaf.der);
+    expect(result).toMatchObject({ status: 'unknown', source: 'none' });
+    expect(result.reasons).toHaveLength(2);
+    expect(result.reasons[0]).toMatch(/^OCSP request .* failed/);
+    expect(result.reasons[1]).toMatch(/^CRL download .* failed/);
+  });
+
+  it('a CRL signed by another key is refused', async () => {
+    // Another CA with the intermediate's name: its CRL has the right issuer name only.
+    const other = await TestPki.create();
+    try {
+      const crlUrl = other.url('/int.crl');
+      const misled = await pki.issue('Misled', { profile: 'leaf_crl', crlUrl });
+      const refused = await checkRevocation(deps, misled.der, pki.intermediate.der, new Date());
+      expect(refused).toMatchObject({ status: 'unknown', source: 'none' });
+      expect(refused.reasons.join(' ')).toContain('CRL refused: the signature does not verify');
+    } finally {
+      await other.close();
+    }
+  }, 60_000);
+});
+
+describe('Revocation fetches go through the safe outbound client', () => {
+  it('an internal address not in OUTBOUND_ALLOWLIST is never contacted', async () => {
+    const leaf = await pki.issue('Not Allowlisted');
+    const hitsBefore = pki.hits.length;
+    const closed = { ...deps, config: { outboundAllowlist: parseAllowlist('') } };
+    const result = await checkRevocation(closed, leaf.der, pki.intermediate.der, new Date());
+    expect(result).toMatchObject({ status: 'unknown', source: 'none' });
+    expect(result.reasons.every((r) => r.includes('OUTBOUND_ADDRESS_FORBIDDEN'))).toBe(true);
+    expect(pki.hits.length).toBe(hitsBefore);
+  });
+
+  it('the allowlist comes from the OUTBOUND_ALLOWLIST setting', async () => {
+    const config = loadConfig({ OUTBOUND_ALLOWLIST: '127.0.0.1' });
+    const leaf = await pki.issue('Configured');
+    const result = await checkRevocation(
+      { clock: systemClock, config },
+      leaf.der,
+      pki.intermediate.der,
+      new Date(),
+    );
+    expect(result).toMatchObject({ status: 'good', source: 'ocsp' });
+  });
+
+  it('an issuer that did not issue the certificate gives unknown without asking anyone', async () => {
+    const leaf = await pki.issue('Wrong Issuer');
+    const hitsBefore = pki.hits.length;
+    const result = await checkRevocation(deps, leaf.der, pki.root.der, new Date());
+    expect(result).toEqual({
+      status: 'unknown',
+      source: 'none',
+      reasons: ['the issuer given did not issue the certificate'],
+    });
+    expect(pki.hits.length).toBe(hitsBefore);
+  });
+});
