@@ -89,3 +89,15 @@ export function crlIssuer(der: Buffer): Buffer {
   if (issuer === undefined) throw new Error('DER: not a CRL');
   return issuer.raw;
 }
+
+/**
+ * The certificates a BasicOCSPResponse carries (`certs [0] EXPLICIT SEQUENCE OF Certificate`,
+ * RFC 6960 §4.2.1), byte for byte as the responder sent them.
+ */
+export function ocspResponseCertificates(basicResponse: Buffer): Buffer[] {
+  const fields = children(elementAt(basicResponse, 0));
+  const certs = fields.find((field) => field.tag === 0xa0);
+  if (certs === undefined) return [];
+  const list = children(certs)[0];
+  return list === undefined ? [] : children(list).map((certificate) => certificate.raw);
+}

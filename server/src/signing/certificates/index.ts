@@ -1,6 +1,8 @@
 /** Certificate checks for signing and verification: path, signer certificate, revocation. */
 export { buildChain, type ChainFailureReason, type ChainResult } from './chain';
 export {
+  type ChainRevocation,
+  checkChainRevocation,
   checkRevocation,
   type RevocationDeps,
   type RevocationOptions,

@@ -16,6 +16,7 @@ import { AlgorithmIdentifier, CRLReasons, Extension } from '@peculiar/asn1-x509'
 import { ApiError } from '../../errors/apiError';
 import { safeHttpsRequest } from '../../outbound/safeFetch';
 import { type CertificateFacts, isIssuedBy, readCertificate, serialHexOf } from './certificate';
+import { ocspResponseCertificates } from './der';
 import type { RevocationDeps, SourceAnswer } from './revocationTypes';
 import { verifySignedData } from './signedData';
 
@@ -92,6 +93,7 @@ function sameCertId(found: CertID, query: OcspQuery): boolean {
  */
 function signerOf(
   basic: BasicOCSPResponse,
+  included: Buffer[],
   query: OcspQuery,
   now: Date,
 ): { ok: true } | { ok: false; reason: string } {
@@ -104,13 +106,10 @@ function signerOf(
     return { ok: true };
   }
   const problems: string[] = [];
-  for (const included of basic.certs ?? []) {
+  for (const der of included) {
     let responder: CertificateFacts;
     try {
-      responder = readCertificate(
-        Buffer.from(AsnConvert.serialize(included)),
-        'OCSP responder certificate',
-      );
+      responder = readCertificate(der, 'OCSP responder certificate');
     } catch {
       problems.push('an included certificate does not parse');
       continue;
@@ -148,6 +147,7 @@ export function judgeOcspResponse(
 ): SourceAnswer {
   let response: OCSPResponse;
   let basic: BasicOCSPResponse;
+  let included: Buffer[];
   try {
     response = AsnConvert.parse(der, OCSPResponse);
     if (response.responseStatus !== OCSPResponseStatus.successful) {
@@ -160,11 +160,13 @@ export function judgeOcspResponse(
     if (bytes === undefined || bytes.responseType !== id_pkix_ocsp_basic) {
       return { kind: 'unusable', reason: 'the OCSP answer is not a basic response' };
     }
-    basic = AsnConvert.parse(bytes.response.buffer, BasicOCSPResponse);
+    const basicDer = Buffer.from(bytes.response.buffer);
+    basic = AsnConvert.parse(basicDer, BasicOCSPResponse);
+    included = ocspResponseCertificates(basicDer);
   } catch {
     return { kind: 'unusable', reason: 'the OCSP answer does not parse' };
   }
-  const signer = signerOf(basic, query, now);
+  const signer = signerOf(basic, included, query, now);
   if (!signer.ok) return { kind: 'unusable', reason: `OCSP answer refused: ${signer.reason}` };
 
   const data = basic.tbsResponseData;

@@ -5,6 +5,7 @@ import type {
   RevocationDeps,
   RevocationOptions,
   RevocationResult,
+  RevocationStatus,
   SourceAnswer,
 } from './revocationTypes';
 
@@ -136,4 +137,34 @@ export async function checkRevocation(
   if (subject.crlUrls.length === 0) reasons.push('the certificate names no CRL distribution point');
   if (ocspUnknown !== null) return { ...ocspUnknown, reasons };
   return { status: 'unknown', source: 'none', reasons };
+}
+
+export interface ChainRevocation {
+  /** `revoked` if any certificate is, else `unknown` if any is, else `good`. */
+  status: RevocationStatus;
+  /** One result per certificate below the trust anchor, signer first (DSS material). */
+  certificates: RevocationResult[];
+}
+
+/**
+ * Revocation of every certificate of a built chain (signer first, anchor last; see buildChain)
+ * except the anchor, each asked of its own issuer, one after the other.
+ */
+export async function checkChainRevocation(
+  deps: RevocationDeps,
+  chain: Buffer[],
+  at: Date,
+  options: RevocationOptions = {},
+): Promise<ChainRevocation> {
+  const certificates: RevocationResult[] = [];
+  for (let i = 0; i + 1 < chain.length; i += 1) {
+    certificates.push(await checkRevocation(deps, chain[i]!, chain[i + 1]!, at, options));
+  }
+  const statuses = certificates.map((c) => c.status);
+  const status: RevocationStatus = statuses.includes('revoked')
+    ? 'revoked'
+    : statuses.includes('unknown')
+      ? 'unknown'
+      : 'good';
+  return { status, certificates };
 }

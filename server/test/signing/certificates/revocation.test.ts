@@ -7,7 +7,17 @@ import { AsnConvert } from '@peculiar/asn1-schema';
 import { parseAllowlist } from '../../../src/outbound/addressPolicy';
 import { ManualClock, systemClock } from '../../../src/platform/clock';
 import { loadConfig } from '../../../src/platform/config';
-import { checkRevocation, type RevocationDeps } from '../../../src/signing/certificates';
+import {
+  checkChainRevocation,
+  checkRevocation,
+  type RevocationDeps,
+} from '../../../src/signing/certificates';
+import { readCertificate } from '../../../src/signing/certificates/certificate';
+import {
+  judgeOcspResponse,
+  type OcspQuery,
+  ocspRequest,
+} from '../../../src/signing/certificates/ocsp';
 import { TestPki } from './testPki';
 
 const run = promisify(execFile);
@@ -142,6 +152,92 @@ describe('Revocation by OCSP (the certificate AIA responder)', () => {
     const result = await checkWithClockAhead(leaf.der, 3 * day);
     expect(result).toMatchObject({ status: 'unknown', source: 'none' });
     expect(result.reasons[0]).toContain('stale');
+  });
+});
+
+describe('OCSP answers are bound to our question', () => {
+  /** Asks the test responder directly and returns the raw answer. */
+  async function rawAnswer(query: OcspQuery, nonce: Buffer): Promise<Buffer> {
+    const response = await fetch(query.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/ocsp-request' },
+      body: ocspRequest(query, nonce),
+    });
+    return Buffer.from(await response.arrayBuffer());
+  }
+
+  function queryFor(der: Buffer): OcspQuery {
+    return {
+      certificate: readCertificate(der),
+      issuer: readCertificate(pki.intermediate.der),
+      url: pki.url('/ocsp'),
+      hash: 'sha1',
+      timeoutMs: 5_000,
+      skewMs: 60_000,
+    };
+  }
+
+  it('refuses an answer that echoes another nonce (a replay)', async () => {
+    const leaf = await pki.issue('Nonce');
+    const query = queryFor(leaf.der);
+    const sent = Buffer.alloc(16, 1);
+    const der = await rawAnswer(query, sent);
+    expect(judgeOcspResponse(der, query, sent, new Date())).toMatchObject({
+      kind: 'answer',
+      status: 'good',
+    });
+    expect(judgeOcspResponse(der, query, Buffer.alloc(16, 2), new Date())).toEqual({
+      kind: 'unusable',
+      reason: 'OCSP answer refused: the nonce is not ours',
+    });
+  });
+
+  it('refuses an answer about another certificate', async () => {
+    const asked = await pki.issue('Asked About');
+    const other = await pki.issue('Someone Else');
+    const nonce = Buffer.alloc(16, 3);
+    const der = await rawAnswer(queryFor(other.der), nonce);
+    expect(judgeOcspResponse(der, queryFor(asked.der), nonce, new Date())).toEqual({
+      kind: 'unusable',
+      reason: 'the OCSP answer is about another certificate',
+    });
+  });
+
+  it('refuses garbage and error statuses as unusable, never throwing', () => {
+    const query = queryFor(pki.intermediate.der);
+    expect(judgeOcspResponse(Buffer.from('garbage'), query, null, new Date())).toMatchObject({
+      kind: 'unusable',
+    });
+    // OCSPResponse { responseStatus tryLater(3) }
+    expect(judgeOcspResponse(Buffer.from('30030a0103', 'hex'), query, null, new Date())).toEqual({
+      kind: 'unusable',
+      reason: 'the OCSP responder answered tryLater',
+    });
+  });
+});
+
+describe('Revocation of a whole chain', () => {
+  it('asks each certificate of the chain of its own issuer; any revoked makes the chain revoked', async () => {
+    const leaf = await pki.issue('Chain Revoked');
+    await pki.revoke(leaf);
+    const chain = [leaf.der, pki.intermediate.der, pki.root.der];
+    const result = await checkChainRevocation(deps, chain, new Date(Date.now() + 1000));
+    expect(result.status).toBe('revoked');
+    expect(result.certificates).toHaveLength(2);
+    expect(result.certificates[0]).toMatchObject({ status: 'revoked', source: 'ocsp' });
+    // The intermediate names no responder and no CRL in this PKI: unknown, and said so.
+    expect(result.certificates[1]).toMatchObject({ status: 'unknown', source: 'none' });
+  });
+
+  it('is unknown when a certificate above the signer cannot be checked', async () => {
+    const leaf = await pki.issue('Chain Good');
+    const result = await checkChainRevocation(
+      deps,
+      [leaf.der, pki.intermediate.der, pki.root.der],
+      new Date(),
+    );
+    expect(result.status).toBe('unknown');
+    expect(result.certificates[0]).toMatchObject({ status: 'good', source: 'ocsp' });
   });
 });
 
