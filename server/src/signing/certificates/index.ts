@@ -9,6 +9,7 @@ export {
   type RevocationResult,
   type RevocationStatus,
 } from './revocation';
+export { RevocationCache } from './revocationCache';
 export {
   acceptsUntrustedSigner,
   checkSignerCertificate,

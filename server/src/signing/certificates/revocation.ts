@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { isIssuedBy, readCertificate } from './certificate';
 import { askCrl } from './crl';
 import { askOcsp } from './ocsp';
@@ -89,6 +90,16 @@ export async function checkRevocation(
       reasons: ['the issuer given did not issue the certificate'],
     };
   }
+  const cacheKey = `${crypto.createHash('sha256').update(issuing.parts.subjectPublicKeyInfo).digest('hex')}:${subject.serialHex}`;
+  const cached = deps.revocationCache?.get(cacheKey, deps.clock.now());
+  if (cached != null) {
+    const evidence = cached.source === 'ocsp' ? { ocspResponse: cached.der } : { crl: cached.der };
+    return { ...resultOf(cached.answer, at, cached.source, []), ...evidence };
+  }
+  const remember = (source: 'ocsp' | 'crl', answer: SourceAnswer, der: Buffer): void => {
+    if (answer.kind === 'answer') deps.revocationCache?.set(cacheKey, { source, answer, der });
+  };
+
   let ocspUnknown: RevocationResult | null = null;
   for (const url of subject.ocspUrls) {
     const { answer, der } = await safely(() =>
@@ -106,7 +117,10 @@ export async function checkRevocation(
       continue;
     }
     const result = { ...resultOf(answer, at, 'ocsp', reasons), ocspResponse: der! };
-    if (result.status !== 'unknown') return result;
+    if (result.status !== 'unknown') {
+      remember('ocsp', answer, der!);
+      return result;
+    }
     // Kept in the running list so that the final answer names it beside the CRL's fate.
     if (answer.note !== undefined) reasons.push(answer.note);
     ocspUnknown = result;
@@ -132,6 +146,7 @@ export async function checkRevocation(
       reasons.push(answer.reason);
       continue;
     }
+    remember('crl', answer, der!);
     return { ...resultOf(answer, at, 'crl', reasons), crl: der! };
   }
   if (subject.crlUrls.length === 0) reasons.push('the certificate names no CRL distribution point');

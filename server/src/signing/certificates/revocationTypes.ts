@@ -1,12 +1,15 @@
 import type { Allowlist } from '../../outbound/addressPolicy';
 import type { Resolver } from '../../outbound/safeFetch';
 import type { Clock } from '../../platform/clock';
+import type { RevocationCache } from './revocationCache';
 
 export interface RevocationDeps {
   clock: Clock;
   config: { outboundAllowlist: Allowlist };
   /** Tests only: how host names resolve. */
   resolver?: Resolver;
+  /** Keeps definitive answers until their nextUpdate; one per process is enough. */
+  revocationCache?: RevocationCache;
 }
 
 export interface RevocationOptions {

@@ -10,6 +10,7 @@ import { loadConfig } from '../../../src/platform/config';
 import {
   checkChainRevocation,
   checkRevocation,
+  RevocationCache,
   type RevocationDeps,
 } from '../../../src/signing/certificates';
 import { readCertificate } from '../../../src/signing/certificates/certificate';
@@ -316,6 +317,63 @@ describe('Revocation by CRL when OCSP does not answer', () => {
       await other.close();
     }
   }, 60_000);
+});
+
+describe('Answers kept in memory until nextUpdate', () => {
+  it('asks the responder once for the same certificate, and judges each time as of `at`', async () => {
+    const cached = { ...deps, revocationCache: new RevocationCache() };
+    const leaf = await pki.issue('Cached');
+    await pki.revoke(leaf);
+    const before = pki.hits.length;
+    const first = await checkRevocation(
+      cached,
+      leaf.der,
+      pki.intermediate.der,
+      new Date(Date.now() + 1000),
+    );
+    const again = await checkRevocation(
+      cached,
+      leaf.der,
+      pki.intermediate.der,
+      new Date(Date.now() - 3600_000),
+    );
+    expect(pki.hits.length - before).toBe(1);
+    expect(first).toMatchObject({ status: 'revoked', source: 'ocsp' });
+    expect(again).toMatchObject({ status: 'good', source: 'ocsp' });
+    expect(again.ocspResponse).toEqual(first.ocspResponse);
+  });
+
+  it('asks again once nextUpdate has passed, and never keeps unknown', async () => {
+    const cache = new RevocationCache();
+    const leaf = await pki.issue('Cache Expiry');
+    const clock = new ManualClock(new Date());
+    await checkRevocation(
+      { ...deps, clock, revocationCache: cache },
+      leaf.der,
+      pki.intermediate.der,
+      new Date(),
+    );
+    expect(cache.size).toBe(1);
+    clock.advance(2 * day);
+    const before = pki.hits.length;
+    await checkRevocation(
+      { ...deps, clock, revocationCache: cache },
+      leaf.der,
+      pki.intermediate.der,
+      new Date(),
+    );
+    expect(pki.hits.length).toBeGreaterThan(before);
+    // (The refetched OCSP answer is stale by this clock, so the CRL answered and was kept.)
+    const kept = cache.size;
+    const stray = await pki.issueUnrecorded('Uncached', pki.url('/ocsp'));
+    await checkRevocation(
+      { ...deps, revocationCache: cache },
+      stray.der,
+      pki.intermediate.der,
+      new Date(),
+    );
+    expect(cache.size).toBe(kept);
+  });
 });
 
 describe('Revocation fetches go through the safe outbound client', () => {
