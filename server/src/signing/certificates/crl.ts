@@ -15,8 +15,9 @@ import { ApiError } from '../../errors/apiError';
 import { safeHttpsRequest } from '../../outbound/safeFetch';
 import { type CertificateFacts, hasKeyUsage, keyUsageBits, serialHexOf } from './certificate';
 import { crlIssuer } from './der';
-import type { RevocationDeps, SourceAnswer } from './revocationTypes';
+import type { RevocationDeps } from './revocationTypes';
 import { verifySignedData } from './signedData';
+import type { SourceAnswer } from './sourceAnswer';
 
 export interface CrlQuery {
   certificate: CertificateFacts;

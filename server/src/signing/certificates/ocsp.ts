@@ -17,8 +17,9 @@ import { ApiError } from '../../errors/apiError';
 import { safeHttpsRequest } from '../../outbound/safeFetch';
 import { type CertificateFacts, isIssuedBy, readCertificate, serialHexOf } from './certificate';
 import { ocspResponseCertificates } from './der';
-import type { RevocationDeps, SourceAnswer } from './revocationTypes';
+import type { RevocationDeps } from './revocationTypes';
 import { verifySignedData } from './signedData';
+import type { SourceAnswer } from './sourceAnswer';
 
 const hashOids = {
   sha1: '1.3.14.3.2.26',

@@ -7,8 +7,8 @@ import type {
   RevocationOptions,
   RevocationResult,
   RevocationStatus,
-  SourceAnswer,
 } from './revocationTypes';
+import type { SourceAnswer } from './sourceAnswer';
 
 export type {
   RevocationDeps,

@@ -1,4 +1,4 @@
-import type { SourceAnswer } from './revocationTypes';
+import type { SourceAnswer } from './sourceAnswer';
 
 /** A definitive answer (good or revoked) and the bytes it came in. */
 export interface CachedAnswer {

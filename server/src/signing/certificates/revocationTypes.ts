@@ -2,6 +2,9 @@ import type { Allowlist } from '../../outbound/addressPolicy';
 import type { Resolver } from '../../outbound/safeFetch';
 import type { Clock } from '../../platform/clock';
 import type { RevocationCache } from './revocationCache';
+import type { RevocationStatus } from './sourceAnswer';
+
+export type { RevocationStatus } from './sourceAnswer';
 
 export interface RevocationDeps {
   clock: Clock;
@@ -23,8 +26,6 @@ export interface RevocationOptions {
   skewMs?: number;
 }
 
-export type RevocationStatus = 'good' | 'revoked' | 'unknown';
-
 export interface RevocationResult {
   status: RevocationStatus;
   /** Where the answer came from; 'none' when neither source gave a usable one. */
@@ -43,17 +44,3 @@ export interface RevocationResult {
   /** Why a source was skipped or not believed, in the order tried (empty when all went well). */
   reasons: string[];
 }
-
-/** What one source concluded; 'unusable' sends the check to the next source. */
-export type SourceAnswer =
-  | {
-      kind: 'answer';
-      status: RevocationStatus;
-      revokedAt?: Date;
-      revocationReason?: string;
-      thisUpdate: Date;
-      nextUpdate?: Date;
-      /** Why the answer is 'unknown', when it is. */
-      note?: string;
-    }
-  | { kind: 'unusable'; reason: string };
