@@ -156,11 +156,18 @@ export class TestPki {
     fs.writeFileSync(path.join(intDir, 'crlnumber'), '01\n');
     fs.writeFileSync(path.join(dir, 'ca.cnf'), caConfig(dir));
 
-    const root = await selfSigned(dir, 'root', 'Test Root CA', 'rsa');
-    const intermediate = await signedBy(dir, root, 'int/int', 'Test Intermediate CA', {
-      ec: true,
-      ext: 'basicConstraints=critical,CA:true,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid',
-    });
+    let root: Issued;
+    let intermediate: Issued;
+    try {
+      root = await selfSigned(dir, 'root', 'Test Root CA', 'rsa');
+      intermediate = await signedBy(dir, root, 'int/int', 'Test Intermediate CA', {
+        ec: true,
+        ext: 'basicConstraints=critical,CA:true,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid',
+      });
+    } catch (error) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
 
     let pki: TestPki | null = null;
     const server = http.createServer((req, res) => {
