@@ -13,8 +13,8 @@ import { promisify } from 'node:util';
  * - OCSP: every POST runs `openssl ocsp -index index.txt -CA int.pem -rsigner … -rkey …` on the
  *   request (`-reqin`/`-respout`). `openssl ocsp -port` cannot be told to listen on loopback only
  *   (it binds every interface), so the HTTP side is ours and the responder logic is openssl's.
- *   Paths choose the signer: /ocsp (a delegated responder with id-kp-OCSPSigning), /ocsp-issuer
- *   (the intermediate itself), /ocsp-forged (a key the intermediate never certified),
+ *   Paths choose the signer: /ocsp (a delegated RSA responder with id-kp-OCSPSigning), /ocsp-issuer
+ *   (the intermediate itself, P-256), /ocsp-forged (a key the intermediate never certified),
  *   /ocsp-no-eku (issued by the intermediate, without id-kp-OCSPSigning).
  * - CRL: GET /int.crl serves the last `openssl ca -gencrl`, DER.
  */
@@ -48,6 +48,8 @@ export interface LeafOptions {
   /** openssl ca -startdate/-enddate, YYYYMMDDHHMMSSZ. */
   startDate?: string;
   endDate?: string;
+  /** The key: P-256 unless told. */
+  kind?: 'rsa' | 'ec';
 }
 
 function derOf(pem: string): Buffer {
@@ -195,7 +197,8 @@ export class TestPki {
   /** The responder certificates and the first CRL. */
   private async prepare(): Promise<void> {
     const { dir, intermediate } = this;
-    const responder = await this.issue('OCSP Responder', { profile: 'leaf_none' }, 'responder');
+    // An RSA responder, so that RSA answers are checked too (the intermediate signs with P-256).
+    const responder = await this.issue('OCSP Responder', { kind: 'rsa' }, 'responder');
     const noEku = await this.issue('OCSP Responder without EKU', {}, 'responder_no_eku');
     const rogue = await selfSigned(dir, 'rogue', 'Test Intermediate CA', 'ec');
     this.responders = {
@@ -260,7 +263,12 @@ export class TestPki {
   /** A certificate from the intermediate's `openssl ca` (so it is in index.txt). */
   async issue(commonName: string, options: LeafOptions = {}, section?: string): Promise<Issued> {
     const name = `leaf-${this.next()}`;
-    const { keyFile, csrFile, certFile } = await keyAndRequest(this.dir, name, commonName, 'ec');
+    const { keyFile, csrFile, certFile } = await keyAndRequest(
+      this.dir,
+      name,
+      commonName,
+      options.kind ?? 'ec',
+    );
     const args = ['ca', '-batch', '-notext', '-config', path.join(this.dir, 'ca.cnf')];
     args.push(
       '-extensions',
