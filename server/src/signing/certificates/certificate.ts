@@ -36,6 +36,8 @@ export interface CertificateFacts {
   notAfter: Date;
   /** null when the extension is absent. */
   basicConstraintsCa: boolean | null;
+  /** basicConstraints pathLenConstraint: how many intermediates may follow; null = no limit. */
+  pathLength: number | null;
   /** The keyUsage bits, or null when the extension is absent (then any usage is allowed). */
   keyUsage: number | null;
   extendedKeyUsage: string[] | null;
@@ -93,6 +95,7 @@ export function readCertificate(der: Buffer, label = 'certificate'): Certificate
       notBefore: tbs.validity.notBefore.getTime(),
       notAfter: tbs.validity.notAfter.getTime(),
       basicConstraintsCa: basic === null ? null : basic.cA,
+      pathLength: basic?.pathLenConstraint ?? null,
       keyUsage: usage === null ? null : usage.toNumber(),
       extendedKeyUsage: eku === null ? null : [...eku],
       subjectKeyId: ski === null ? null : Buffer.from(ski.buffer),

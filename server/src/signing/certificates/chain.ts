@@ -19,6 +19,8 @@ export type ChainFailureReason =
   | 'signature_mismatch'
   /** The issuer is not a CA (basicConstraints CA:true, keyUsage keyCertSign). */
   | 'issuer_not_ca'
+  /** More intermediates below an issuer than its pathLenConstraint allows. */
+  | 'path_too_long'
   /** The given chain starts with an end-entity certificate other than the signer's. */
   | 'chain_not_ending_at_signer';
 
@@ -37,6 +39,7 @@ const reasonRank: Record<ChainFailureReason, number> = {
   chain_not_ending_at_signer: 5,
   signature_mismatch: 4,
   issuer_not_ca: 3,
+  path_too_long: 3,
   untrusted_root: 2,
   missing_intermediate: 1,
 };
@@ -124,6 +127,15 @@ export function buildChain(signer: Buffer, provided: Buffer[], anchors: Buffer[]
         note({
           reason: 'issuer_not_ca',
           message: `"${subjectName(candidate)}" is not a CA allowed to sign certificates (basicConstraints CA:true, keyUsage keyCertSign)`,
+        });
+        continue;
+      }
+      // RFC 5280 §4.2.1.9: self-issued certificates do not count; the signer is not one.
+      const below = path.slice(1).filter((p) => !isSelfIssued(p)).length;
+      if (candidate.pathLength !== null && below > candidate.pathLength) {
+        note({
+          reason: 'path_too_long',
+          message: `"${subjectName(candidate)}" allows ${candidate.pathLength} intermediate certificate(s) below it, the chain has ${below}`,
         });
         continue;
       }

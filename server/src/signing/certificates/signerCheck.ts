@@ -123,6 +123,7 @@ const brokenChain: ReadonlySet<ChainFailureReason> = new Set([
   'chain_not_ending_at_signer',
   'signature_mismatch',
   'issuer_not_ca',
+  'path_too_long',
 ]);
 
 /**

@@ -113,6 +113,28 @@ describe('buildChain: signer → intermediates → trust anchor', () => {
     });
   });
 
+  it('refuses more intermediates than a pathLenConstraint allows', async () => {
+    const strict = await selfSigned(pki.dir, 'strict-root', 'Strict Root', 'ec', 0);
+    const sub = await signedBy(pki.dir, strict, 'strict-sub', 'Strict Sub CA', {
+      ec: true,
+      ext: 'basicConstraints=critical,CA:true\nkeyUsage=critical,keyCertSign',
+    });
+    const leaf = await signedBy(pki.dir, sub, 'strict-leaf', 'Uma', {
+      ec: true,
+      ext: 'basicConstraints=critical,CA:false\nkeyUsage=critical,digitalSignature',
+    });
+    expect(buildChain(leaf.der, [sub.der], [strict.der])).toMatchObject({
+      ok: false,
+      reason: 'path_too_long',
+    });
+    // A leaf right under the root is within pathlen:0.
+    const direct = await signedBy(pki.dir, strict, 'strict-direct', 'Victor', {
+      ec: true,
+      ext: 'basicConstraints=critical,CA:false\nkeyUsage=critical,digitalSignature',
+    });
+    expect(buildChain(direct.der, [], [strict.der]).ok).toBe(true);
+  });
+
   it('answers a garbage certificate with 422 CERTIFICATE_INVALID', () => {
     expect(() => buildChain(Buffer.from('not a certificate'), [], [pki.root.der])).toThrow(
       expect.objectContaining({ status: 422, code: 'CERTIFICATE_INVALID' }),

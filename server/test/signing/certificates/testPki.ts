@@ -371,7 +371,7 @@ export async function selfSigned(
   name: string,
   commonName: string,
   kind: 'rsa' | 'ec',
-  extra: string[] = [],
+  pathLength?: number,
 ): Promise<Issued> {
   const keyFile = path.join(dir, `${name}.key`);
   const certFile = path.join(dir, `${name}.pem`);
@@ -389,10 +389,9 @@ export async function selfSigned(
     '-days',
     '3650',
     '-addext',
-    'basicConstraints=critical,CA:true',
+    `basicConstraints=critical,CA:true${pathLength === undefined ? '' : `,pathlen:${pathLength}`}`,
     '-addext',
     'keyUsage=critical,keyCertSign,cRLSign,digitalSignature',
-    ...extra,
   ]);
   const pem = fs.readFileSync(certFile, 'utf8');
   return { name, pem, der: derOf(pem), keyFile, certFile };
