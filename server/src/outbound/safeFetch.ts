@@ -1,5 +1,5 @@
 import dns from 'node:dns';
-import type { ClientRequest, IncomingHttpHeaders } from 'node:http';
+import http, { type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
 import { type Readable, Transform } from 'node:stream';
@@ -16,6 +16,10 @@ import { type Allowlist, emptyAllowlist, mayConnect, normalizeHost } from './add
  * - one deadline covers DNS, connect, TLS, headers and body; the body is capped while it streams;
  * - connections are one-shot unless the caller passes an `OutboundPool` (keep-alive, see there).
  * Trust is Node's default CA store plus NODE_EXTRA_CA_CERTS.
+ *
+ * `allowPlainHttp` lets one kind of caller use `http:` too: fetches of OCSP answers and CRLs,
+ * which are published over plain HTTP (RFC 5280 §4.2.1.13, RFC 6960 A.1) and carry their own
+ * signature. Everything else (address policy, deadline, cap, no redirects) is the same.
  */
 
 /** Codes of the errors thrown here; callers such as downloadPdf translate them. */
@@ -62,6 +66,11 @@ export interface SafeRequestOptions {
    * reach the host of this URL.
    */
   authorization?: string;
+  /**
+   * Also accept `http:` URLs. Only for answers that are signed themselves (OCSP, CRL); never
+   * for partner URLs. Not with a `pool` (pools are HTTPS).
+   */
+  allowPlainHttp?: boolean;
 }
 
 export interface SafeResponse {
@@ -118,14 +127,21 @@ function describeFailure(error: unknown, phase: Phase): ApiError {
 }
 
 /** Parses and checks the URL; an IP literal host is judged here, before any socket exists. */
-function target(rawUrl: string, allowlist: Allowlist): { url: URL; host: string; isIp: boolean } {
+function target(
+  rawUrl: string,
+  allowlist: Allowlist,
+  allowPlainHttp: boolean,
+): { url: URL; host: string; isIp: boolean } {
   let url: URL;
   try {
     url = new URL(rawUrl);
   } catch {
     throw invalidUrl('The URL is not a valid absolute URL');
   }
-  if (url.protocol !== 'https:') throw invalidUrl('The URL must use https');
+  if (url.protocol === 'http:' && !allowPlainHttp) throw invalidUrl('The URL must use https');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw invalidUrl(allowPlainHttp ? 'The URL must use http or https' : 'The URL must use https');
+  }
   if (url.username !== '' || url.password !== '') {
     throw invalidUrl('The URL may not carry credentials');
   }
@@ -237,7 +253,11 @@ export async function safeHttpsRequest(
     }
     if (pool.closed) throw new TypeError('safeHttpsRequest: the pool is closed');
   }
-  const { url, host, isIp } = target(rawUrl, allowlist);
+  const { url, host, isIp } = target(rawUrl, allowlist, options.allowPlainHttp === true);
+  const plain = url.protocol === 'http:';
+  if (plain && pool !== undefined) {
+    throw new TypeError('safeHttpsRequest: a pool only carries https requests');
+  }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     if (forbiddenHeaders.has(name.toLowerCase())) {
@@ -250,15 +270,19 @@ export async function safeHttpsRequest(
 
   return new Promise<SafeResponse>((resolve, reject) => {
     const oneShot =
-      pool === undefined ? new https.Agent({ keepAlive: false, maxCachedSessions: 0 }) : null;
+      pool !== undefined
+        ? null
+        : plain
+          ? new http.Agent({ keepAlive: false })
+          : new https.Agent({ keepAlive: false, maxCachedSessions: 0 });
     const agent = pool?.agent ?? oneShot!;
     let phase: Phase = 'connecting';
     let body: Transform | null = null;
     let request: ClientRequest;
     try {
-      request = https.request({
+      request = (plain ? http : https).request({
         host,
-        port: url.port === '' ? 443 : Number(url.port),
+        port: url.port === '' ? (plain ? 80 : 443) : Number(url.port),
         path: `${url.pathname}${url.search}`,
         method: options.method ?? 'GET',
         headers,
@@ -287,7 +311,8 @@ export async function safeHttpsRequest(
         return;
       }
       socket.once('connect', () => {
-        phase = 'handshake';
+        // Plain HTTP has no handshake: connected is connected.
+        phase = plain ? 'connected' : 'handshake';
       });
       socket.once('secureConnect', () => {
         phase = 'connected';

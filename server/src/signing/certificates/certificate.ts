@@ -1,0 +1,160 @@
+import crypto from 'node:crypto';
+import { AsnConvert } from '@peculiar/asn1-schema';
+import {
+  AuthorityInfoAccessSyntax,
+  AuthorityKeyIdentifier,
+  BasicConstraints,
+  Certificate,
+  CRLDistributionPoints,
+  ExtendedKeyUsage,
+  id_ce_authorityKeyIdentifier,
+  id_ce_basicConstraints,
+  id_ce_cRLDistributionPoints,
+  id_ce_extKeyUsage,
+  id_ce_keyUsage,
+  id_ce_subjectKeyIdentifier,
+  id_pe_authorityInfoAccess,
+  KeyUsage,
+  KeyUsageFlags,
+  SubjectKeyIdentifier,
+} from '@peculiar/asn1-x509';
+import { ApiError } from '../../errors/apiError';
+import { type CertificateParts, certificateParts } from './der';
+
+const id_ad_ocsp = '1.3.6.1.5.5.7.48.1';
+
+/** The facts about one certificate that chain building and revocation checks read. */
+export interface CertificateFacts {
+  der: Buffer;
+  parts: CertificateParts;
+  /** Node's view: signature checks (`verify`) and the public key. */
+  x509: crypto.X509Certificate;
+  asn: Certificate;
+  /** Serial number as lower-case hex without leading zero bytes. */
+  serialHex: string;
+  notBefore: Date;
+  notAfter: Date;
+  /** null when the extension is absent. */
+  basicConstraintsCa: boolean | null;
+  /** basicConstraints pathLenConstraint: how many intermediates may follow; null = no limit. */
+  pathLength: number | null;
+  /** The keyUsage bits, or null when the extension is absent (then any usage is allowed). */
+  keyUsage: number | null;
+  extendedKeyUsage: string[] | null;
+  subjectKeyId: Buffer | null;
+  authorityKeyId: Buffer | null;
+  ocspUrls: string[];
+  crlUrls: string[];
+}
+
+export const keyUsageBits = KeyUsageFlags;
+
+/** Lower-case hex of an INTEGER's bytes, without the sign-padding zero bytes. */
+export function serialHexOf(bytes: ArrayBuffer | Uint8Array): string {
+  const hex = Buffer.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)).toString(
+    'hex',
+  );
+  return hex.replace(/^(00)+(?=..)/, '');
+}
+
+function extension<T>(asn: Certificate, id: string, type: new () => T): T | null {
+  const found = asn.tbsCertificate.extensions?.find((e) => e.extnID === id);
+  return found === undefined ? null : AsnConvert.parse(found.extnValue, type);
+}
+
+/**
+ * Reads a DER certificate; anything that does not parse is the caller's bad input (422
+ * CERTIFICATE_INVALID, naming which certificate when `label` says).
+ */
+export function readCertificate(der: Buffer, label = 'certificate'): CertificateFacts {
+  let asn: Certificate;
+  let x509: crypto.X509Certificate;
+  let parts: CertificateParts;
+  try {
+    asn = AsnConvert.parse(der, Certificate);
+    x509 = new crypto.X509Certificate(der);
+    parts = certificateParts(der);
+  } catch {
+    throw new ApiError(422, 'CERTIFICATE_INVALID', `The ${label} is not a DER X.509 certificate`);
+  }
+  try {
+    const tbs = asn.tbsCertificate;
+    const basic = extension(asn, id_ce_basicConstraints, BasicConstraints);
+    const usage = extension(asn, id_ce_keyUsage, KeyUsage);
+    const eku = extension(asn, id_ce_extKeyUsage, ExtendedKeyUsage);
+    const ski = extension(asn, id_ce_subjectKeyIdentifier, SubjectKeyIdentifier);
+    const aki = extension(asn, id_ce_authorityKeyIdentifier, AuthorityKeyIdentifier);
+    const aia = extension(asn, id_pe_authorityInfoAccess, AuthorityInfoAccessSyntax);
+    const cdp = extension(asn, id_ce_cRLDistributionPoints, CRLDistributionPoints);
+    return {
+      der,
+      parts,
+      x509,
+      asn,
+      serialHex: serialHexOf(tbs.serialNumber),
+      notBefore: tbs.validity.notBefore.getTime(),
+      notAfter: tbs.validity.notAfter.getTime(),
+      basicConstraintsCa: basic === null ? null : basic.cA,
+      pathLength: basic?.pathLenConstraint ?? null,
+      keyUsage: usage === null ? null : usage.toNumber(),
+      extendedKeyUsage: eku === null ? null : [...eku],
+      subjectKeyId: ski === null ? null : Buffer.from(ski.buffer),
+      authorityKeyId:
+        aki?.keyIdentifier === undefined ? null : Buffer.from(aki.keyIdentifier.buffer),
+      ocspUrls: (aia ?? [])
+        .filter((a) => a.accessMethod === id_ad_ocsp)
+        .map((a) => a.accessLocation.uniformResourceIdentifier)
+        .filter((url): url is string => url !== undefined),
+      crlUrls: (cdp ?? [])
+        // A point limited to some reasons, or with another CRL issuer (indirect CRL), cannot
+        // answer for every reason by itself; we only read full CRLs of the issuer.
+        .filter((point) => point.reasons === undefined && point.cRLIssuer === undefined)
+        .flatMap((point) => point.distributionPoint?.fullName ?? [])
+        .map((name) => name.uniformResourceIdentifier)
+        .filter((url): url is string => url !== undefined),
+    };
+  } catch {
+    throw new ApiError(
+      422,
+      'CERTIFICATE_INVALID',
+      `The ${label} has an extension that does not parse`,
+    );
+  }
+}
+
+export function hasKeyUsage(facts: CertificateFacts, bit: KeyUsageFlags): boolean {
+  return facts.keyUsage === null || (facts.keyUsage & bit) !== 0;
+}
+
+/** Did `issuer`'s key sign `certificate`, with matching names (and key ids when both have one)? */
+export function isIssuedBy(certificate: CertificateFacts, issuer: CertificateFacts): boolean {
+  return namesMatch(certificate, issuer) && signatureVerifies(certificate, issuer);
+}
+
+export function namesMatch(certificate: CertificateFacts, issuer: CertificateFacts): boolean {
+  if (!certificate.parts.issuer.equals(issuer.parts.subject)) return false;
+  if (certificate.authorityKeyId !== null && issuer.subjectKeyId !== null) {
+    return certificate.authorityKeyId.equals(issuer.subjectKeyId);
+  }
+  return true;
+}
+
+export function signatureVerifies(
+  certificate: CertificateFacts,
+  issuer: CertificateFacts,
+): boolean {
+  try {
+    return certificate.x509.verify(issuer.x509.publicKey);
+  } catch {
+    return false;
+  }
+}
+
+export function isSelfIssued(facts: CertificateFacts): boolean {
+  return facts.parts.issuer.equals(facts.parts.subject);
+}
+
+/** The subject as a readable DN for messages (Node's rendering). */
+export function subjectName(facts: CertificateFacts): string {
+  return facts.x509.subject.replaceAll('\n', ', ');
+}
