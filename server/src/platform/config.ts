@@ -41,7 +41,17 @@ export interface Config {
   webhookJobs: WebhookJobSettings;
   /** Notification e-mail and SMS (server/src/notify). */
   notify: NotifyConfig;
+  /** KEYSTORE: where the service's signing keys live (server/src/signing/keys). */
+  keyStore: KeyStoreSettings;
 }
+
+/**
+ * Software keys are encrypted under the master secret in the database; PKCS#11 keys stay on a
+ * token. The PIN is a function so that serializing or logging the config never shows it.
+ */
+export type KeyStoreSettings =
+  | { kind: 'software' }
+  | { kind: 'pkcs11'; module: string; tokenLabel: string; pin(): string };
 
 export interface WebhookJobSettings {
   /** WEBHOOK_CONCURRENCY: parallel sends. */
@@ -225,6 +235,10 @@ const EnvironmentSchema = z.object({
   SMS_HTTP_HEADERS: setting(smsHeaders),
   SMS_HTTP_BODY_TEMPLATE: setting(text),
   SMS_HTTP_AUTHORIZATION: setting(text),
+  KEYSTORE: settingOr(oneOf(['software', 'pkcs11']), 'software'),
+  PKCS11_MODULE: setting(trimmed),
+  PKCS11_TOKEN_LABEL: setting(text),
+  PKCS11_PIN: setting(text),
 });
 type Environment = z.infer<typeof EnvironmentSchema>;
 
@@ -254,6 +268,30 @@ function checkCombinations(env: Environment, context: z.core.$RefinementCtx<Envi
       refuse('SMS_HTTP_BODY_TEMPLATE', 'cannot be used with SMS_HTTP_METHOD=GET');
     }
   }
+  checkKeyStore(env, refuse);
+}
+
+function checkKeyStore(
+  env: Environment,
+  refuse: (name: keyof Environment, message: string) => void,
+): void {
+  if (env.KEYSTORE !== 'pkcs11') return;
+  for (const name of ['PKCS11_MODULE', 'PKCS11_TOKEN_LABEL', 'PKCS11_PIN'] as const) {
+    if (env[name] === undefined) refuse(name, 'is required when KEYSTORE=pkcs11');
+  }
+  if (env.PKCS11_MODULE !== undefined && !path.isAbsolute(env.PKCS11_MODULE)) {
+    // A relative path would be looked up by the dynamic loader, not from DATA_DIR or the cwd.
+    refuse('PKCS11_MODULE', 'must be an absolute path to the PKCS#11 library');
+  }
+}
+
+function keyStoreSettings(env: Environment): KeyStoreSettings {
+  // checkKeyStore made the three PKCS#11 settings present for KEYSTORE=pkcs11.
+  const { PKCS11_MODULE: module, PKCS11_TOKEN_LABEL: tokenLabel, PKCS11_PIN: pin } = env;
+  if (env.KEYSTORE === 'software' || !module || !tokenLabel || pin === undefined) {
+    return { kind: 'software' };
+  }
+  return { kind: 'pkcs11', module, tokenLabel, pin: () => pin };
 }
 
 function mailSettings(env: Environment): MailSettings {
@@ -336,6 +374,7 @@ function configOf(env: Environment, context: z.core.$RefinementCtx<Environment>)
       mailDir: path.join(dataDir, 'outbox', 'mail'),
       smsDir: path.join(dataDir, 'outbox', 'sms'),
     },
+    keyStore: keyStoreSettings(env),
   };
 }
 

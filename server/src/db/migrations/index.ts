@@ -7,6 +7,7 @@ import { notifyOutbox } from './006_notify_outbox';
 import { taskListIndexes } from './007_task_list_indexes';
 import { tenantLogins } from './008_tenant_logins';
 import { jobs } from './009_jobs';
+import { signingKeys } from './010_signing_keys';
 
 export interface Migration {
   version: number;
@@ -25,4 +26,5 @@ export const migrations: Migration[] = [
   { version: 7, name: 'task_list_indexes', sql: taskListIndexes },
   { version: 8, name: 'tenant_logins', sql: tenantLogins },
   { version: 9, name: 'jobs', sql: jobs },
+  { version: 10, name: 'signing_keys', sql: signingKeys },
 ];
