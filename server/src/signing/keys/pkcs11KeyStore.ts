@@ -161,6 +161,27 @@ export class Pkcs11KeyStore implements KeyStore {
     });
   }
 
+  /** How the token protects a private key (for audits: it must never have been extractable). */
+  async protection(ref: KeyReference): Promise<Record<KeyProtection, boolean>> {
+    return this.withSession((session, g) => {
+      const key = this.privateKeyOf(session, g, ref);
+      const read = key.getAttribute({
+        private: null,
+        sensitive: null,
+        alwaysSensitive: null,
+        extractable: null,
+        neverExtractable: null,
+      });
+      return {
+        private: read.private === true,
+        sensitive: read.sensitive === true,
+        alwaysSensitive: read.alwaysSensitive === true,
+        extractable: read.extractable === true,
+        neverExtractable: read.neverExtractable === true,
+      };
+    });
+  }
+
   async discardKey(ref: KeyReference): Promise<void> {
     if (ref.locator.store !== 'pkcs11') return;
     const id = Buffer.from(ref.locator.pkcs11Id, 'hex');
@@ -240,6 +261,13 @@ export class Pkcs11KeyStore implements KeyStore {
     );
   }
 }
+
+type KeyProtection =
+  | 'private'
+  | 'sensitive'
+  | 'alwaysSensitive'
+  | 'extractable'
+  | 'neverExtractable';
 
 const privateAttributes = {
   private: true,
