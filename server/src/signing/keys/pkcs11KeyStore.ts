@@ -257,7 +257,14 @@ export class Pkcs11KeyStore implements KeyStore {
       return session;
     }
     throw unavailable(
-      `No token labelled "${tokenLabel}" (PKCS11_TOKEN_LABEL) in ${file}; tokens present: ${labels.length === 0 ? 'none' : labels.map((label) => `"${label}"`).join(', ')}`,
+      `No token labelled "${tokenLabel}" (PKCS11_TOKEN_LABEL) in ${file}; tokens present: ${
+        labels.length === 0
+          ? 'none'
+          : labels
+              .sort()
+              .map((label) => `"${label}"`)
+              .join(', ')
+      }`,
     );
   }
 }

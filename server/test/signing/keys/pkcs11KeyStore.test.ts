@@ -108,11 +108,11 @@ describe('PKCS#11 key store (SoftHSM2 token provisioned by the test)', () => {
     });
   });
 
-  it('an absent token is reported with the labels of the tokens present', () => {
+  it('an absent token is reported with the labels of the tokens present, sorted', () => {
     expect(report.absentToken).toEqual({
       status: 503,
       code: 'KEYSTORE_UNAVAILABLE',
-      message: `No token labelled "no-such-token" (PKCS11_TOKEN_LABEL) in ${softHsmModule}; tokens present: "${token.label}", "${other.label}"`,
+      message: `No token labelled "no-such-token" (PKCS11_TOKEN_LABEL) in ${softHsmModule}; tokens present: "${other.label}", "${token.label}"`,
     });
   });
 

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,23 +12,22 @@ export function tempDir(prefix: string): { dir: string; remove(): void } {
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Runs a tool; returns stdout and stderr joined (openssl writes verdicts to either). */
-export function run(command: string, args: string[], env: NodeJS.ProcessEnv = {}): string {
-  return execFileSync(command, args, {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    encoding: 'utf8',
-  });
+/** Runs a tool: its exit status and stdout then stderr (openssl writes verdicts to either). */
+export function attempt(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { status: number; output: string } {
+  const result = spawnSync(command, args, { env: { ...process.env, ...env }, encoding: 'utf8' });
+  if (result.error) throw result.error;
+  return { status: result.status ?? -1, output: `${result.stdout}${result.stderr}` };
 }
 
-/** Like `run`, but returns the exit status and output instead of throwing. */
-export function attempt(command: string, args: string[]): { status: number; output: string } {
-  try {
-    return { status: 0, output: run(command, args) };
-  } catch (error) {
-    const failed = error as { status: number; stdout: string; stderr: string };
-    return { status: failed.status, output: `${failed.stdout}${failed.stderr}` };
-  }
+/** Runs a tool that must succeed; returns its output. */
+export function run(command: string, args: string[], env: NodeJS.ProcessEnv = {}): string {
+  const { status, output } = attempt(command, args, env);
+  if (status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${status}:\n${output}`);
+  return output;
 }
 
 /**
