@@ -15,6 +15,11 @@ admin process create --tenant T --org C --file process.json
 admin webhook create --tenant T --org C --url U [--events a,b]     # secret printed once
 admin webhook list   [--tenant T]        admin webhook disable --id ID
 admin domain add     --tenant T --origin https://partner.example
+admin ca export                                    # development CA certificate, PEM
+admin seal show                                    # the seal certificate, PEM
+admin signer-key create --tenant T --email E       # development: key + certificate; production: key + CSR
+admin signer-key import-certificate --id ID --file CERT.pem
+admin signer-key list [--tenant T]
 
 Also:
 admin role create    --tenant T --org C --name N        # without --code: from the name, "Nhân viên" → NHAN_VIEN (NHAN_VIEN_2 if taken)
@@ -35,11 +40,6 @@ admin mail last      [--limit N] [--to ADDRESS] [--tenant T]  # newest e-mails f
 admin mail show      --id ID
 admin sms last       [--limit N] [--to PHONE] [--tenant T]    # newest SMS first
 admin domain list    [--tenant T]        admin domain remove --tenant T --origin O
-admin ca export                          # development CA certificate, PEM
-admin seal show                          # the seal certificate, PEM (production before import: its CSR)
-admin signer-key create --tenant T --email E       # development: key + certificate; production: key + CSR
-admin signer-key import-certificate --id ID --file CERT.pem   # the seal's or a signer key's
-admin signer-key list [--tenant T]
 admin help                               # this text (also: --help on any command)
 
 Every command: --json prints exactly one JSON object on stdout ({"error":{"code","message"}} on
