@@ -59,6 +59,7 @@ describe('PKCS#11 key store (SoftHSM2 token provisioned by the test)', () => {
     keyNotOnToken: Refusal;
     wrongPin: Refusal;
     absentToken: Refusal;
+    startup: Refusal;
     missingModule: Refusal;
   };
   beforeAll(() => {
@@ -104,6 +105,14 @@ describe('PKCS#11 key store (SoftHSM2 token provisioned by the test)', () => {
     expect(report.wrongPin).toEqual({
       status: 503,
       code: 'KEYSTORE_UNAVAILABLE',
+      message: `PKCS11_PIN is wrong for token "${other.label}"`,
+    });
+  });
+
+  it('at start-up a wrong PIN stops the server with a configuration error naming PKCS11_PIN', () => {
+    expect(report.startup).toEqual({
+      status: null,
+      code: 'ConfigError',
       message: `PKCS11_PIN is wrong for token "${other.label}"`,
     });
   });

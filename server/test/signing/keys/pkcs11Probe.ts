@@ -11,12 +11,14 @@ import { ApiError } from '../../../src/errors/apiError';
 import { systemClock } from '../../../src/platform/clock';
 import { loadConfig } from '../../../src/platform/config';
 import { createLogger } from '../../../src/platform/logger';
+import { deriveSecrets } from '../../../src/platform/secrets';
 import { openRuntime } from '../../../src/runtime';
 import type { KeyAlgorithm } from '../../../src/signing/keys/keyStore';
 import { schemeOf } from '../../../src/signing/keys/keyStore';
 import { closeKeyStore } from '../../../src/signing/keys/keyStores';
 import { Pkcs11KeyStore, unloadPkcs11Modules } from '../../../src/signing/keys/pkcs11KeyStore';
 import { sealKey, signWithKey } from '../../../src/signing/keys/signingKeys';
+import { prepareSigningKeys } from '../../../src/signing/keys/startup';
 
 interface Args {
   module: string;
@@ -35,7 +37,12 @@ async function refusal(work: () => Promise<unknown>) {
     if (error instanceof ApiError) {
       return { status: error.status, code: error.code, message: error.message };
     }
-    return { status: null, code: null, message: String(error) };
+    const kind = error instanceof Error ? error.constructor.name : 'thrown';
+    return {
+      status: null,
+      code: kind,
+      message: error instanceof Error ? error.message : String(error),
+    };
   }
 }
 
@@ -74,6 +81,20 @@ async function stores(args: Args) {
     ),
     absentToken: await refusal(() =>
       new Pkcs11KeyStore({ ...settings, tokenLabel: 'no-such-token' }).ready(),
+    ),
+    // At start-up the same problem stops the process with the same sentence.
+    startup: await refusal(() =>
+      prepareSigningKeys({
+        config: loadConfig({
+          APP_ENV: 'production',
+          KEYSTORE: 'pkcs11',
+          PKCS11_MODULE: args.module,
+          PKCS11_TOKEN_LABEL: args.otherTokenLabel,
+          PKCS11_PIN: '0000',
+        }),
+        secrets: deriveSecrets(Buffer.from('probe')),
+        clock: systemClock,
+      }),
     ),
     missingModule: await refusal(() =>
       new Pkcs11KeyStore({

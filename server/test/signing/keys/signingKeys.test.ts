@@ -11,6 +11,7 @@ import {
   sealKey,
   signWithKey,
 } from '../../../src/signing/keys/signingKeys';
+import { prepareSigningKeys } from '../../../src/signing/keys/startup';
 import { createTenant } from '../../../src/tenancy/service';
 import { createHarness, type Harness } from '../../support/harness';
 import { derToPem, run, tempDir } from './tools';
@@ -61,6 +62,23 @@ describe('the service seal', () => {
     h = createHarness({ APP_ENV: 'production' });
     const seal = await sealKey(h.deps);
     expect(seal.certificate).toBeNull();
+    expect(fs.existsSync(path.join(h.dataDir, 'dev-ca'))).toBe(false);
+  });
+});
+
+describe('start-up', () => {
+  it('development creates the development CA at start; production does not', async () => {
+    h = createHarness();
+    await prepareSigningKeys(h.deps);
+    expect(fs.readdirSync(path.join(h.dataDir, 'dev-ca')).sort()).toEqual([
+      'ca.key',
+      'ca.pem',
+      'tsa.key',
+      'tsa.pem',
+    ]);
+    await h.close();
+    h = createHarness({ APP_ENV: 'production' });
+    await prepareSigningKeys(h.deps);
     expect(fs.existsSync(path.join(h.dataDir, 'dev-ca'))).toBe(false);
   });
 });
