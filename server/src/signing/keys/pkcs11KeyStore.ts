@@ -239,8 +239,18 @@ export class Pkcs11KeyStore implements KeyStore {
     }
   }
 
+  private opening: Promise<Session> | undefined;
+
+  /** The logged-in session; concurrent first calls share one opening. */
   private async open(): Promise<Session> {
     if (this.session) return this.session;
+    this.opening ??= this.openSession().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  private async openSession(): Promise<Session> {
     const { module: file, tokenLabel } = this.settings;
     const { graphene: g, module } = await loadedModule(file);
     this.library = g;

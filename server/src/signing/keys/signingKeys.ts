@@ -117,13 +117,25 @@ async function generateAndRecord(deps: KeyDeps, spec: NewKey): Promise<SigningKe
   const store = keyStoreOf(deps);
   const label = `esign-${spec.purpose}-${crypto.randomBytes(8).toString('hex')}`;
   const ref = await store.generateKey(label, spec.algorithm);
-  const row = await insertSigningKey(deps.db, {
+  const row = await recordKey(deps, spec, ref).catch(async (error: unknown) => {
+    // Not recorded, so never usable: do not leave it on the token.
+    await store.discardKey(ref);
+    throw error;
+  });
+  if (!row) {
+    await store.discardKey(ref);
+    return undefined;
+  }
+  return toSigningKey(row);
+}
+
+function recordKey(deps: KeyDeps, spec: NewKey, ref: KeyReference) {
+  return insertSigningKey(deps.db, {
     tenant_id: spec.tenantId,
     purpose: spec.purpose,
     owner_email: spec.owner?.email ?? null,
     owner_email_key: spec.owner?.emailKey ?? null,
     owner_name: spec.owner?.name ?? null,
-    label,
     algorithm: spec.algorithm,
     store: ref.locator.store,
     public_key_spki: ref.publicKeySpki,
@@ -131,13 +143,9 @@ async function generateAndRecord(deps: KeyDeps, spec: NewKey): Promise<SigningKe
       ref.locator.store === 'software' ? ref.locator.encryptedPrivateKey : null,
     pkcs11_id: ref.locator.store === 'pkcs11' ? ref.locator.pkcs11Id : null,
     pkcs11_token_label: ref.locator.store === 'pkcs11' ? ref.locator.tokenLabel : null,
+    label: ref.label,
     created_at: isoNow(deps.clock),
   });
-  if (!row) {
-    await store.discardKey(ref);
-    return undefined;
-  }
-  return toSigningKey(row);
 }
 
 /** In development and sandbox, a key without certificate gets one from the development CA. */

@@ -140,7 +140,7 @@ describe('PKCS#11 key store (SoftHSM2 token provisioned by the test)', () => {
 });
 
 describe('the seal key with KEYSTORE=pkcs11 (development)', () => {
-  it('lives on the token, has a development CA certificate for its key, and signs', () => {
+  it('lives on the token (one key when first used twice at once), has a development CA certificate for its key, and signs', () => {
     const seal = probe<{
       store: string;
       sameKeyAgain: boolean;

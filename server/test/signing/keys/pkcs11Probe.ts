@@ -120,8 +120,8 @@ async function seal(args: Args) {
       PKCS11_PIN: args.pin,
     });
     const runtime = openRuntime(config, { logger: createLogger('silent'), clock: systemClock });
-    const key = await sealKey(runtime.deps);
-    const again = await sealKey(runtime.deps);
+    // Two first uses at once: both generate on the token, one row wins, the other key is discarded.
+    const [key, again] = await Promise.all([sealKey(runtime.deps), sealKey(runtime.deps)]);
     const data = Buffer.from('audit PDF signed attributes');
     const signature = await signWithKey(runtime.deps, key, data);
     await closeKeyStore(config);
