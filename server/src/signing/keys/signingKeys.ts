@@ -91,6 +91,30 @@ function toSigningKey(row: SigningKeyRow): SigningKey {
   };
 }
 
+/** A key with the certificate it signs under, and that certificate's issuers (nearest first). */
+export interface CertifiedKey {
+  key: SigningKey;
+  certificate: Buffer;
+  /** Certificate first, then its issuers: what goes into CMS `certificates`. */
+  chain: Buffer[];
+}
+
+/**
+ * The key's certificate, or 409 when production has none yet (the operator has not imported
+ * the CA's answer to the key's CSR): signing without a certificate is never attempted.
+ */
+export function certifiedKey(key: SigningKey): CertifiedKey {
+  if (key.certificate) {
+    return { key, certificate: key.certificate, chain: [key.certificate, ...key.issuers] };
+  }
+  const whose = key.purpose === 'seal' ? 'The service seal' : `The signer key of ${key.ownerEmail}`;
+  throw new ApiError(
+    409,
+    key.purpose === 'seal' ? 'SEAL_CERTIFICATE_MISSING' : 'SIGNER_CERTIFICATE_MISSING',
+    `${whose} has no certificate yet: the operator imports it with "admin signer-key import-certificate --id ${key.id}"`,
+  );
+}
+
 /** Signs `data` (hashed with SHA-256 by the store) with a service key; DER for ECDSA. */
 export async function signWithKey(
   deps: KeyDeps,

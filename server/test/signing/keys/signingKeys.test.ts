@@ -6,6 +6,7 @@ import * as x509 from '@peculiar/x509';
 import { deriveSecrets } from '../../../src/platform/secrets';
 import { findSigningKey } from '../../../src/signing/keys/queries';
 import {
+  certifiedKey,
   importCertificate,
   issueSignerCertificate,
   sealKey,
@@ -41,6 +42,11 @@ describe('the service seal', () => {
     expect(second.id).toBe(first.id);
     expect(first).toMatchObject({ purpose: 'seal', tenantId: null, store: 'software' });
     expect(first.certificateSource).toBe('development_ca');
+    const { chain } = certifiedKey(first);
+    expect(chain.map((der) => new x509.X509Certificate(der).subject)).toEqual([
+      'CN=ESign, O=ESign',
+      'CN=ESign Development CA, O=ESign',
+    ]);
     const data = Buffer.from('audit PDF signed attributes');
     const signature = await signWithKey(h.deps, first, data);
     expect(verifiesWithCertificate(first.certificate!, data, signature)).toBe(true);
@@ -58,10 +64,13 @@ describe('the service seal', () => {
     });
   });
 
-  it('in production has no certificate until one is imported', async () => {
+  it('in production has no certificate until one is imported, and is not used without one', async () => {
     h = createHarness({ APP_ENV: 'production' });
     const seal = await sealKey(h.deps);
     expect(seal.certificate).toBeNull();
+    expect(() => certifiedKey(seal)).toThrow(
+      expect.objectContaining({ status: 409, code: 'SEAL_CERTIFICATE_MISSING' }),
+    );
     expect(fs.existsSync(path.join(h.dataDir, 'dev-ca'))).toBe(false);
   });
 });
