@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { developmentCa } from '../../signing/ca/developmentCa';
+import { importCertificate, listSignerKeyListings } from '../../signing/keys/certificates';
+import type { SigningKey } from '../../signing/keys/signingKey';
 import {
   createSignerKey,
-  importCertificate,
-  listSignerKeyListings,
-  type SigningKey,
   sealCertificateRequest,
   sealKey,
   signerEmail,

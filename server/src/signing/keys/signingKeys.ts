@@ -1,8 +1,6 @@
-import 'reflect-metadata';
+/** Making the service seal and cloud_hsm signer keys, with their development certificates or CSRs. */
 import crypto from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import type { AppDeps } from '../../context';
-import type { Db } from '../../db/database';
 import type { SigningKeyPurpose } from '../../db/schema';
 import { ApiError } from '../../errors/apiError';
 import { isoNow } from '../../platform/clock';
@@ -10,118 +8,27 @@ import type { TenantRow } from '../../tenancy/queries';
 import { type CertificateProfile, subjectOf } from '../ca/certificateProfiles';
 import { developmentCa } from '../ca/developmentCa';
 import { certificateRequest } from './csr';
-import {
-  type KeyAlgorithm,
-  type KeyReference,
-  type KeyStoreKind,
-  type SignatureScheme,
-  schemeOf,
-} from './keyStore';
+import type { KeyAlgorithm, KeyReference } from './keyStore';
 import { keyStoreOf } from './keyStores';
 import {
   findSealKey,
   findSignerKey,
-  findSigningKey,
   insertSigningKey,
-  listSignerKeys,
-  type SigningKeyRow,
   setCertificate,
   userNameByEmail,
 } from './queries';
-
-/** What the signing keys need of the runtime. */
-export type KeyDeps = Pick<AppDeps, 'db' | 'config' | 'secrets' | 'clock'>;
-
-/** A key the service signs with, as the rest of the engine sees it. */
-export interface SigningKey {
-  id: number;
-  purpose: SigningKeyPurpose;
-  tenantId: number | null;
-  ownerEmail: string | null;
-  ownerName: string | null;
-  algorithm: KeyAlgorithm;
-  scheme: SignatureScheme;
-  store: KeyStoreKind;
-  reference: KeyReference;
-  /** DER; null until issued (development CA) or imported (production). */
-  certificate: Buffer | null;
-  /** The issuers above the certificate, nearest first, DER (the development CA, or imported). */
-  issuers: Buffer[];
-  certificateSource: 'development_ca' | 'imported' | null;
-  createdAt: string;
-}
+import {
+  defaultKeyAlgorithm,
+  type KeyDeps,
+  reload,
+  type SigningKey,
+  toSigningKey,
+} from './signingKey';
 
 export interface SignerIdentity {
   email: string;
   /** The certificate's CN; when absent, the tenant user's name with this e-mail, else the e-mail. */
   name?: string;
-}
-
-/** The default algorithm of keys the service generates (RSA: accepted by every validator). */
-export const defaultKeyAlgorithm: KeyAlgorithm = 'rsa-2048';
-
-function toSigningKey(row: SigningKeyRow): SigningKey {
-  const reference: KeyReference = {
-    label: row.label,
-    algorithm: row.algorithm,
-    publicKeySpki: Buffer.from(row.public_key_spki),
-    locator:
-      row.store === 'software'
-        ? { store: 'software', encryptedPrivateKey: row.encrypted_private_key ?? '' }
-        : {
-            store: 'pkcs11',
-            pkcs11Id: row.pkcs11_id ?? '',
-            tokenLabel: row.pkcs11_token_label ?? '',
-          },
-  };
-  return {
-    id: row.id,
-    purpose: row.purpose,
-    tenantId: row.tenant_id,
-    ownerEmail: row.owner_email,
-    ownerName: row.owner_name,
-    algorithm: row.algorithm,
-    scheme: schemeOf[row.algorithm],
-    store: row.store,
-    reference,
-    certificate: row.certificate_der ? Buffer.from(row.certificate_der) : null,
-    issuers: row.certificate_chain ? pemCertificates(row.certificate_chain) : [],
-    certificateSource: row.certificate_source,
-    createdAt: row.created_at,
-  };
-}
-
-/** A key with the certificate it signs under, and that certificate's issuers (nearest first). */
-export interface CertifiedKey {
-  key: SigningKey;
-  certificate: Buffer;
-  /** Certificate first, then its issuers: what goes into CMS `certificates`. */
-  chain: Buffer[];
-}
-
-/**
- * The key's certificate, or 409 when production has none yet (the operator has not imported
- * the CA's answer to the key's CSR): signing without a certificate is never attempted.
- */
-export function certifiedKey(key: SigningKey): CertifiedKey {
-  if (key.certificate) {
-    return { key, certificate: key.certificate, chain: [key.certificate, ...key.issuers] };
-  }
-  const whose = key.purpose === 'seal' ? 'The service seal' : `The signer key of ${key.ownerEmail}`;
-  throw new ApiError(
-    409,
-    key.purpose === 'seal' ? 'SEAL_CERTIFICATE_MISSING' : 'SIGNER_CERTIFICATE_MISSING',
-    `${whose} has no certificate yet: the operator imports it with "admin signer-key import-certificate --id ${key.id}"`,
-  );
-}
-
-/** Signs `data` (hashed with SHA-256 by the store) with a service key; DER for ECDSA. */
-export async function signWithKey(
-  deps: KeyDeps,
-  key: SigningKey,
-  data: Uint8Array,
-): Promise<Buffer> {
-  return keyStoreOf(deps).sign(key.reference, data, key.scheme);
 }
 
 // --- Creation --------------------------------------------------------------------------------
@@ -188,12 +95,6 @@ async function withDevelopmentCertificate(
     at: isoNow(deps.clock),
   });
   return reload(deps, key.id);
-}
-
-async function reload(deps: KeyDeps, id: number): Promise<SigningKey> {
-  const row = await findSigningKey(deps.db, id);
-  if (!row) throw signingKeyNotFound(id);
-  return toSigningKey(row);
 }
 
 const sealProfile = (deps: KeyDeps): CertificateProfile => ({
@@ -347,116 +248,4 @@ export async function createSignerKey(
     [new x509.SubjectAlternativeNameExtension([{ type: 'email', value: identity.email }])],
   );
   return { key: made, certificateRequest: request.toString('pem') };
-}
-
-// --- Certificates ----------------------------------------------------------------------------
-
-function signingKeyNotFound(id: number): ApiError {
-  return new ApiError(404, 'SIGNING_KEY_NOT_FOUND', `No signing key with id ${id}`, {
-    field: 'id',
-  });
-}
-
-/** Every certificate of a PEM text, in order, DER. */
-export function pemCertificates(pem: string): Buffer[] {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
-  return blocks.map((block) => Buffer.from(new x509.X509Certificate(block).rawData));
-}
-
-function invalidCertificate(message: string): ApiError {
-  return new ApiError(422, 'CERTIFICATE_INVALID', message, { field: 'file' });
-}
-
-/**
- * `admin signer-key import-certificate`: the CA's answer to a CSR, for the seal or a signer
- * key. The file holds the certificate and optionally its issuers (any order); the certificate
- * is the one whose public key is the key's, and must allow signing and be valid now.
- */
-export async function importCertificate(
-  deps: KeyDeps,
-  id: number,
-  pem: string,
-): Promise<SigningKey> {
-  const row = await findSigningKey(deps.db, id);
-  if (!row) throw signingKeyNotFound(id);
-  let certificates: x509.X509Certificate[];
-  try {
-    certificates = pemCertificates(pem).map((der) => new x509.X509Certificate(der));
-  } catch (error) {
-    throw invalidCertificate(
-      `The file holds a certificate that does not parse: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  if (certificates.length === 0) {
-    throw invalidCertificate('The file holds no PEM certificate (-----BEGIN CERTIFICATE-----)');
-  }
-  const keySpki = Buffer.from(row.public_key_spki);
-  const leaf = certificates.find((certificate) =>
-    Buffer.from(certificate.publicKey.rawData).equals(keySpki),
-  );
-  if (!leaf) {
-    throw new ApiError(
-      422,
-      'CERTIFICATE_KEY_MISMATCH',
-      `No certificate in the file is for signing key ${id}: their public keys differ from the key's`,
-      { field: 'file' },
-    );
-  }
-  const usage = leaf.getExtension(x509.KeyUsagesExtension);
-  const signs = x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation;
-  if (usage && (usage.usages & signs) === 0) {
-    throw invalidCertificate(
-      'The certificate does not allow signing (keyUsage has neither digitalSignature nor nonRepudiation)',
-    );
-  }
-  const now = deps.clock.now();
-  if (leaf.notAfter < now || leaf.notBefore > now) {
-    throw invalidCertificate(
-      `The certificate is not valid now (valid from ${leaf.notBefore.toISOString()} to ${leaf.notAfter.toISOString()})`,
-    );
-  }
-  const issuers = certificates.filter((certificate) => certificate !== leaf);
-  await setCertificate(deps.db, id, {
-    der: Buffer.from(leaf.rawData),
-    chainPem: issuers.length === 0 ? null : issuers.map((c) => c.toString('pem')).join('\n'),
-    source: 'imported',
-    at: isoNow(deps.clock),
-  });
-  return reload(deps, id);
-}
-
-export interface SignerKeyListing {
-  id: number;
-  tenantCode: string | null;
-  email: string | null;
-  name: string | null;
-  algorithm: KeyAlgorithm;
-  store: KeyStoreKind;
-  certificateSubject: string | null;
-  certificateValidTo: string | null;
-  certificateSource: 'development_ca' | 'imported' | null;
-  createdAt: string;
-}
-
-/** Signer keys of one tenant or all, for `admin signer-key list`. */
-export async function listSignerKeyListings(
-  db: Db,
-  tenantId?: number,
-): Promise<SignerKeyListing[]> {
-  const rows = await listSignerKeys(db, tenantId);
-  return rows.map((row) => {
-    const certificate = row.certificate_der ? new x509.X509Certificate(row.certificate_der) : null;
-    return {
-      id: row.id,
-      tenantCode: row.tenant_code,
-      email: row.owner_email,
-      name: row.owner_name,
-      algorithm: row.algorithm,
-      store: row.store,
-      certificateSubject: certificate?.subject ?? null,
-      certificateValidTo: certificate?.notAfter.toISOString() ?? null,
-      certificateSource: row.certificate_source,
-      createdAt: row.created_at,
-    };
-  });
 }

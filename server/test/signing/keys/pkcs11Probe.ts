@@ -17,7 +17,8 @@ import type { KeyAlgorithm } from '../../../src/signing/keys/keyStore';
 import { schemeOf } from '../../../src/signing/keys/keyStore';
 import { closeKeyStore } from '../../../src/signing/keys/keyStores';
 import { Pkcs11KeyStore, unloadPkcs11Modules } from '../../../src/signing/keys/pkcs11KeyStore';
-import { sealKey, signWithKey } from '../../../src/signing/keys/signingKeys';
+import { signWithKey } from '../../../src/signing/keys/signingKey';
+import { sealKey } from '../../../src/signing/keys/signingKeys';
 import { prepareSigningKeys } from '../../../src/signing/keys/startup';
 
 interface Args {

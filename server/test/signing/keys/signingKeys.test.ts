@@ -4,14 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as x509 from '@peculiar/x509';
 import { deriveSecrets } from '../../../src/platform/secrets';
+import { importCertificate } from '../../../src/signing/keys/certificates';
 import { findSigningKey } from '../../../src/signing/keys/queries';
-import {
-  certifiedKey,
-  importCertificate,
-  issueSignerCertificate,
-  sealKey,
-  signWithKey,
-} from '../../../src/signing/keys/signingKeys';
+import { certifiedKey, signWithKey } from '../../../src/signing/keys/signingKey';
+import { issueSignerCertificate, sealKey } from '../../../src/signing/keys/signingKeys';
 import { prepareSigningKeys } from '../../../src/signing/keys/startup';
 import { createTenant } from '../../../src/tenancy/service';
 import { createHarness, type Harness } from '../../support/harness';
