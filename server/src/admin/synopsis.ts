@@ -17,6 +17,11 @@ admin webhook list   [--tenant T]        admin webhook disable --id ID
 admin domain add     --tenant T --origin https://partner.example
 admin trust add      (--tenant T | --global) --file CA.pem [--name N]  # anchor for signers and TSAs
 admin trust list     [--tenant T]        admin trust remove --id ID
+admin ca export                                    # development CA certificate, PEM
+admin seal show                                    # the seal certificate, PEM
+admin signer-key create --tenant T --email E       # development: key + certificate; production: key + CSR
+admin signer-key import-certificate --id ID --file CERT.pem
+admin signer-key list [--tenant T]
 
 Also:
 admin role create    --tenant T --org C --name N        # without --code: from the name, "Nhân viên" → NHAN_VIEN (NHAN_VIEN_2 if taken)

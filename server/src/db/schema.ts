@@ -436,4 +436,34 @@ export interface Database {
   notify_outbox: NotifyOutboxTable;
   jobs: JobsTable;
   trust_anchors: TrustAnchorsTable;
+  signing_keys: SigningKeysTable;
+}
+
+export type SigningKeyPurpose = 'seal' | 'signer';
+export type SigningKeyAlgorithm = 'rsa-2048' | 'ec-p256';
+export type SigningKeyStoreKind = 'software' | 'pkcs11';
+
+/** Keys the service signs with (signing/keys). Binary columns are Buffers. */
+export interface SigningKeysTable {
+  id: Generated<number>;
+  tenant_id: number | null;
+  purpose: SigningKeyPurpose;
+  owner_email: string | null;
+  /** NFC, trimmed, lower-case: one signer key per (tenant, e-mail) whatever the spelling. */
+  owner_email_key: string | null;
+  owner_name: string | null;
+  label: string;
+  algorithm: SigningKeyAlgorithm;
+  store: SigningKeyStoreKind;
+  public_key_spki: Buffer;
+  encrypted_private_key: string | null;
+  /** CKA_ID, hex. */
+  pkcs11_id: string | null;
+  pkcs11_token_label: string | null;
+  certificate_der: Buffer | null;
+  /** PEM of the issuers imported with the certificate, nearest first. */
+  certificate_chain: string | null;
+  certificate_source: 'development_ca' | 'imported' | null;
+  created_at: string;
+  certificate_at: string | null;
 }

@@ -41,6 +41,8 @@ export interface Config {
   webhookJobs: WebhookJobSettings;
   /** Notification e-mail and SMS (server/src/notify). */
   notify: NotifyConfig;
+  /** KEYSTORE: where the service's signing keys live (server/src/signing/keys). */
+  keyStore: KeyStoreSettings;
   /** The RFC 3161 timestamp authority (server/src/signing/timestamps). */
   tsa: TsaSettings;
 }
@@ -53,6 +55,14 @@ export interface TsaSettings {
   username: string | undefined;
   password: string | undefined;
 }
+
+/**
+ * Software keys are encrypted under the master secret in the database; PKCS#11 keys stay on a
+ * token. The PIN is a function so that serializing or logging the config never shows it.
+ */
+export type KeyStoreSettings =
+  | { kind: 'software' }
+  | { kind: 'pkcs11'; module: string; tokenLabel: string; pin(): string };
 
 export interface WebhookJobSettings {
   /** WEBHOOK_CONCURRENCY: parallel sends. */
@@ -250,6 +260,10 @@ const EnvironmentSchema = z.object({
   TSA_URL: setting(absoluteHttpUrl),
   TSA_USERNAME: setting(text),
   TSA_PASSWORD: setting(text),
+  KEYSTORE: settingOr(oneOf(['software', 'pkcs11']), 'software'),
+  PKCS11_MODULE: setting(trimmed),
+  PKCS11_TOKEN_LABEL: setting(text),
+  PKCS11_PIN: setting(text),
 });
 type Environment = z.infer<typeof EnvironmentSchema>;
 
@@ -289,6 +303,30 @@ function checkCombinations(env: Environment, context: z.core.$RefinementCtx<Envi
   if (env.TSA_USERNAME !== undefined && env.TSA_URL === undefined) {
     refuse('TSA_URL', 'is required when TSA_USERNAME is set');
   }
+  checkKeyStore(env, refuse);
+}
+
+function checkKeyStore(
+  env: Environment,
+  refuse: (name: keyof Environment, message: string) => void,
+): void {
+  if (env.KEYSTORE !== 'pkcs11') return;
+  for (const name of ['PKCS11_MODULE', 'PKCS11_TOKEN_LABEL', 'PKCS11_PIN'] as const) {
+    if (env[name] === undefined) refuse(name, 'is required when KEYSTORE=pkcs11');
+  }
+  if (env.PKCS11_MODULE !== undefined && !path.isAbsolute(env.PKCS11_MODULE)) {
+    // A relative path would be looked up by the dynamic loader, not from DATA_DIR or the cwd.
+    refuse('PKCS11_MODULE', 'must be an absolute path to the PKCS#11 library');
+  }
+}
+
+function keyStoreSettings(env: Environment): KeyStoreSettings {
+  // checkKeyStore made the three PKCS#11 settings present for KEYSTORE=pkcs11.
+  const { PKCS11_MODULE: module, PKCS11_TOKEN_LABEL: tokenLabel, PKCS11_PIN: pin } = env;
+  if (env.KEYSTORE === 'software' || !module || !tokenLabel || pin === undefined) {
+    return { kind: 'software' };
+  }
+  return { kind: 'pkcs11', module, tokenLabel, pin: () => pin };
 }
 
 function mailSettings(env: Environment): MailSettings {
@@ -372,6 +410,7 @@ function configOf(env: Environment, context: z.core.$RefinementCtx<Environment>)
       smsDir: path.join(dataDir, 'outbox', 'sms'),
     },
     tsa: { url: env.TSA_URL, username: env.TSA_USERNAME, password: env.TSA_PASSWORD },
+    keyStore: keyStoreSettings(env),
   };
 }
 

@@ -14,6 +14,8 @@ export interface ServiceSecrets {
   encryptionKey: Buffer;
   /** HMAC key for presigned URLs. */
   urlSigningKey: Buffer;
+  /** AES-256-GCM key for private keys at rest (software signing keys, the development CA). */
+  signingKeyEncryptionKey: Buffer;
   /** JWT signing key of one environment. */
   jwtKey(environment: string): Buffer;
 }
@@ -40,6 +42,7 @@ export function deriveSecrets(master: Buffer, jwtSecretOverride?: string): Servi
     hashKey: derive(master, 'hash'),
     encryptionKey: derive(master, 'encryption'),
     urlSigningKey: derive(master, 'url-signing'),
+    signingKeyEncryptionKey: derive(master, 'signing-keys'),
     jwtKey: (environment) =>
       jwtSecretOverride
         ? derive(Buffer.from(jwtSecretOverride, 'utf8'), `jwt:${environment}`)

@@ -6,6 +6,7 @@ import { notifyCommands } from './notify';
 import { orgCommands } from './org';
 import { processCommands } from './process';
 import { roleCommands } from './role';
+import { signingKeyCommands } from './signingKeys';
 import { templateCommands } from './template';
 import { tenantCommands } from './tenant';
 import { trustCommands } from './trust';
@@ -27,5 +28,6 @@ export const commands = new Map<string, Command>(
     ...domainCommands,
     ...notifyCommands,
     ...trustCommands,
+    ...signingKeyCommands,
   ].map((command) => [command.name, command]),
 );

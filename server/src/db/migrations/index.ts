@@ -7,6 +7,7 @@ import { notifyOutbox } from './006_notify_outbox';
 import { taskListIndexes } from './007_task_list_indexes';
 import { tenantLogins } from './008_tenant_logins';
 import { jobs } from './009_jobs';
+import { signingKeys } from './010_signing_keys';
 import { trustAnchors } from './011_trust_anchors';
 
 export interface Migration {
@@ -26,5 +27,6 @@ export const migrations: Migration[] = [
   { version: 7, name: 'task_list_indexes', sql: taskListIndexes },
   { version: 8, name: 'tenant_logins', sql: tenantLogins },
   { version: 9, name: 'jobs', sql: jobs },
+  { version: 10, name: 'signing_keys', sql: signingKeys },
   { version: 11, name: 'trust_anchors', sql: trustAnchors },
 ];
