@@ -2,10 +2,9 @@ import crypto from 'node:crypto';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import { MessageImprint, PKIStatus, TimeStampReq, TimeStampResp } from '@peculiar/asn1-tsp';
 import { AlgorithmIdentifier } from '@peculiar/asn1-x509';
-import type { Db } from '../../db/database';
+import type { AppDeps } from '../../context';
 import { ApiError } from '../../errors/apiError';
 import { outboundCodes, type Resolver, safeHttpsRequest } from '../../outbound/safeFetch';
-import type { Clock } from '../../platform/clock';
 import type { Config } from '../../platform/config';
 import { bytesOf, childrenOf, readTlv, unsignedInteger } from '../trust/der';
 import { trustAnchorsFor } from '../trust/service';
@@ -15,11 +14,8 @@ import { type TimestampFailedReason, timestampFailed } from './errors';
 import { timestampResponse } from './responder';
 import { type VerifiedTimestamp, verifyTimestampToken } from './verifyToken';
 
-export interface TimestampClientDeps {
-  db: Db;
-  config: Config;
-  clock: Clock;
-}
+/** The development TSA (no TSA_URL outside production) signs with the master-secret-sealed key. */
+export type TimestampClientDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'secrets'>;
 
 export interface RequestTimestampOptions {
   /** DER anchors the TSA must chain to; default: `timestampTrustAnchors(deps, tenantId)`. */
@@ -53,7 +49,7 @@ export async function timestampTrustAnchors(
 ): Promise<Buffer[]> {
   const anchors = (await trustAnchorsFor(deps.db, tenantId)).map((anchor) => anchor.certificate);
   if (deps.config.environment !== 'production') {
-    anchors.push((await developmentTsa(deps.config, deps.clock)).caCertificate);
+    anchors.push((await developmentTsa(deps)).caCertificate);
   }
   return anchors;
 }
@@ -93,6 +89,8 @@ async function exchange(
       headers: { 'Content-Type': 'application/timestamp-query' },
       body: requestDer,
       allowlist: config.outboundAllowlist,
+      // Many TSAs answer over plain http; the token is signed and verified before it is used.
+      allowPlainHttp: true,
       timeoutMs,
       maxResponseBytes,
       ...(options.resolver ? { resolver: options.resolver } : {}),
@@ -179,7 +177,7 @@ export async function requestTimestamp(
   let reply: Buffer;
   if (deps.config.tsa.url === undefined) {
     // Development and sandbox only: config refuses production without TSA_URL.
-    const tsaSigner = await developmentTsa(deps.config, deps.clock);
+    const tsaSigner = await developmentTsa(deps);
     reply = await timestampResponse({ clock: deps.clock, tsaSigner }, requestDer);
   } else {
     reply = await exchange(deps.config, requestDer, options);

@@ -66,7 +66,7 @@ export function developmentTsaRoutes(limiter: RateLimiter) {
       import('./developmentTsa'),
       import('./responder'),
     ]);
-    const tsaSigner = await developmentTsa(deps.config, deps.clock);
+    const tsaSigner = await developmentTsa(deps);
     const reply = await timestampResponse({ clock: deps.clock, tsaSigner }, requestDer);
     return c.body(new Uint8Array(reply), 200, { 'Content-Type': 'application/timestamp-reply' });
   });

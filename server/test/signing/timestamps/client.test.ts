@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import {
   PKIFailureInfo,
@@ -242,18 +244,23 @@ describe('TSA client against an openssl ts TSA over HTTPS', () => {
     expect(detail).toBe('TSA_UNREACHABLE');
   });
 
-  it('accepts an http: TSA_URL in config; until the safe client speaks http it fails as unreachable', async () => {
-    const deps = depsFor('/tsa');
-    deps.config.tsa.url = `http://127.0.0.1:${tsa.port}/tsa`;
-    const error = await requestTimestamp(deps, imprint(), { trustAnchors: [pki.rootDer] }).catch(
-      (caught: unknown) => caught,
-    );
-    expect(error).toMatchObject({
-      status: 502,
-      code: 'TIMESTAMP_FAILED',
-      detailCode: 'TSA_UNREACHABLE',
+  it('reaches an http: TSA (most public TSAs): the token is signed, so it is verified like any other', async () => {
+    const plain = http.createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => sendReply(response, opensslReply(pki, Buffer.concat(chunks))));
     });
-    expect((error as Error).message).toContain('https');
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    try {
+      const deps = depsFor('/tsa');
+      deps.config.tsa.url = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/tsa`;
+      const digest = imprint();
+      const stamp = await requestTimestamp(deps, digest, { trustAnchors: [pki.rootDer] });
+      expect(stamp.token.length).toBeGreaterThan(0);
+      expect(stamp.policy).toBe('1.2.3.4.1');
+    } finally {
+      await new Promise((resolve) => plain.close(resolve));
+    }
   });
 
   it('fails with TSA_UNREACHABLE for an address the outbound policy refuses', async () => {

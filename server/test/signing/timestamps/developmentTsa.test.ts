@@ -34,17 +34,14 @@ function post(body: Uint8Array | string, contentType = 'application/timestamp-qu
 }
 
 describe('development TSA', () => {
-  it('keeps its identity under DATA_DIR/dev-tsa: a private key only the owner reads, a CA of its own', async () => {
-    const tsa = await developmentTsa(h.deps.config, h.deps.clock);
-    const dir = path.join(h.dataDir, 'dev-tsa');
-    expect(fs.readdirSync(dir).sort()).toEqual(['ca.pem', 'tsa-key.pem', 'tsa.pem']);
-    expect(fs.statSync(path.join(dir, 'tsa-key.pem')).mode & 0o077).toBe(0);
+  it("signs with the development CA's TSA certificate (critical timeStamping EKU) and key, sealed under DATA_DIR/dev-ca", async () => {
+    const tsa = await developmentTsa(h.deps);
+    const dir = path.join(h.dataDir, 'dev-ca');
+    expect(fs.statSync(path.join(dir, 'tsa.key')).mode & 0o077).toBe(0);
     const text = openssl(['x509', '-in', path.join(dir, 'tsa.pem'), '-noout', '-text']);
     expect(text).toMatch(/X509v3 Extended Key Usage: critical\s+Time Stamping/);
     expect(tsa.certificateChain[1]!.equals(tsa.caCertificate)).toBe(true);
-    expect(
-      (await developmentTsa(h.deps.config, h.deps.clock)).caCertificate.equals(tsa.caCertificate),
-    ).toBe(true);
+    expect((await developmentTsa(h.deps)).caCertificate.equals(tsa.caCertificate)).toBe(true);
   });
 
   it('POST /api/dev/tsa answers a timestamp reply that openssl ts -verify accepts (-data and -digest)', async () => {
@@ -52,7 +49,7 @@ describe('development TSA', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/timestamp-reply');
     fs.writeFileSync(path.join(work, 'contract.tsr'), Buffer.from(await response.arrayBuffer()));
-    const ca = path.join(h.dataDir, 'dev-tsa', 'ca.pem');
+    const ca = path.join(h.dataDir, 'dev-ca', 'ca.pem');
     expect(
       openssl(['ts', '-verify', '-data', 'contract.txt', '-in', 'contract.tsr', '-CAfile', ca]),
     ).toContain('Verification: OK');
@@ -133,10 +130,10 @@ describe('development TSA', () => {
       );
       expect(response.status).toBe(404);
       expect(await response.json()).toMatchObject({ code: 'NOT_FOUND' });
-      expect(fs.existsSync(path.join(production.dataDir, 'dev-tsa'))).toBe(false);
-      expect(() => developmentTsa(production.deps.config, production.deps.clock)).toThrow(
-        /production/,
-      );
+      expect(fs.existsSync(path.join(production.dataDir, 'dev-ca'))).toBe(false);
+      await expect(developmentTsa(production.deps)).rejects.toMatchObject({
+        code: 'DEVELOPMENT_CA_DISABLED',
+      });
     } finally {
       await production.close();
     }

@@ -117,7 +117,7 @@ describe('admin trust add / list / remove', () => {
 
   it('counts the development TSA CA as an anchor in development, not in the table', async () => {
     const anchors = await timestampTrustAnchors(h.deps, null);
-    const { caCertificate } = await developmentTsa(h.deps.config, h.deps.clock);
+    const { caCertificate } = await developmentTsa(h.deps);
     expect(anchors.some((der) => der.equals(caCertificate))).toBe(true);
     expect(
       (await trustAnchorsFor(h.deps.db, null)).some((a) => a.certificate.equals(caCertificate)),
