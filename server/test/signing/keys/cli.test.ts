@@ -178,7 +178,7 @@ describe('admin ca / seal / signer-key in development', () => {
 
 describe('admin seal / signer-key in production (CSR flow)', () => {
   const dataDir = file('production');
-  const env = { APP_ENV: 'production' };
+  const env = { APP_ENV: 'production', TSA_URL: 'https://tsa.example' };
   const operator = operatorCa('Operator CA');
   beforeAll(() => setUpTenant(dataDir, env));
 
@@ -281,6 +281,7 @@ describe('admin signer-key with KEYSTORE=pkcs11 (SoftHSM2)', () => {
     const { config } = provisionSoftHsm(file('softhsm'), [token]);
     const env = {
       APP_ENV: 'production',
+      TSA_URL: 'https://tsa.example',
       SOFTHSM2_CONF: config,
       KEYSTORE: 'pkcs11',
       PKCS11_MODULE: softHsmModule,

@@ -18,7 +18,13 @@ afterAll(() => temp.remove());
 
 function caDeps(environment: 'development' | 'sandbox' | 'production', dataDir: string): CaDeps {
   return {
-    config: loadConfig({ DATA_DIR: dataDir, APP_ENV: environment, SERVICE_NAME: 'ESign Test' }),
+    config: loadConfig({
+      DATA_DIR: dataDir,
+      APP_ENV: environment,
+      SERVICE_NAME: 'ESign Test',
+      // Production needs a real TSA; never contacted here.
+      ...(environment === 'production' ? { TSA_URL: 'https://tsa.example' } : {}),
+    }),
     secrets: deriveSecrets(Buffer.from('a master secret for the CA tests')),
     clock: systemClock,
   };

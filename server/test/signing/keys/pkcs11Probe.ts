@@ -88,6 +88,7 @@ async function stores(args: Args) {
       prepareSigningKeys({
         config: loadConfig({
           APP_ENV: 'production',
+          TSA_URL: 'https://tsa.example',
           KEYSTORE: 'pkcs11',
           PKCS11_MODULE: args.module,
           PKCS11_TOKEN_LABEL: args.otherTokenLabel,

@@ -61,7 +61,7 @@ describe('the service seal', () => {
   });
 
   it('in production has no certificate until one is imported, and is not used without one', async () => {
-    h = createHarness({ APP_ENV: 'production' });
+    h = createHarness({ APP_ENV: 'production', TSA_URL: 'https://tsa.example' });
     const seal = await sealKey(h.deps);
     expect(seal.certificate).toBeNull();
     expect(() => certifiedKey(seal)).toThrow(
@@ -82,7 +82,7 @@ describe('start-up', () => {
       'tsa.pem',
     ]);
     await h.close();
-    h = createHarness({ APP_ENV: 'production' });
+    h = createHarness({ APP_ENV: 'production', TSA_URL: 'https://tsa.example' });
     await prepareSigningKeys(h.deps);
     expect(fs.existsSync(path.join(h.dataDir, 'dev-ca'))).toBe(false);
   });
@@ -169,7 +169,7 @@ describe('certificate import', () => {
   }
 
   it('refuses garbage, a certificate without signing key usage, and an expired one, changing nothing', async () => {
-    h = createHarness({ APP_ENV: 'production' });
+    h = createHarness({ APP_ENV: 'production', TSA_URL: 'https://tsa.example' });
     h.clock.set(new Date());
     const seal = await sealKey(h.deps);
     const spki = seal.reference.publicKeySpki;
