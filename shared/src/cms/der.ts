@@ -9,6 +9,7 @@ import { AsnObjectIdentifierConverter } from '@peculiar/asn1-schema';
 
 export const derTag = {
   integer: 0x02,
+  bitString: 0x03,
   octetString: 0x04,
   null: 0x05,
   objectIdentifier: 0x06,
@@ -142,11 +143,19 @@ export const derNull: Uint8Array = Uint8Array.of(derTag.null, 0);
 
 /** A non-negative INTEGER from its big-endian magnitude (leading zeros dropped, one added if the sign bit is set). */
 export function derUnsignedInteger(magnitude: Uint8Array): Uint8Array {
-  let start = 0;
-  while (start < magnitude.length - 1 && magnitude[start] === 0) start++;
-  const trimmed = magnitude.subarray(start);
+  const trimmed = derUnsignedMagnitude(magnitude);
   const needsZero = trimmed.length === 0 || ((trimmed[0] as number) & 0x80) !== 0;
   return derElement(derTag.integer, needsZero ? Uint8Array.of(0) : new Uint8Array(), trimmed);
+}
+
+/**
+ * The big-endian magnitude of a non-negative INTEGER's value (or of any big-endian number):
+ * leading zero bytes, the DER sign byte among them, dropped; at least one byte is kept.
+ */
+export function derUnsignedMagnitude(value: Uint8Array): Uint8Array {
+  let start = 0;
+  while (start < value.length - 1 && value[start] === 0) start++;
+  return value.subarray(start);
 }
 
 /** The dotted form of an OBJECT IDENTIFIER element. */

@@ -1,4 +1,13 @@
 import crypto from 'node:crypto';
+import {
+  contextTag,
+  DerError,
+  derBytes,
+  derChildren,
+  derTag,
+  derValue,
+  readDerElement,
+} from '@esign/shared/cms';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import {
   AuthorityInfoAccessSyntax,
@@ -19,9 +28,47 @@ import {
   SubjectKeyIdentifier,
 } from '@peculiar/asn1-x509';
 import { ApiError } from '../../errors/apiError';
-import { type CertificateParts, certificateParts } from './der';
 
 const id_ad_ocsp = '1.3.6.1.5.5.7.48.1';
+
+/** The exact bytes of a certificate's parts, as the CA signed them (not an ASN.1 re-encoding). */
+export interface CertificateParts {
+  issuer: Buffer;
+  subject: Buffer;
+  subjectPublicKeyInfo: Buffer;
+  /** The subjectPublicKey BIT STRING's bits (without the unused-bits byte): what OCSP hashes. */
+  subjectPublicKey: Buffer;
+}
+
+/** A Buffer over the same memory (no copy). */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** Raw issuer, subject and key of a DER certificate (RFC 5280 §4.1); DerError when it is none. */
+export function certificateParts(der: Buffer): CertificateParts {
+  const tbs = derChildren(der, readDerElement(der))[0];
+  if (tbs === undefined) throw new DerError('not a certificate');
+  const fields = derChildren(der, tbs);
+  // version [0] EXPLICIT is optional; it shifts the other fields by one.
+  const shift = fields[0]?.tag === contextTag(0) ? 1 : 0;
+  const issuer = fields[shift + 2];
+  const subject = fields[shift + 4];
+  const spki = fields[shift + 5];
+  if (issuer === undefined || subject === undefined || spki === undefined) {
+    throw new DerError('not a certificate');
+  }
+  const bits = derChildren(der, spki)[1];
+  if (bits === undefined || bits.tag !== derTag.bitString) {
+    throw new DerError('no subject public key');
+  }
+  return {
+    issuer: asBuffer(derBytes(der, issuer)),
+    subject: asBuffer(derBytes(der, subject)),
+    subjectPublicKeyInfo: asBuffer(derBytes(der, spki)),
+    subjectPublicKey: asBuffer(derValue(der, bits).subarray(1)),
+  };
+}
 
 /** The facts about one certificate that chain building and revocation checks read. */
 export interface CertificateFacts {

@@ -1,3 +1,4 @@
+import { DerError, derBytes, derChildren, derTag, readDerElement } from '@esign/shared/cms';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import {
   CertificateList,
@@ -14,7 +15,6 @@ import {
 import { ApiError } from '../../errors/apiError';
 import { safeHttpsRequest } from '../../outbound/safeFetch';
 import { type CertificateFacts, hasKeyUsage, keyUsageBits, serialHexOf } from './certificate';
-import { crlIssuer } from './der';
 import type { RevocationDeps } from './revocationTypes';
 import { verifySignedData } from './signedData';
 import type { SourceAnswer } from './sourceAnswer';
@@ -44,6 +44,19 @@ function derOf(body: Buffer): Buffer {
     .replace(/-----(BEGIN|END) X509 CRL-----/g, '')
     .replace(/\s+/g, '');
   return Buffer.from(base64, 'base64');
+}
+
+/** The raw issuer Name of a DER CRL (RFC 5280 §5.1); DerError when it is none. */
+function crlIssuer(der: Buffer): Buffer {
+  const tbs = derChildren(der, readDerElement(der))[0];
+  if (tbs === undefined) throw new DerError('not a CRL');
+  const fields = derChildren(der, tbs);
+  // version INTEGER is optional (v2 CRLs carry it).
+  const shift = fields[0]?.tag === derTag.integer ? 1 : 0;
+  const issuer = fields[shift + 1];
+  if (issuer === undefined) throw new DerError('not a CRL');
+  const bytes = derBytes(der, issuer);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** Judges a CRL for `query.certificate`; exported for tests of hand-made CRLs. */

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { contextTag, derBytes, derChildren, readDerElement } from '@esign/shared/cms';
 import {
   BasicOCSPResponse,
   CertID,
@@ -16,7 +17,6 @@ import { AlgorithmIdentifier, CRLReasons, Extension } from '@peculiar/asn1-x509'
 import { ApiError } from '../../errors/apiError';
 import { safeHttpsRequest } from '../../outbound/safeFetch';
 import { type CertificateFacts, isIssuedBy, readCertificate, serialHexOf } from './certificate';
-import { ocspResponseCertificates } from './der';
 import type { RevocationDeps } from './revocationTypes';
 import { verifySignedData } from './signedData';
 import type { SourceAnswer } from './sourceAnswer';
@@ -137,6 +137,22 @@ function signerOf(
     reason:
       problems[0] ?? 'the answer is signed neither by the issuer nor by a responder it authorized',
   };
+}
+
+/**
+ * The certificates a BasicOCSPResponse carries (`certs [0] EXPLICIT SEQUENCE OF Certificate`,
+ * RFC 6960 §4.2.1), byte for byte as the responder sent them.
+ */
+function ocspResponseCertificates(basicResponse: Buffer): Buffer[] {
+  const fields = derChildren(basicResponse, readDerElement(basicResponse));
+  const certs = fields.find((field) => field.tag === contextTag(0));
+  if (certs === undefined) return [];
+  const list = derChildren(basicResponse, certs)[0];
+  if (list === undefined) return [];
+  return derChildren(basicResponse, list).map((certificate) => {
+    const bytes = derBytes(basicResponse, certificate);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  });
 }
 
 /** Reads and judges an OCSP answer for `query`; exported for tests of hand-made answers. */

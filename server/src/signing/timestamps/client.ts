@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { derBytes, derChildren, derUnsignedMagnitude, readDerElement } from '@esign/shared/cms';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import { MessageImprint, PKIStatus, TimeStampReq, TimeStampResp } from '@peculiar/asn1-tsp';
 import { AlgorithmIdentifier } from '@peculiar/asn1-x509';
@@ -6,7 +7,6 @@ import type { AppDeps } from '../../context';
 import { ApiError } from '../../errors/apiError';
 import { outboundCodes, type Resolver, safeHttpsRequest } from '../../outbound/safeFetch';
 import type { Config } from '../../platform/config';
-import { bytesOf, childrenOf, readTlv, unsignedInteger } from '../trust/der';
 import { trustAnchorsFor } from '../trust/service';
 import { oid } from './algorithms';
 import { developmentTsa } from './developmentTsa';
@@ -133,8 +133,9 @@ function grantedToken(reply: Buffer): Buffer {
   let token: Buffer | undefined;
   try {
     response = AsnConvert.parse(reply, TimeStampResp);
-    const [, tokenElement] = childrenOf(reply, readTlv(reply));
-    token = tokenElement ? bytesOf(reply, tokenElement) : undefined;
+    const [, tokenElement] = derChildren(reply, readDerElement(reply));
+    // A copy: the token outlives the reply.
+    token = tokenElement ? Buffer.from(derBytes(reply, tokenElement)) : undefined;
   } catch (error) {
     throw timestampFailed(
       'TSA_RESPONSE_MALFORMED',
@@ -199,7 +200,7 @@ export async function requestTimestamp(
     }
     throw error;
   }
-  if (verified.nonce === undefined || !verified.nonce.equals(unsignedInteger(nonce))) {
+  if (verified.nonce === undefined || !verified.nonce.equals(derUnsignedMagnitude(nonce))) {
     throw timestampFailed(
       'NONCE_MISMATCH',
       'the token does not carry the nonce we sent (a replay?)',

@@ -1,5 +1,15 @@
 import crypto from 'node:crypto';
 import {
+  compareDerEncodings,
+  contextTag,
+  derElement,
+  derObjectIdentifier,
+  derOctetString,
+  derSequence,
+  derSetOf,
+  derTag,
+} from '@esign/shared/cms';
+import {
   Attribute,
   CertificateChoices,
   CertificateSet,
@@ -28,7 +38,6 @@ import {
 import { AlgorithmIdentifier, Certificate } from '@peculiar/asn1-x509';
 import { ApiError } from '../../errors/apiError';
 import type { Clock } from '../../platform/clock';
-import { derTag, encodeSetOf, encodeTlv } from '../trust/der';
 import { hashOf, oid } from './algorithms';
 
 /**
@@ -66,23 +75,22 @@ function rejection(failure: PKIFailureInfoFlags): Buffer {
   return Buffer.from(AsnConvert.serialize(response));
 }
 
-function attribute(type: string, value: Buffer): Attribute {
+function attribute(type: string, value: Uint8Array): Attribute {
   return new Attribute({ attrType: type, attrValues: [new Uint8Array(value).buffer] });
 }
 
 /** ESS signing-certificate-v2 (RFC 5035): SHA-256 (default, omitted) and issuerSerial. */
-function signingCertificateV2(tsa: Buffer): Buffer {
+function signingCertificateV2(tsa: Buffer): Uint8Array {
   const certificate = AsnConvert.parse(tsa, Certificate);
   const issuer = Buffer.from(AsnConvert.serialize(certificate.tbsCertificate.issuer));
   const serial = Buffer.from(certificate.tbsCertificate.serialNumber);
   const hash = crypto.createHash('sha256').update(tsa).digest();
-  const issuerSerial = encodeTlv(
-    derTag.sequence,
-    encodeTlv(derTag.sequence, encodeTlv(derTag.context4, issuer)),
-    encodeTlv(derTag.integer, serial),
+  const issuerSerial = derSequence(
+    derSequence(derElement(contextTag(4), issuer)),
+    derElement(derTag.integer, serial),
   );
-  const essCertId = encodeTlv(derTag.sequence, encodeTlv(derTag.octetString, hash), issuerSerial);
-  return encodeTlv(derTag.sequence, encodeTlv(derTag.sequence, essCertId));
+  const essCertId = derSequence(derOctetString(hash), issuerSerial);
+  return derSequence(derSequence(essCertId));
 }
 
 /** A positive 128-bit serial number, unique in practice without any state. */
@@ -140,23 +148,21 @@ export async function timestampResponse(
   });
   const tstInfoBytes = Buffer.from(AsnConvert.serialize(tstInfo));
 
-  const contentTypeValue = encodeTlv(
-    derTag.objectIdentifier,
-    Buffer.from('2a864886f70d0109100104', 'hex'),
-  );
   const attributes = [
-    attribute(oid.contentType, contentTypeValue),
+    attribute(oid.contentType, derObjectIdentifier(id_ct_tstInfo)),
     attribute(
       oid.messageDigest,
-      encodeTlv(derTag.octetString, crypto.createHash('sha256').update(tstInfoBytes).digest()),
+      derOctetString(crypto.createHash('sha256').update(tstInfoBytes).digest()),
     ),
     attribute(oid.signingCertificateV2, signingCertificateV2(tsaCertificate)),
   ]
     .map((value) => ({ value, der: Buffer.from(AsnConvert.serialize(value)) }))
-    .sort((a, b) => Buffer.compare(a.der, b.der));
+    .sort((a, b) => compareDerEncodings(a.der, b.der));
   // What is signed is the DER SET OF, in the order it is then written with the [0] tag.
-  const signedAttributes = encodeSetOf(attributes.map(({ der }) => der));
-  const signature = await deps.tsaSigner.sign(signedAttributes);
+  const signedAttributes = derSetOf(attributes.map(({ der }) => der));
+  const signature = await deps.tsaSigner.sign(
+    Buffer.from(signedAttributes.buffer, signedAttributes.byteOffset, signedAttributes.byteLength),
+  );
 
   const certificate = AsnConvert.parse(tsaCertificate, Certificate);
   const sha256 = new AlgorithmIdentifier({ algorithm: oid.sha256 });

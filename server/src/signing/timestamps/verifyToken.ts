@@ -1,15 +1,26 @@
 import crypto from 'node:crypto';
+import {
+  contextTag,
+  DerError,
+  derBytes,
+  derChildren,
+  derTag,
+  derUnsignedMagnitude,
+  derValue,
+  readDerElement,
+} from '@esign/shared/cms';
 import { ContentInfo, SignedData, type SignerInfo } from '@peculiar/asn1-cms';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { id_ct_tstInfo, TSTInfo } from '@peculiar/asn1-tsp';
 import { AlgorithmIdentifier, id_kp_timeStamping } from '@peculiar/asn1-x509';
+import { ApiError } from '../../errors/apiError';
+import { readCertificate, subjectName } from '../certificates/certificate';
+import { buildChain, type ChainFailureReason, type ChainResult } from '../certificates/chain';
 import {
   CertificateParseError,
   type ParsedCertificate,
   parseCertificate,
 } from '../trust/certificate';
-import { ChainError, chainToTrustAnchor } from '../trust/chain';
-import { bytesOf, childrenOf, contentOf, derTag, readTlv, unsignedInteger } from '../trust/der';
 import { type HashName, hashOf, oid, signatureHash } from './algorithms';
 import { type TimestampInvalidReason, timestampInvalid } from './errors';
 
@@ -54,16 +65,17 @@ function refuse(reason: TimestampInvalidReason, message: string): never {
 
 /** The raw signed attributes of the first SignerInfo, read from the token's own bytes. */
 function rawSignedAttributes(signedDataDer: Buffer): Buffer {
-  const signedData = readTlv(signedDataDer);
-  const signerInfos = childrenOf(signedDataDer, signedData).at(-1);
+  const signedData = readDerElement(signedDataDer);
+  const signerInfos = derChildren(signedDataDer, signedData).at(-1);
   if (signerInfos?.tag !== derTag.set) refuse('MALFORMED', 'no SignerInfos');
-  const signerInfo = childrenOf(signedDataDer, signerInfos)[0];
+  const signerInfo = derChildren(signedDataDer, signerInfos)[0];
   if (signerInfo === undefined) refuse('MALFORMED', 'no SignerInfo');
-  const attributes = childrenOf(signedDataDer, signerInfo).find(
-    (element) => element.tag === derTag.context0,
+  const attributes = derChildren(signedDataDer, signerInfo).find(
+    (element) => element.tag === contextTag(0),
   );
   if (attributes === undefined) refuse('SIGNED_ATTRIBUTES_INVALID', 'no signed attributes');
-  const bytes = bytesOf(signedDataDer, attributes);
+  // A copy: its tag is rewritten.
+  const bytes = Buffer.from(derBytes(signedDataDer, attributes));
   bytes[0] = derTag.set;
   return bytes;
 }
@@ -102,7 +114,7 @@ function decode(token: Buffer): DecodedToken {
   try {
     signedAttributes = rawSignedAttributes(signedDataDer);
   } catch (error) {
-    if (error instanceof Error && error.name === 'DerError') refuse('MALFORMED', error.message);
+    if (error instanceof DerError) refuse('MALFORMED', error.message);
     throw error;
   }
   return {
@@ -124,9 +136,11 @@ function signerCertificate(decoded: DecodedToken): { tsa: ParsedCertificate; all
     const certificate = parseCertificate(der);
     const tbs = certificate.asn.tbsCertificate;
     if (sid.issuerAndSerialNumber) {
-      const sameSerial = unsignedInteger(new Uint8Array(tbs.serialNumber)).equals(
-        unsignedInteger(new Uint8Array(sid.issuerAndSerialNumber.serialNumber)),
-      );
+      const sameSerial =
+        Buffer.compare(
+          derUnsignedMagnitude(new Uint8Array(tbs.serialNumber)),
+          derUnsignedMagnitude(new Uint8Array(sid.issuerAndSerialNumber.serialNumber)),
+        ) === 0;
       const sameIssuer = Buffer.from(AsnConvert.serialize(tbs.issuer)).equals(
         Buffer.from(AsnConvert.serialize(sid.issuerAndSerialNumber.issuer)),
       );
@@ -161,18 +175,18 @@ function checkSigningCertificate(signerInfo: SignerInfo, tsa: ParsedCertificate)
     refuse('SIGNED_ATTRIBUTES_INVALID', 'no ESS signing-certificate attribute (RFC 3161 2.4.1)');
   }
   let hash: HashName | undefined = v2 ? 'sha256' : 'sha1';
-  let certHash: Buffer;
+  let certHash: Uint8Array;
   try {
-    const certs = childrenOf(value, childrenOf(value, readTlv(value))[0]!)[0]!;
-    const fields = childrenOf(value, certs);
+    const certs = derChildren(value, derChildren(value, readDerElement(value))[0]!)[0]!;
+    const fields = derChildren(value, certs);
     let index = 0;
     if (v2 && fields[0]?.tag === derTag.sequence) {
-      hash = hashOf(AsnConvert.parse(bytesOf(value, fields[0]), AlgorithmIdentifier).algorithm);
+      hash = hashOf(AsnConvert.parse(derBytes(value, fields[0]), AlgorithmIdentifier).algorithm);
       index = 1;
     }
     const hashField = fields[index];
     if (hashField?.tag !== derTag.octetString) throw new Error('no certHash');
-    certHash = contentOf(value, hashField);
+    certHash = derValue(value, hashField);
   } catch (error) {
     refuse(
       'SIGNED_ATTRIBUTES_INVALID',
@@ -186,6 +200,52 @@ function checkSigningCertificate(signerInfo: SignerInfo, tsa: ParsedCertificate)
       'the signing-certificate attribute names another certificate',
     );
   }
+}
+
+/** buildChain's failures as the TSA reasons: no trusted path, or an issuer not allowed to issue it. */
+const chainReasons: Record<ChainFailureReason, TimestampInvalidReason> = {
+  untrusted_root: 'TSA_UNTRUSTED',
+  missing_intermediate: 'TSA_UNTRUSTED',
+  signature_mismatch: 'TSA_UNTRUSTED',
+  chain_not_ending_at_signer: 'TSA_UNTRUSTED',
+  issuer_not_ca: 'TSA_ISSUER_NOT_CA',
+  path_too_long: 'TSA_ISSUER_NOT_CA',
+};
+
+/**
+ * The TSA certificate's path to a trust anchor (TSA first, anchor last) by the signature
+ * engine's one path builder, and every certificate on it valid at `at` (genTime).
+ */
+function tsaChainAt(
+  tsa: Buffer,
+  carried: Buffer[],
+  anchors: readonly Buffer[],
+  at: Date,
+): Buffer[] {
+  // The TSA certificate first: the token's SET OF certificates has no order to rely on.
+  const provided = [tsa, ...carried.filter((der) => !der.equals(tsa))];
+  let result: ChainResult;
+  try {
+    result = buildChain(tsa, provided, [...anchors]);
+  } catch (error) {
+    // A certificate of the token or an anchor that does not parse (readCertificate's 422).
+    if (error instanceof ApiError && error.code === 'CERTIFICATE_INVALID') {
+      refuse('MALFORMED', error.message);
+    }
+    throw error;
+  }
+  if (!result.ok) refuse(chainReasons[result.reason], result.message);
+  // buildChain has read each of them already: no parse failure here.
+  const expired = result.chain
+    .map((der) => readCertificate(der))
+    .find((certificate) => at < certificate.notBefore || at > certificate.notAfter);
+  if (expired !== undefined) {
+    refuse(
+      'TSA_CERTIFICATE_NOT_VALID',
+      `certificate "${subjectName(expired)}" is not valid at ${at.toISOString()} (valid ${expired.notBefore.toISOString()} to ${expired.notAfter.toISOString()})`,
+    );
+  }
+  return result.chain;
 }
 
 /**
@@ -232,7 +292,7 @@ export function verifyTimestampToken(
   if (
     messageDigest === undefined ||
     messageDigest[0] !== derTag.octetString ||
-    !contentOf(messageDigest, readTlv(messageDigest)).equals(expectedDigest)
+    !expectedDigest.equals(derValue(messageDigest, readDerElement(messageDigest)))
   ) {
     refuse('MESSAGE_DIGEST_MISMATCH', 'the message-digest attribute does not match the TSTInfo');
   }
@@ -270,24 +330,7 @@ export function verifyTimestampToken(
   }
 
   const genTime = tstInfo.genTime;
-  let tsaChain: Buffer[];
-  try {
-    tsaChain = chainToTrustAnchor(tsa.der, {
-      intermediates: all,
-      trustAnchors: options.trustAnchors,
-      at: genTime,
-    });
-  } catch (error) {
-    if (error instanceof CertificateParseError)
-      refuse('MALFORMED', `a certificate is ${error.message}`);
-    if (!(error instanceof ChainError)) throw error;
-    const reasons = {
-      untrusted: 'TSA_UNTRUSTED',
-      not_valid_at_time: 'TSA_CERTIFICATE_NOT_VALID',
-      issuer_not_ca: 'TSA_ISSUER_NOT_CA',
-    } as const;
-    refuse(reasons[error.reason], error.message);
-  }
+  const tsaChain = tsaChainAt(tsa.der, all, options.trustAnchors, genTime);
 
   const skew = options.clockSkewMs;
   if (
@@ -304,8 +347,12 @@ export function verifyTimestampToken(
     genTime,
     tsaCertificate: tsa.der,
     tsaChain,
-    serialNumber: unsignedInteger(new Uint8Array(tstInfo.serialNumber)).toString('hex'),
-    nonce: tstInfo.nonce ? unsignedInteger(new Uint8Array(tstInfo.nonce)) : undefined,
+    serialNumber: Buffer.from(derUnsignedMagnitude(new Uint8Array(tstInfo.serialNumber))).toString(
+      'hex',
+    ),
+    nonce: tstInfo.nonce
+      ? Buffer.from(derUnsignedMagnitude(new Uint8Array(tstInfo.nonce)))
+      : undefined,
     policy: tstInfo.policy,
   };
 }

@@ -76,7 +76,3 @@ export function toPem(der: Buffer): string {
   const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
   return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
 }
-
-export function validAt(certificate: ParsedCertificate, at: Date): boolean {
-  return certificate.notBefore <= at && at <= certificate.notAfter;
-}
