@@ -55,16 +55,21 @@ describe('verifyTimestampToken on tokens of openssl ts', () => {
 
   it('refuses an imprint that is not SHA-256 (IMPRINT_ALGORITHM)', () => {
     const file = path.join(pki.dir, 'sha512.tsq');
-    execFileSync('openssl', [
-      'ts',
-      '-query',
-      '-digest',
-      crypto.createHash('sha512').update('x').digest('hex'),
-      '-sha512',
-      '-cert',
-      '-out',
-      file,
-    ]);
+    execFileSync(
+      'openssl',
+      [
+        'ts',
+        '-query',
+        '-digest',
+        crypto.createHash('sha512').update('x').digest('hex'),
+        '-sha512',
+        '-cert',
+        '-out',
+        file,
+        // openssl ts writes "Using configuration from ..." to stderr: keep it out of the test log.
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const sha512Token = opensslTokenOf(pki, opensslReply(pki, fs.readFileSync(file)));
     expect(reasonOf(() => verifyTimestampToken(sha512Token, options()))).toBe('IMPRINT_ALGORITHM');
   });
