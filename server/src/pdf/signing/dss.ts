@@ -56,8 +56,23 @@ export async function appendDss(filePath: string, material: DssMaterial): Promis
 /** The update adding `material` to the DSS, or undefined when it holds all of it already. */
 function dssUpdate(reader: PdfReader, material: DssMaterial): Buffer | undefined {
   const incremental = new IncrementalUpdate(reader);
-  const catalogRef = reader.catalogRef();
   const catalog = reader.catalog();
+  if (addToDss(reader, incremental, catalog, material) === 0) return undefined;
+  return incremental.serialize(reader.size, reader.source.byteAt(reader.size - 1));
+}
+
+/**
+ * Adds to `incremental` the items of `material` the DSS does not hold yet (creating the DSS when
+ * there is none) and returns how many. `catalog` is the caller's copy of the catalog: when it
+ * changes it is put under the catalog's number, so a caller that also edits the catalog in the
+ * same update passes the same copy and puts it again after its own edits.
+ */
+export function addToDss(
+  reader: PdfReader,
+  incremental: IncrementalUpdate,
+  catalog: PdfDict,
+  material: DssMaterial,
+): number {
   const existingValue = catalog.get('DSS');
   const existing = reader.resolveDict(existingValue);
   const dss = existing ?? dict({ Type: name('DSS') });
@@ -81,7 +96,7 @@ function dssUpdate(reader: PdfReader, material: DssMaterial): Buffer | undefined
   add('Certs', material.certificates, present.certificates);
   add('OCSPs', material.ocspResponses, present.ocspResponses);
   add('CRLs', material.crls, present.crls);
-  if (added === 0) return undefined;
+  if (added === 0) return 0;
   if (existingValue instanceof PdfRef && existing instanceof PdfDict) {
     // The DSS object keeps its number; the catalog need not change.
     incremental.put(existingValue, dss);
@@ -89,7 +104,7 @@ function dssUpdate(reader: PdfReader, material: DssMaterial): Buffer | undefined
     const dssRef = incremental.allocate();
     incremental.put(dssRef, dss);
     catalog.set('DSS', dssRef);
-    incremental.put(catalogRef, catalog);
+    incremental.put(reader.catalogRef(), catalog);
   }
-  return incremental.serialize(reader.size, reader.source.byteAt(reader.size - 1));
+  return added;
 }

@@ -16,6 +16,7 @@ import {
   type SignatureRect,
 } from './appearance';
 import { PdfReader } from './document';
+import { addToDss, type DssMaterial } from './dss';
 import { pdfErrors } from './errors';
 import { IncrementalUpdate } from './incrementalUpdate';
 import {
@@ -46,6 +47,12 @@ export interface PrepareSignatureOptions {
   appearance?: { rect: SignatureRect; lines?: string[]; image?: SignatureImage };
   /** Where the prepared temp file goes; default the OS temp directory. */
   tempDir?: string;
+  /**
+   * Validation material (B-LT) written into the DSS of the same revision, so the new signature
+   * covers it: revocation answers for the signatures already in the file, and for the signer's
+   * own chain when it is known before signing.
+   */
+  dss?: DssMaterial;
 }
 
 export type ByteRange = [number, number, number, number];
@@ -101,6 +108,13 @@ const optionsSchema = z.object({
     })
     .optional(),
   tempDir: z.string().optional(),
+  dss: z
+    .object({
+      certificates: z.array(z.instanceof(Buffer)),
+      ocspResponses: z.array(z.instanceof(Buffer)),
+      crls: z.array(z.instanceof(Buffer)),
+    })
+    .optional(),
 });
 /** Room for `0 a b c` with offsets up to 10 digits (files under 10 GB). */
 const byteRangeWidth = 34;
@@ -244,6 +258,7 @@ function buildUpdate(
     catalog.set('AcroForm', acroFormRef);
     incremental.put(catalogRef, catalog);
   }
+  if (options.dss) addToDss(reader, incremental, catalog, options.dss);
   const update = incremental.serialize(reader.size, reader.source.byteAt(reader.size - 1));
   return { update, fieldName, sourceSize: reader.size };
 }

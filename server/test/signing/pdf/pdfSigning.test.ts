@@ -426,6 +426,43 @@ describe('appendDss', () => {
   });
 });
 
+describe('a DSS in the signed revision', () => {
+  it.each([
+    ['classic xref table', () => classicPdf()],
+    ['xref stream + object streams', () => objectStreamPdf()],
+    ['existing AcroForm', () => acroFormPdf()],
+  ])('%s: the new signature covers the DSS and the whole file', async (_label, make) => {
+    const first = await preparePdfSignature(write('dss-in-1.pdf', await make()), {
+      signingTime,
+      tempDir: dir,
+    });
+    await sign(first);
+    const ocsp = crypto.randomBytes(300);
+    const crl = crypto.randomBytes(200);
+    const second = await preparePdfSignature(first.path, {
+      signingTime,
+      tempDir: dir,
+      dss: { certificates: [], ocspResponses: [ocsp, ocsp], crls: [crl] },
+    });
+    await sign(second);
+
+    expect(readDss(second.path)).toEqual({ certificates: [], ocspResponses: [ocsp], crls: [crl] });
+    const report = pdfsigSignatures(pdfsig(second.path));
+    expect(report.map((s) => [s.valid, s.total])).toEqual([
+      [true, false],
+      [true, true],
+    ]);
+    expect(qpdfCheck(second.path).ok).toBe(true);
+    const [earlier, last] = readSignatures(second.path).signatures;
+    expect(last!.coversWholeFile).toBe(true);
+    expect(earlier!.laterRevisions).toHaveLength(1);
+    expect(earlier!.laterRevisions[0]!.changes.some((c) => c.kind === 'dss')).toBe(true);
+    for (const change of earlier!.laterRevisions[0]!.changes) {
+      expect(allowedAfterSignature.has(change.kind)).toBe(true);
+    }
+  });
+});
+
 describe('readSignatures and tampering', () => {
   it('a byte changed in a signed range shows as a digest mismatch', async () => {
     const source = write('tamper.pdf', await classicPdf());
