@@ -1,3 +1,4 @@
+import { wrapText } from '../fonts/wrapText';
 import { AppearanceFont, type FontSubset } from './embeddedFont';
 import { dict, name, PdfNewStream, type PdfRef } from './objects';
 
@@ -27,40 +28,6 @@ export interface AppearanceText {
   subset?: FontSubset;
 }
 
-/** Splits a word wider than the line into pieces that fit, keeping combining marks attached. */
-function breakWord(font: AppearanceFont, word: string, maxWidth: number): string[] {
-  const pieces: string[] = [];
-  let piece = '';
-  for (const character of word.match(/\P{M}\p{M}*/gu) ?? []) {
-    if (piece !== '' && font.widthOf(piece + character) > maxWidth) {
-      pieces.push(piece);
-      piece = '';
-    }
-    piece += character;
-  }
-  if (piece !== '') pieces.push(piece);
-  return pieces;
-}
-
-/** Greedy wrapping at spaces by the glyphs' real widths (`maxWidth` in font units). */
-function wrap(font: AppearanceFont, line: string, maxWidth: number): string[] {
-  const wrapped: string[] = [];
-  let current = '';
-  for (const word of line.split(' ').filter((w) => w !== '')) {
-    const candidate = current === '' ? word : `${current} ${word}`;
-    if (font.widthOf(candidate) <= maxWidth) {
-      current = candidate;
-      continue;
-    }
-    if (current !== '') wrapped.push(current);
-    const pieces = breakWord(font, word, maxWidth);
-    current = pieces.pop() ?? '';
-    wrapped.push(...pieces);
-  }
-  if (current !== '') wrapped.push(current);
-  return wrapped;
-}
-
 /**
  * Lays the lines out in the box: the largest font size (10 pt down to 4 pt) at which the lines,
  * wrapped to the box's width, fit its height. At 4 pt, lines that still do not fit are left out
@@ -81,7 +48,9 @@ export async function appearanceText(
   let wrapped: string[] = [];
   for (; fontSize >= smallestFontSize; fontSize -= fontSizeStep) {
     const maxWidth = (width / fontSize) * 1000;
-    wrapped = printable.flatMap((line) => (line === '' ? [''] : wrap(font, line, maxWidth)));
+    wrapped = printable.flatMap((line) =>
+      line === '' ? [''] : wrapText(line, maxWidth, (text) => font.widthOf(text)),
+    );
     const needed = fontSize * (leadingFactor * (wrapped.length - 1) + lineBox);
     if (needed <= height) break;
   }
