@@ -172,3 +172,24 @@ describe('renderAuditTrail', () => {
     expect(fs.existsSync(out)).toBe(false);
   });
 });
+
+describe('start-up cost', () => {
+  it('importing the signing layer and the renderer loads neither fontkit nor pdf-lib', () => {
+    const root = path.resolve(__dirname, '../../../..');
+    const script = `
+      require('./server/src/pdf/signing/index.ts');
+      require('./server/src/pdf/auditTrail/index.ts');
+      const heavy = /node_modules\\/(@pdf-lib\\/fontkit|pdf-lib)\\//;
+      const loaded = () => Object.keys(require.cache).filter((file) => heavy.test(file)).length;
+      const before = loaded();
+      require('./server/src/pdf/fonts/dejaVuSans.ts')
+        .loadFontkit()
+        .then(() => console.log(JSON.stringify([before, loaded()])));`;
+    const output = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    // Nothing at import; fontkit once a font is first needed.
+    expect(JSON.parse(output)).toEqual([0, 1]);
+  });
+});
