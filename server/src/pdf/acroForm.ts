@@ -1,5 +1,3 @@
-import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
 import fontkit from '@pdf-lib/fontkit';
 import {
   concatTransformationMatrix,
@@ -21,6 +19,7 @@ import {
   popGraphicsState,
   pushGraphicsState,
 } from 'pdf-lib';
+import { dejaVuSansBytes, subsetTag } from './fonts/dejaVuSans';
 import {
   type FormField,
   type FormFieldKind,
@@ -36,14 +35,6 @@ import {
  * then flattened: every field's appearance becomes page content and no field remains. Loaded on
  * first use through ./fillTemplate: pdf-lib and fontkit cost about half a second at start.
  */
-
-const fontPath = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
-let fontBytes: Promise<Buffer> | undefined;
-
-function dejaVuSans(): Promise<Buffer> {
-  fontBytes ??= fs.readFile(fontPath);
-  return fontBytes;
-}
 
 async function loadPdf(bytes: Uint8Array): Promise<PDFDocument> {
   if (!looksLikePdf(bytes)) {
@@ -96,13 +87,6 @@ export async function readFormFields(bytes: Uint8Array): Promise<FormField[]> {
     );
   }
   return fields;
-}
-
-/** A subset tag (six capitals) derived from the input, so equal input gives equal bytes. */
-function subsetTag(template: Uint8Array, values: Record<string, TemplateValue>): string {
-  const digest = crypto.createHash('sha256').update(template).update(JSON.stringify(values));
-  const bytes = digest.digest().subarray(0, 6);
-  return Array.from(bytes, (byte) => String.fromCharCode(65 + (byte % 26))).join('');
 }
 
 function invalid(key: string, message: string): TemplateValueError {
@@ -190,9 +174,9 @@ export async function fillTemplate(
 ): Promise<Uint8Array> {
   const doc = await loadPdf(template);
   doc.registerFontkit(fontkit);
-  const font = await doc.embedFont(await dejaVuSans(), {
+  const font = await doc.embedFont(await dejaVuSansBytes(), {
     subset: true,
-    customName: `${subsetTag(template, values)}+DejaVuSans`,
+    customName: `${subsetTag(template, JSON.stringify(values))}+DejaVuSans`,
   });
   const charset = new Set(font.getCharacterSet());
   const fields = fillable(doc);

@@ -1,3 +1,5 @@
+import { wrapText } from '../fonts/wrapText';
+import { AppearanceFont, type FontSubset } from './embeddedFont';
 import { dict, name, PdfNewStream, type PdfRef } from './objects';
 
 /** A JPEG drawn under the text of a visible signature (the `image_signature` method's picture). */
@@ -11,62 +13,94 @@ export interface SignatureImage {
 /** `[x1 y1 x2 y2]` in the page's default user space (points). */
 export type SignatureRect = [number, number, number, number];
 
-/**
- * Text for the standard Helvetica font (WinAnsi): Vietnamese letters lose their diacritics
- * (đ → d), because the standard font has no glyphs for them. Enough for a stamp now; an
- * embedded Unicode font can replace it without changing callers.
- */
-function winAnsiText(text: string): string {
-  return text
-    .replace(/đ/g, 'd')
-    .replace(/Đ/g, 'D')
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\x20-\x7e]/g, '?')
-    .replace(/[\\()]/g, (c) => `\\${c}`);
+/** Room between the box's edge and the text, in points. */
+const padding = 2;
+const largestFontSize = 10;
+const smallestFontSize = 4;
+const fontSizeStep = 0.5;
+const leadingFactor = 1.2;
+
+/** The text of a visible signature, laid out in its box and encoded for the subset font. */
+export interface AppearanceText {
+  /** Text-showing operators (`BT … ET`) naming the font `/F1`; empty when nothing is drawn. */
+  operators: string;
+  /** The subset to embed as `/F1`, absent when nothing is drawn. */
+  subset?: FontSubset;
 }
 
 /**
+ * Lays the lines out in the box: the largest font size (10 pt down to 4 pt) at which the lines,
+ * wrapped to the box's width, fit its height. At 4 pt, lines that still do not fit are left out
+ * rather than drawn over the box's edge.
+ */
+export async function appearanceText(
+  rect: SignatureRect,
+  lines: string[],
+): Promise<AppearanceText> {
+  const font = await AppearanceFont.load();
+  const width = Math.abs(rect[2] - rect[0]) - 2 * padding;
+  const height = Math.abs(rect[3] - rect[1]) - 2 * padding;
+  const printable = lines
+    .flatMap((line) => line.split(/\r\n|\r|\n/))
+    .map((line) => font.printable(line).trim());
+  const lineBox = (font.ascent - font.descent) / 1000;
+  let fontSize = largestFontSize;
+  let wrapped: string[] = [];
+  for (; fontSize >= smallestFontSize; fontSize -= fontSizeStep) {
+    const maxWidth = (width / fontSize) * 1000;
+    wrapped = printable.flatMap((line) =>
+      line === '' ? [''] : wrapText(line, maxWidth, (text) => font.widthOf(text)),
+    );
+    const needed = fontSize * (leadingFactor * (wrapped.length - 1) + lineBox);
+    if (needed <= height) break;
+  }
+  fontSize = Math.max(fontSize, smallestFontSize);
+  const leading = fontSize * leadingFactor;
+  const fitting = Math.max(0, Math.floor((height - fontSize * lineBox) / leading) + 1);
+  const drawn = wrapped.slice(0, fitting);
+  while (drawn.length > 0 && drawn[drawn.length - 1] === '') drawn.pop();
+  if (drawn.length === 0) return { operators: '' };
+  const subset = await font.subset(drawn);
+  const top = padding + height - (fontSize * font.ascent) / 1000;
+  let operators = `BT /F1 ${fmt(fontSize)} Tf ${padding} ${fmt(top)} Td\n`;
+  drawn.forEach((line, i) => {
+    if (i > 0) operators += `0 ${fmt(-leading)} Td\n`;
+    if (line !== '') operators += `<${subset.encode(line)}> Tj\n`;
+  });
+  operators += 'ET\n';
+  return { operators, subset };
+}
+
+const fmt = (value: number) => value.toFixed(2).replace(/\.?0+$/, '');
+
+/**
  * The appearance stream of a visible signature: the optional image stretched over the box,
- * then the text lines (signer name, date) from the top left.
+ * then the text (signer name, date) from the top left.
  */
 export function appearanceStream(
   rect: SignatureRect,
-  lines: string[],
-  fontRef: PdfRef,
+  text: AppearanceText,
+  fontRef: PdfRef | undefined,
   imageRef: PdfRef | undefined,
 ): PdfNewStream {
   const width = Math.abs(rect[2] - rect[0]);
   const height = Math.abs(rect[3] - rect[1]);
-  const fontSize = Math.max(4, Math.min(10, height / (lines.length + 1)));
   let content = '';
   if (imageRef) content += `q ${width} 0 0 ${height} 0 0 cm /Im1 Do Q\n`;
-  content += `BT /F1 ${fontSize.toFixed(2)} Tf ${(fontSize * 1.2).toFixed(2)} TL 2 ${(
-    height - fontSize * 1.1
-  ).toFixed(2)} Td\n`;
-  for (const line of lines) content += `(${winAnsiText(line)}) Tj T*\n`;
-  content += 'ET\n';
+  content += text.operators;
   return new PdfNewStream(
     dict({
       Type: name('XObject'),
       Subtype: name('Form'),
       BBox: [0, 0, width, height],
       Resources: dict({
-        Font: dict({ F1: fontRef }),
+        Font: fontRef ? dict({ F1: fontRef }) : undefined,
         XObject: imageRef ? dict({ Im1: imageRef }) : undefined,
       }),
     }),
     Buffer.from(content, 'latin1'),
   );
 }
-
-export const helveticaFont = () =>
-  dict({
-    Type: name('Font'),
-    Subtype: name('Type1'),
-    BaseFont: name('Helvetica'),
-    Encoding: name('WinAnsiEncoding'),
-  });
 
 export const imageXObject = (image: SignatureImage) =>
   new PdfNewStream(

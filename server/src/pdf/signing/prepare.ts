@@ -8,15 +8,17 @@ import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { validationError } from '../../errors/apiError';
 import {
+  type AppearanceText,
   appearanceStream,
+  appearanceText,
   emptyAppearance,
-  helveticaFont,
   imageXObject,
   type SignatureImage,
   type SignatureRect,
 } from './appearance';
 import { PdfReader } from './document';
 import { addToDss, type DssMaterial } from './dss';
+import { putFontSubset } from './embeddedFont';
 import { pdfErrors } from './errors';
 import { IncrementalUpdate } from './incrementalUpdate';
 import {
@@ -175,10 +177,21 @@ function appendToArray(
   if (holderRef) update.put(holderRef, holder);
 }
 
+/** What a visible signature shows: the lines asked for, else the signer's name and the date. */
+function appearanceLines(options: PrepareSignatureOptions): string[] {
+  return (
+    options.appearance?.lines ?? [
+      ...(options.signerName ? [options.signerName] : []),
+      options.signingTime.toISOString().replace('T', ' ').slice(0, 19),
+    ]
+  );
+}
+
 /** The incremental update's bytes, placeholders unfilled (`ByteRange` still the marker). */
 function buildUpdate(
   reader: PdfReader,
   options: PrepareSignatureOptions & { contentsSize: number },
+  text: AppearanceText | undefined,
 ): { update: Buffer; fieldName: string; sourceSize: number } {
   assertChangesAllowed(reader);
   const fieldName = chooseFieldName(reader, options.fieldName);
@@ -206,19 +219,14 @@ function buildUpdate(
     }),
   );
   const visible = options.appearance;
-  if (visible) {
-    const fontRef = incremental.allocate();
-    incremental.put(fontRef, helveticaFont());
+  if (visible && text) {
+    const fontRef = text.subset ? putFontSubset(incremental, text.subset) : undefined;
     let imageRef: PdfRef | undefined;
     if (visible.image) {
       imageRef = incremental.allocate();
       incremental.put(imageRef, imageXObject(visible.image));
     }
-    const lines = visible.lines ?? [
-      ...(options.signerName ? [options.signerName] : []),
-      options.signingTime.toISOString().replace('T', ' ').slice(0, 19),
-    ];
-    incremental.put(apRef, appearanceStream(visible.rect, lines, fontRef, imageRef));
+    incremental.put(apRef, appearanceStream(visible.rect, text, fontRef, imageRef));
   } else {
     incremental.put(apRef, emptyAppearance());
   }
@@ -276,8 +284,12 @@ export async function preparePdfSignature(
   const parsed = optionsSchema.safeParse(options);
   if (!parsed.success) throw validationError(parsed.error);
   const contentsSize = options.contentsSize ?? defaultContentsSize;
+  // The font work is asynchronous (fontkit loads on first use), the reading is not: lay the
+  // text out first.
+  const visible = options.appearance;
+  const text = visible && (await appearanceText(visible.rect, appearanceLines(options)));
   const { update, fieldName, sourceSize } = PdfReader.read(source, (reader) =>
-    buildUpdate(reader, { ...options, contentsSize }),
+    buildUpdate(reader, { ...options, contentsSize }, text),
   );
 
   // Locate and fill the placeholders in the update, now that every offset is known.

@@ -254,6 +254,7 @@ function describeChanges(
     const acroForm = catalog.get('AcroForm');
     if (acroForm instanceof PdfRef) acroFormNum = acroForm.num;
   }
+  const fontParts = fontPartsOf(reader, own, after);
   const changes: ChangedObject[] = [];
   for (const [num, entry] of own) {
     if (num === 0) continue;
@@ -271,7 +272,7 @@ function describeChanges(
       continue;
     }
     const object = reader.getObject(ref, after);
-    const kind = classify(object, num, dssRefs, acroFormNum);
+    const kind = fontParts.has(num) ? 'font' : classify(object, num, dssRefs, acroFormNum);
     const change: ChangedObject = { num, gen, status, kind };
     if (status === 'modified' && object instanceof PdfDict) {
       const old = reader.getObject(ref, before);
@@ -280,6 +281,43 @@ function describeChanges(
     changes.push(change);
   }
   return changes.sort((a, b) => a.num - b.num);
+}
+
+/**
+ * The objects an embedded font is made of besides its font dictionaries (descendant fonts'
+ * arrays, descriptors, font files, ToUnicode CMaps), found from the fonts this revision writes:
+ * a visible signature's appearance font is such a set.
+ */
+function fontPartsOf(
+  reader: PdfReader,
+  own: Map<number, XrefEntry>,
+  after: Map<number, XrefEntry>,
+): Set<number> {
+  const parts = new Set<number>();
+  const lookup = (value: PdfObject | undefined): PdfObject | undefined => {
+    if (!(value instanceof PdfRef)) return value;
+    if (own.has(value.num)) parts.add(value.num);
+    return reader.getObject(value, after);
+  };
+  const visitDescriptor = (value: PdfObject | undefined) => {
+    const descriptor = lookup(value);
+    if (!(descriptor instanceof PdfDict)) return;
+    for (const key of ['FontFile', 'FontFile2', 'FontFile3']) lookup(descriptor.get(key));
+  };
+  for (const [num, entry] of own) {
+    if (entry.kind === 'free') continue;
+    const font = reader.getObject(new PdfRef(num, entry.kind === 'offset' ? entry.gen : 0), after);
+    if (!(font instanceof PdfDict) || !isName(font.get('Type'), 'Font')) continue;
+    lookup(font.get('ToUnicode'));
+    visitDescriptor(font.get('FontDescriptor'));
+    const descendants = lookup(font.get('DescendantFonts'));
+    if (!Array.isArray(descendants)) continue;
+    for (const descendant of descendants) {
+      const cidFont = lookup(descendant);
+      if (cidFont instanceof PdfDict) visitDescriptor(cidFont.get('FontDescriptor'));
+    }
+  }
+  return parts;
 }
 
 function classify(

@@ -259,6 +259,86 @@ describe('the visible signature', () => {
   });
 });
 
+describe('the visible signature in Vietnamese', () => {
+  const text = 'Ký bởi: Nguyễn Văn Ánh — Hà Nội';
+
+  it('embeds a DejaVu Sans subset: the text reads back exactly, the revision stays small', async () => {
+    const source = write('vietnamese.pdf', await classicPdf());
+    const first = await preparePdfSignature(source, {
+      signingTime,
+      signerName: 'Trần Thị Bình',
+      tempDir: dir,
+    });
+    await sign(first);
+    const signedSize = fs.statSync(first.path).size;
+    // NFD on the way in: the appearance is drawn (and read back) in NFC.
+    const visible = await preparePdfSignature(first.path, {
+      signingTime,
+      appearance: { rect: [50, 20, 450, 60], lines: [text.normalize('NFD')] },
+      tempDir: dir,
+    });
+    await sign(visible);
+
+    // The revision without its /Contents placeholder: a few KB of font, not the 700 KB file.
+    const growth = fs.statSync(visible.path).size - signedSize - visible.contentsHexLength;
+    expect(growth).toBeLessThan(30 * 1024);
+    expect(qpdfCheck(visible.path).ok).toBe(true);
+    expect(pdfsigSignatures(pdfsig(visible.path)).map((s) => s.valid)).toEqual([true, true]);
+    const [one] = readSignatures(visible.path).signatures;
+    for (const change of one!.laterRevisions.flatMap((r) => r.changes)) {
+      expect(allowedAfterSignature.has(change.kind)).toBe(true);
+    }
+
+    // pdftotext reads page content only: flatten the widget's appearance into the page first.
+    const flat = path.join(dir, 'vietnamese-flat.pdf');
+    qpdf(['--flatten-annotations=all'], visible.path, flat);
+    const boxText = execFileSync(
+      'pdftotext',
+      ['-x', '50', '-y', String(842 - 60), '-W', '400', '-H', '40', flat, '-'],
+      { encoding: 'utf8' },
+    );
+    expect(boxText.replace(/[\n\f]+$/, '')).toBe(text);
+
+    // pdffonts reads the widget's appearance too: the signed file itself lists the subset.
+    const fonts = execFileSync('pdffonts', [visible.path], { encoding: 'utf8' });
+    const row = fonts.split('\n').find((line) => /^[A-Z]{6}\+DejaVuSans /.test(line));
+    // name, type ("CID TrueType"), encoding, emb, sub, uni.
+    expect(row?.split(/\s+/).slice(1, 7)).toEqual([
+      'CID',
+      'TrueType',
+      'Identity-H',
+      'yes',
+      'yes',
+      'yes',
+    ]);
+  });
+
+  it('wraps long text by glyph widths inside the box; a character without a glyph prints as ?', async () => {
+    const source = write('wrapped.pdf', await classicPdf());
+    const long = `${text}, ngày 26 tháng 11 năm 2026, theo hợp đồng số HĐ-2026/0042 中`;
+    const prepared = await preparePdfSignature(source, {
+      signingTime,
+      appearance: { rect: [300, 20, 420, 90], lines: [long] },
+      tempDir: dir,
+    });
+    await sign(prepared);
+    const flat = path.join(dir, 'wrapped-flat.pdf');
+    qpdf(['--flatten-annotations=all'], prepared.path, flat);
+    const area = ['-x', '300', '-y', String(842 - 90), '-W', '120', '-H', '70'];
+    const lines = execFileSync('pdftotext', [...area, flat, '-'], { encoding: 'utf8' })
+      .replace(/[\n\f]+$/, '')
+      .split('\n');
+    expect(lines.length).toBeGreaterThan(2);
+    expect(lines.join(' ')).toBe(long.replace('中', '?'));
+    // Every word of the box ends inside it (2 pt padding): none is cut at its edge.
+    const bbox = execFileSync('pdftotext', ['-bbox', flat, '-'], { encoding: 'utf8' });
+    const rights = [...bbox.matchAll(/xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)"/g)]
+      .filter((m) => Number(m[1]) >= 300 && Number(m[2]) >= 842 - 90)
+      .map((m) => Number(m[3]));
+    expect(Math.max(...rights)).toBeLessThanOrEqual(420 - 2 + 0.5);
+  });
+});
+
 describe('refusals before anything is written', () => {
   const refusalsDir = () => {
     const target = path.join(dir, `refusals-${crypto.randomUUID()}`);
