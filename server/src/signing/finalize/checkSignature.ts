@@ -106,6 +106,8 @@ export async function checkSignature(
 
   const revocation = await checkChainRevocation(deps, path, at);
   if (revocation.status === 'revoked') throw revokedError(path, revocation);
+  // The signer's own answer makes B-LT; a CA without OCSP or CRL pointers leaves only a reason.
+  const signerRevocation = revocation.certificates[0] ?? { status: 'unknown' as const };
 
   const cms = assembleSignedData({
     signedAttributes,
@@ -129,9 +131,10 @@ export async function checkSignature(
         serialNumber: timestamp.serialNumber,
       },
       documentDigest: contractHashOf(revision.documentDigest),
-      level: revocation.status === 'good' && dss !== undefined ? 'B-LT' : 'B-T',
+      level: signerRevocation.status === 'good' && dss !== undefined ? 'B-LT' : 'B-T',
       revocation: {
-        status: revocation.status === 'good' ? 'good' : 'unknown',
+        status: signerRevocation.status === 'good' ? 'good' : 'unknown',
+        chainStatus: revocation.status === 'good' ? 'good' : 'unknown',
         reasons: revocation.certificates.flatMap((result, index) =>
           result.reasons.map((reason) => `${certificateSummary(path[index]!).subject}: ${reason}`),
         ),
@@ -190,7 +193,8 @@ async function verifiedSignature(
   try {
     return verifyRawSignature({ signedAttributes, signature, certificate: signer });
   } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== 'SIGNATURE_INVALID') throw error;
+    if (!(error instanceof ApiError)) throw error;
+    // The signer's certificate further down: chain[0]'s key may not even fit the signature.
     const other = chain.findIndex(
       (certificate, index) =>
         index > 0 &&
@@ -201,6 +205,7 @@ async function verifiedSignature(
         ),
     );
     if (other > 0) throw finalizeErrors.signerNotFirst(other);
+    if (error.code !== 'SIGNATURE_INVALID') throw error;
     for (const digest of (await revision.otherDigests?.()) ?? []) {
       if (verifies(buildSignedAttributes(digest, signer), signature, signer)) {
         throw finalizeErrors.documentDigestMismatch();

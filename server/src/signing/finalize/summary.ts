@@ -24,11 +24,14 @@ export interface SignatureSummary {
   documentDigest: string;
   /** SHA-256 of the signed file, lowercase hex. */
   signedSha256: string;
-  /** B-LT when revocation answers for the whole chain went into the DSS, else B-T. */
+  /** B-LT when the signer certificate's revocation answer went into the DSS, else B-T. */
   level: 'B-T' | 'B-LT';
   revocation: {
-    /** `unknown`: signed without (complete) revocation data; `reasons` say why. */
+    /** The signer certificate at genTime; `unknown`: no source answered, signed without. */
     status: 'good' | 'unknown';
+    /** Every certificate below the anchor: `unknown` when any had no answer. */
+    chainStatus: 'good' | 'unknown';
+    /** Why a source was skipped or had no answer, per certificate. */
     reasons: string[];
   };
 }
