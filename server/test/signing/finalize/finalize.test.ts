@@ -1,7 +1,5 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import {
   buildSignedAttributes,
   derBytes,
@@ -21,62 +19,39 @@ import {
   type Preparation,
   prepareRevision,
 } from '../../../src/signing/finalize';
-import { type Issued, opensslDate, TestPki } from '../certificates/testPki';
-import { classicPdf } from '../pdf/corpus';
-import { createOpensslPki, type OpensslPki } from '../timestamps/opensslTsa';
+import { type Issued, opensslDate, type TestPki } from '../certificates/testPki';
+import type { OpensslPki } from '../timestamps/opensslTsa';
 import {
   addVersion,
   createWorld,
   opensslVerdicts,
   pdfsigVerdicts,
   persisted,
+  prepare,
   refusal,
   signAsClient,
   type TokenSigner,
   timestampOver,
   tokenSigner,
+  useTools,
   type World,
 } from './world';
 
 jest.setTimeout(120_000);
 
 const hour = 3600_000;
+const tools = useTools();
 let pki: TestPki;
 let tsa: OpensslPki;
-let contract: Buffer;
 let dir: string;
 let rsaSigner: Issued;
 let ecSigner: Issued;
 
 beforeAll(async () => {
-  pki = await TestPki.create();
-  tsa = createOpensslPki();
-  contract = await classicPdf(2);
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalize-'));
+  ({ pki, tsa, dir } = tools);
   rsaSigner = await pki.issue('Nguyen Van A', { kind: 'rsa' });
   ecSigner = await pki.issue('Tran Thi B', { kind: 'ec' });
-}, 120_000);
-
-afterAll(async () => {
-  await pki?.close();
-  tsa?.remove();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
-
-function prepare(
-  world: World,
-  sourceSha256 = world.sourceSha256,
-  reason = 'Ký hợp đồng',
-): Promise<Preparation> {
-  return prepareRevision(world.deps, {
-    tenantId: world.tenantId,
-    sourceSha256,
-    signingTime: new Date(),
-    signerName: 'Nguyễn Văn A',
-    reason,
-    expiresAt: new Date(Date.now() + hour),
-  });
-}
 
 function finalize(world: World, preparation: Preparation, signer: TokenSigner, options = {}) {
   return finalizeWithToken(
@@ -90,7 +65,7 @@ function finalize(world: World, preparation: Preparation, signer: TokenSigner, o
 describe('prepareRevision', () => {
   let world: World;
   beforeAll(async () => {
-    world = await createWorld(pki, tsa, contract);
+    world = await createWorld(tools);
   });
   afterAll(() => world.h.close());
 
@@ -105,7 +80,7 @@ describe('prepareRevision', () => {
     });
     const prepared = world.h.deps.files.pathOf(preparation.preparedSha256);
     const bytes = fs.readFileSync(prepared);
-    expect(bytes.subarray(0, contract.length).equals(contract)).toBe(true);
+    expect(bytes.subarray(0, tools.contract.length).equals(tools.contract)).toBe(true);
     const [a, b, c, d] = preparation.byteRange;
     const digest = crypto
       .createHash('sha256')
@@ -143,7 +118,7 @@ describe('prepareRevision', () => {
 describe('finalizeWithToken: a signature the tools accept', () => {
   let world: World;
   beforeAll(async () => {
-    world = await createWorld(pki, tsa, contract);
+    world = await createWorld(tools);
   });
   afterAll(() => world.h.close());
 
@@ -197,7 +172,7 @@ describe('finalizeWithToken: a signature the tools accept', () => {
     const first = await finalize(world, await prepare(world), tokenSigner(pki, rsaSigner));
     const second = await finalize(
       world,
-      await prepare(world, first.sha256),
+      await prepare(world, { sourceSha256: first.sha256 }),
       tokenSigner(pki, ecSigner),
       { raw: true },
     );
@@ -240,8 +215,8 @@ describe('finalizeWithToken: refusals change nothing', () => {
   let world: World;
   let production: World;
   beforeAll(async () => {
-    world = await createWorld(pki, tsa, contract);
-    production = await createWorld(pki, tsa, contract, {
+    world = await createWorld(tools);
+    production = await createWorld(tools, {
       env: { APP_ENV: 'production', TSA_URL: 'https://tsa.example' },
       trustSignerRoot: false,
     });
@@ -295,7 +270,7 @@ describe('finalizeWithToken: refusals change nothing', () => {
   });
 
   it('the digest of another preparation of the document', async () => {
-    const earlier = await prepare(world, world.sourceSha256, 'Bản nháp');
+    const earlier = await prepare(world, { reason: 'Bản nháp' });
     const signer = tokenSigner(pki, rsaSigner);
     await refused(
       'other digest',
@@ -439,7 +414,7 @@ describe('finalizeWithToken: refusals change nothing', () => {
       { status: 422, code: 'CERTIFICATE_UNTRUSTED', field: 'certificateChain' },
       await prepare(production),
     );
-    const development = await createWorld(pki, tsa, contract, { trustSignerRoot: false });
+    const development = await createWorld(tools, { trustSignerRoot: false });
     try {
       const result = await finalize(development, await prepare(development), signer);
       expect(result.summary).toMatchObject({ trusted: false, level: 'B-LT' });

@@ -1,52 +1,24 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { readSignatures } from '../../../src/pdf/signing';
 import { developmentCa } from '../../../src/signing/ca/developmentCa';
-import { prepareRevision, sealPdf, signWithServerKey } from '../../../src/signing/finalize';
+import { sealPdf, signWithServerKey } from '../../../src/signing/finalize';
 import { issueSignerCertificate, sealKey } from '../../../src/signing/keys/signingKeys';
-import { TestPki } from '../certificates/testPki';
-import { classicPdf } from '../pdf/corpus';
-import { createOpensslPki, type OpensslPki } from '../timestamps/opensslTsa';
 import {
   addVersion,
   createWorld,
   opensslVerdicts,
   pdfsigVerdicts,
   persisted,
+  prepare,
   refusal,
+  useTools,
   type World,
 } from './world';
 
 jest.setTimeout(120_000);
 
-const hour = 3600_000;
-let pki: TestPki;
-let tsa: OpensslPki;
-let contract: Buffer;
-let dir: string;
-
-beforeAll(async () => {
-  pki = await TestPki.create();
-  tsa = createOpensslPki();
-  contract = await classicPdf();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalize-server-'));
-}, 120_000);
-
-afterAll(async () => {
-  await pki?.close();
-  tsa?.remove();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function prepare(world: World) {
-  return prepareRevision(world.deps, {
-    tenantId: world.tenantId,
-    sourceSha256: world.sourceSha256,
-    signingTime: new Date(),
-    expiresAt: new Date(Date.now() + hour),
-  });
-}
+const tools = useTools();
 
 async function tenantRow(world: World) {
   return world.h.deps.db
@@ -59,7 +31,7 @@ async function tenantRow(world: World) {
 describe('signWithServerKey (development: development CA and TSA)', () => {
   let world: World;
   beforeAll(async () => {
-    world = await createWorld(pki, tsa, contract);
+    world = await createWorld(tools);
   });
   afterAll(() => world.h.close());
 
@@ -84,14 +56,14 @@ describe('signWithServerKey (development: development CA and TSA)', () => {
     const signed = world.h.deps.files.pathOf(result.sha256);
     expect(pdfsigVerdicts(signed)).toEqual([true]);
     const ca = (await developmentCa(world.deps)).certificate;
-    const verdicts = opensslVerdicts(dir, signed, 0, { signerCa: ca, tsaCa: ca });
+    const verdicts = opensslVerdicts(tools.dir, signed, 0, { signerCa: ca, tsaCa: ca });
     expect(verdicts.cms).toContain('Verification successful');
     expect(verdicts.ts).toContain('Verification: OK');
   });
 
   it('a TSA that fails is 502 TIMESTAMP_FAILED, and nothing changes', async () => {
-    const down = await createWorld(pki, tsa, contract, {
-      env: { TSA_URL: `${pki.deadBase.replace('http:', 'https:')}/tsa` },
+    const down = await createWorld(tools, {
+      env: { TSA_URL: `${tools.pki.deadBase.replace('http:', 'https:')}/tsa` },
     });
     try {
       const preparation = await prepare(down);
@@ -113,22 +85,22 @@ describe('signWithServerKey (development: development CA and TSA)', () => {
 describe('sealPdf', () => {
   let world: World;
   beforeAll(async () => {
-    world = await createWorld(pki, tsa, contract);
+    world = await createWorld(tools);
   });
   afterAll(() => world.h.close());
 
   it('seals a PDF with the service seal: a temp file that pdfsig and openssl accept', async () => {
-    const source = path.join(dir, 'audit.pdf');
-    fs.writeFileSync(source, contract);
+    const source = path.join(tools.dir, 'audit.pdf');
+    fs.writeFileSync(source, tools.contract);
     const sealed = await sealPdf(world.deps, source, { reason: 'Biên bản kiểm toán' });
     try {
       expect(path.dirname(sealed)).toBe(world.h.deps.files.tempDir);
-      expect(fs.readFileSync(source).equals(contract)).toBe(true);
+      expect(fs.readFileSync(source).equals(tools.contract)).toBe(true);
       expect(pdfsigVerdicts(sealed)).toEqual([true]);
       const [signature] = readSignatures(sealed).signatures;
       expect(signature?.reason).toBe('Biên bản kiểm toán');
       const ca = (await developmentCa(world.deps)).certificate;
-      const verdicts = opensslVerdicts(dir, sealed, 0, { signerCa: ca, tsaCa: ca });
+      const verdicts = opensslVerdicts(tools.dir, sealed, 0, { signerCa: ca, tsaCa: ca });
       expect(verdicts.cms).toContain('Verification successful');
       expect(verdicts.ts).toContain('Verification: OK');
       // Only the sealed file is left in the temp directory: the prepared one is gone.

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { buildSignedAttributes, ecdsaRawSignatureToDer } from '@esign/shared/cms';
 import type { Db } from '../../../src/db/database';
@@ -7,24 +8,67 @@ import { ApiError } from '../../../src/errors/apiError';
 import { readSignatures } from '../../../src/pdf/signing';
 import { systemClock } from '../../../src/platform/clock';
 import { parseSignedData } from '../../../src/signing/cms';
-import type {
-  FinalizeDeps,
-  SignedRevision,
-  TokenSignatureInput,
+import {
+  type FinalizeDeps,
+  type Preparation,
+  prepareRevision,
+  type SignedRevision,
+  type TokenSignatureInput,
 } from '../../../src/signing/finalize';
 import { addTrustAnchor } from '../../../src/signing/trust/service';
 import { insertFileVersion, newestVersionNumber } from '../../../src/workflow/queries/dossiers';
 import { createDossier, createProcess } from '../../support/dossiers';
 import { createHarness, type Harness, seedTenant } from '../../support/harness';
-import type { Issued, TestPki } from '../certificates/testPki';
+import { type Issued, TestPki } from '../certificates/testPki';
 import { attempt, derToPem } from '../keys/tools';
-import { pdfsig, pdfsigSignatures } from '../pdf/corpus';
+import { classicPdf, pdfsig, pdfsigSignatures } from '../pdf/corpus';
 import {
+  createOpensslPki,
   type OpensslPki,
   opensslQuery,
   opensslReply,
   opensslTokenOf,
 } from '../timestamps/opensslTsa';
+
+/** What the tests of a file share: the two PKIs, the contract PDF, a scratch directory. */
+export interface Tools {
+  pki: TestPki;
+  tsa: OpensslPki;
+  contract: Buffer;
+  dir: string;
+}
+
+/** Makes the tools before the file's tests and removes them after; filled in by beforeAll. */
+export function useTools(): Tools {
+  const tools = {} as Tools;
+  beforeAll(async () => {
+    tools.pki = await TestPki.create();
+    tools.tsa = createOpensslPki();
+    tools.contract = await classicPdf(2);
+    tools.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalize-'));
+  }, 120_000);
+  afterAll(async () => {
+    await tools.pki?.close();
+    tools.tsa?.remove();
+    if (tools.dir) fs.rmSync(tools.dir, { recursive: true, force: true });
+  });
+  return tools;
+}
+
+/** A preparation of the world's file (or another stored version), open for an hour. */
+export function prepare(
+  world: World,
+  options: { sourceSha256?: string; reason?: string } = {},
+): Promise<Preparation> {
+  return prepareRevision(world.deps, {
+    tenantId: world.tenantId,
+    sourceSha256: options.sourceSha256 ?? world.sourceSha256,
+    signingTime: new Date(),
+    signerName: 'Nguyễn Văn A',
+    reason: options.reason ?? 'Ký hợp đồng',
+    expiresAt: new Date(Date.now() + 3600_000),
+  });
+}
 
 /**
  * A service with one tenant and one dossier file, the signer PKI (certificates/testPki: root →
@@ -41,9 +85,7 @@ export interface World {
 }
 
 export async function createWorld(
-  pki: TestPki,
-  tsa: OpensslPki,
-  contract: Buffer,
+  { pki, tsa, contract }: Tools,
   options: { env?: Record<string, string>; trustSignerRoot?: boolean } = {},
 ): Promise<World> {
   const h = createHarness({ OUTBOUND_ALLOWLIST: '127.0.0.1', ...options.env });
