@@ -34,6 +34,7 @@ import {
   timestampOver,
   tokenSigner,
   useTools,
+  useWorld,
   type World,
 } from './world';
 
@@ -64,10 +65,9 @@ function finalize(world: World, preparation: Preparation, signer: TokenSigner, o
 
 describe('prepareRevision', () => {
   let world: World;
-  beforeAll(async () => {
-    world = await createWorld(tools);
+  useWorld(tools, (made) => {
+    world = made;
   });
-  afterAll(() => world.h.close());
 
   it('stores the prepared file and records where its placeholder is and what to sign', async () => {
     const preparation = await prepare(world);
@@ -117,10 +117,9 @@ describe('prepareRevision', () => {
 
 describe('finalizeWithToken: a signature the tools accept', () => {
   let world: World;
-  beforeAll(async () => {
-    world = await createWorld(tools);
+  useWorld(tools, (made) => {
+    world = made;
   });
-  afterAll(() => world.h.close());
 
   it.each([
     ['a software RSA key', () => rsaSigner, {}],
@@ -214,17 +213,16 @@ function attributesWithSigningTime(digest: Buffer, certificate: Buffer): Uint8Ar
 describe('finalizeWithToken: refusals change nothing', () => {
   let world: World;
   let production: World;
-  beforeAll(async () => {
-    world = await createWorld(tools);
-    production = await createWorld(tools, {
-      env: { APP_ENV: 'production', TSA_URL: 'https://tsa.example' },
-      trustSignerRoot: false,
-    });
+  useWorld(tools, (made) => {
+    world = made;
   });
-  afterAll(async () => {
-    await world.h.close();
-    await production.h.close();
-  });
+  useWorld(
+    tools,
+    (made) => {
+      production = made;
+    },
+    { env: { APP_ENV: 'production', TSA_URL: 'https://tsa.example' }, trustSignerRoot: false },
+  );
 
   const codes = new Map<string, string>();
 

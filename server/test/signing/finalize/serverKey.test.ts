@@ -13,6 +13,7 @@ import {
   prepare,
   refusal,
   useTools,
+  useWorld,
   type World,
 } from './world';
 
@@ -30,10 +31,9 @@ async function tenantRow(world: World) {
 
 describe('signWithServerKey (development: development CA and TSA)', () => {
   let world: World;
-  beforeAll(async () => {
-    world = await createWorld(tools);
+  useWorld(tools, (made) => {
+    world = made;
   });
-  afterAll(() => world.h.close());
 
   it('signs with a cloud_hsm signer key, timestamped by the TSA, through the same finalize', async () => {
     const key = await issueSignerCertificate(world.deps, await tenantRow(world), {
@@ -84,10 +84,9 @@ describe('signWithServerKey (development: development CA and TSA)', () => {
 
 describe('sealPdf', () => {
   let world: World;
-  beforeAll(async () => {
-    world = await createWorld(tools);
+  useWorld(tools, (made) => {
+    world = made;
   });
-  afterAll(() => world.h.close());
 
   it('seals a PDF with the service seal: a temp file that pdfsig and openssl accept', async () => {
     const source = path.join(tools.dir, 'audit.pdf');

@@ -115,6 +115,20 @@ export async function createWorld(
   return { h, deps, tenantId: tenant.tenantId, fileId, sourceSha256: version.sha256 };
 }
 
+/** A world for the tests of one describe block, handed to `set` before them, closed after. */
+export function useWorld(
+  tools: Tools,
+  set: (world: World) => void,
+  options: Parameters<typeof createWorld>[1] = {},
+): void {
+  let made: World | undefined;
+  beforeAll(async () => {
+    made = await createWorld(tools, options);
+    set(made);
+  });
+  afterAll(() => made?.h.close());
+}
+
 /** The caller's part of the finalize transaction: the signed file as the file's next version. */
 export function addVersion(world: World) {
   return async (trx: Db, signed: SignedRevision): Promise<number> => {
