@@ -408,6 +408,34 @@ export interface TrustAnchorsTable {
   created_at: string;
 }
 
+export type SignaturePreparationState = 'open' | 'finalized' | 'abandoned';
+
+export interface SignaturePreparationsTable {
+  id: Generated<number>;
+  tenant_id: number;
+  /** The stored file (file_versions.sha256) the revision was prepared from. */
+  source_sha256: string;
+  /** The prepared file, placeholder empty, in the FileStore. */
+  prepared_sha256: string;
+  field_name: string;
+  /** JSON `[a, b, c, d]`. */
+  byte_range: string;
+  /** Offset of the first hex digit of /Contents. */
+  contents_offset: number;
+  contents_hex_length: number;
+  /** SHA-256 over the byte ranges, lowercase hex: the contractHash without `sha256:`. */
+  document_digest: string;
+  /** The signature dictionary's /M. */
+  signing_time: string;
+  created_at: string;
+  expires_at: string;
+  state: SignaturePreparationState;
+  finalized_at: string | null;
+  signed_sha256: string | null;
+  /** JSON SignatureSummary of the finalized signature. */
+  signature_summary: string | null;
+}
+
 export interface Database {
   tenants: TenantsTable;
   organizations: OrganizationsTable;
@@ -437,6 +465,7 @@ export interface Database {
   jobs: JobsTable;
   trust_anchors: TrustAnchorsTable;
   signing_keys: SigningKeysTable;
+  signature_preparations: SignaturePreparationsTable;
 }
 
 export type SigningKeyPurpose = 'seal' | 'signer';

@@ -1,0 +1,342 @@
+import crypto, { X509Certificate } from 'node:crypto';
+import {
+  buildSignedAttributes,
+  certificateIssuerAndSerial,
+  derBytes,
+  derChildren,
+  derElement,
+  derTag,
+  digestInfoSha256,
+  readDerWhole,
+} from '@esign/shared/cms';
+import type { AppDeps } from '../../context';
+import { ApiError } from '../../errors/apiError';
+import type { DssMaterial } from '../../pdf/signing';
+import { developmentCa } from '../ca/developmentCa';
+import {
+  type ChainRevocation,
+  checkChainRevocation,
+  checkSignerCertificate,
+  type RevocationDeps,
+  signerCertificateError,
+} from '../certificates';
+import {
+  assembleSignedData,
+  cmsErrors,
+  fromSignedAttributesError,
+  type VerifiedSignature,
+  verifyRawSignature,
+} from '../cms';
+import { timestampTrustAnchors } from '../timestamps/client';
+import { type VerifiedTimestamp, verifyTimestampToken } from '../timestamps/verifyToken';
+import { trustAnchorsFor } from '../trust/service';
+import { finalizeErrors } from './errors';
+import { certificateSummary, contractHashOf, type SignatureSummary } from './summary';
+
+/** What finalizing needs of the runtime; resolver and cache reach the revocation checks. */
+export type FinalizeDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'secrets' | 'files'> &
+  Pick<RevocationDeps, 'resolver' | 'revocationCache'>;
+
+/** What a signer hands in: the signature, its chain (signer first), the timestamp token. */
+export interface SignatureEvidence {
+  /** Over the signed attributes; ECDSA as DER or raw r||s. */
+  signature: Buffer;
+  chain: Buffer[];
+  timestampToken: Buffer;
+}
+
+export interface RevisionToSign {
+  fieldName: string;
+  documentDigest: Buffer;
+  /** A timestamp older than this (less the skew) is not for this revision. */
+  notBefore: Date;
+  tenantId: number | null;
+  /** Digests of other revisions of the same document, asked only to explain a refusal. */
+  otherDigests?: () => Promise<Buffer[]>;
+}
+
+export interface CheckedSignature {
+  /** The CMS SignedData for /Contents. */
+  cms: Buffer;
+  /** Validation material for a DSS update, when there are revocation answers to keep. */
+  dss: DssMaterial | undefined;
+  summary: Omit<SignatureSummary, 'signedSha256'>;
+}
+
+/** How far a timestamp's genTime may stray from the preparation and our clock. */
+const timestampSkewMs = 60_000;
+/** How many earlier preparations of the same document a refusal is explained against. */
+export const explainedRevisions = 20;
+
+/**
+ * Every check of a signature over a prepared revision, in the order a client can act on, and
+ * the CMS that goes into the PDF: the attributes are rebuilt from the stored digest and the
+ * signer certificate, the signature must verify over them, the timestamp must cover the
+ * signature value from an anchored TSA after the preparation, the signer certificate must be
+ * usable and (in production) trusted at genTime and not revoked then. Throws a 4xx ApiError.
+ */
+export async function checkSignature(
+  deps: FinalizeDeps,
+  revision: RevisionToSign,
+  evidence: SignatureEvidence,
+): Promise<CheckedSignature> {
+  const { chain } = evidence;
+  checkParses(chain);
+  const signer = chain[0]!;
+  const signedAttributes = attributesFor(revision.documentDigest, signer);
+  const verified = await verifiedSignature(revision, evidence, signedAttributes);
+
+  const timestamp = checkedTimestamp(evidence.timestampToken, verified.signature, {
+    trustAnchors: await timestampTrustAnchors(deps, revision.tenantId),
+    notBefore: revision.notBefore,
+    notAfter: deps.clock.now(),
+  });
+  const at = timestamp.genTime;
+
+  checkLinked(chain);
+  const check = checkSignerCertificate({
+    chain,
+    at,
+    anchors: await signerAnchors(deps, revision.tenantId),
+  });
+  const refusal = signerCertificateError(check, deps.config.environment);
+  if (refusal) throw refusal;
+  // Accepted untrusted (development, sandbox): the chain as given, which links.
+  const path = check.status === 'valid' ? check.chain : chain;
+
+  const revocation = await checkChainRevocation(deps, path, at);
+  if (revocation.status === 'revoked') throw revokedError(path, revocation);
+  // The signer's own answer makes B-LT; a CA without OCSP or CRL pointers leaves only a reason.
+  const signerRevocation = revocation.certificates[0] ?? { status: 'unknown' as const };
+
+  const cms = assembleSignedData({
+    signedAttributes,
+    signature: verified.signature,
+    signatureAlgorithm: verified.signatureAlgorithm,
+    certificates: path,
+    timestampToken: evidence.timestampToken,
+  });
+  const dss = dssOf(path, timestamp.tsaChain, revocation);
+  return {
+    cms,
+    dss,
+    summary: {
+      fieldName: revision.fieldName,
+      signer: certificateSummary(signer),
+      signatureAlgorithm: verified.signatureAlgorithm,
+      trusted: check.status === 'valid',
+      timestamp: {
+        genTime: at.toISOString(),
+        tsa: certificateSummary(timestamp.tsaCertificate).subject,
+        serialNumber: timestamp.serialNumber,
+      },
+      documentDigest: contractHashOf(revision.documentDigest),
+      level: signerRevocation.status === 'good' && dss !== undefined ? 'B-LT' : 'B-T',
+      revocation: {
+        status: signerRevocation.status === 'good' ? 'good' : 'unknown',
+        chainStatus: revocation.status === 'good' ? 'good' : 'unknown',
+        reasons: revocation.certificates.flatMap((result, index) =>
+          result.reasons.map((reason) => `${certificateSummary(path[index]!).subject}: ${reason}`),
+        ),
+      },
+    },
+  };
+}
+
+/** Every certificate of the chain must be DER X.509: 400 CERTIFICATE_MALFORMED naming which. */
+function checkParses(chain: Buffer[]): void {
+  if (chain.length === 0) throw cmsErrors.certificateMalformed('The certificate chain is empty');
+  for (const [index, certificate] of chain.entries()) {
+    try {
+      certificateIssuerAndSerial(certificate);
+    } catch (error) {
+      const mapped = fromSignedAttributesError(error);
+      if (mapped instanceof ApiError) {
+        throw cmsErrors.certificateMalformed(`certificateChain[${index}]: ${mapped.message}`);
+      }
+      throw mapped;
+    }
+  }
+}
+
+function attributesFor(documentDigest: Buffer, certificate: Buffer): Uint8Array {
+  try {
+    return buildSignedAttributes(documentDigest, certificate);
+  } catch (error) {
+    throw fromSignedAttributesError(error);
+  }
+}
+
+function verifies(signedAttributes: Uint8Array, signature: Buffer, certificate: Buffer): boolean {
+  try {
+    verifyRawSignature({ signedAttributes, signature, certificate });
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError) return false;
+    throw error;
+  }
+}
+
+/**
+ * The signature over the rebuilt attributes; when it does not verify, the refusal names the
+ * likely mistake: the signer's certificate not first, the digest of another preparation, the
+ * attributes out of DER order or different (an RSA signature shows that the key signed some
+ * other SHA-256), else a signature by another key.
+ */
+async function verifiedSignature(
+  revision: RevisionToSign,
+  evidence: SignatureEvidence,
+  signedAttributes: Uint8Array,
+): Promise<VerifiedSignature> {
+  const { signature, chain } = evidence;
+  const signer = chain[0]!;
+  try {
+    return verifyRawSignature({ signedAttributes, signature, certificate: signer });
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    // The signer's certificate further down: chain[0]'s key may not even fit the signature.
+    const other = chain.findIndex(
+      (certificate, index) =>
+        index > 0 &&
+        verifies(
+          buildSignedAttributes(revision.documentDigest, certificate),
+          signature,
+          certificate,
+        ),
+    );
+    if (other > 0) throw finalizeErrors.signerNotFirst(other);
+    if (error.code !== 'SIGNATURE_INVALID') throw error;
+    for (const digest of (await revision.otherDigests?.()) ?? []) {
+      if (verifies(buildSignedAttributes(digest, signer), signature, signer)) {
+        throw finalizeErrors.documentDigestMismatch();
+      }
+    }
+    if (reorderings(signedAttributes).some((order) => verifies(order, signature, signer))) {
+      throw finalizeErrors.signedAttributesMismatch('they are not in DER SET OF order');
+    }
+    if (rsaSignedSomeSha256(signer, signature)) {
+      throw finalizeErrors.signedAttributesMismatch(
+        'the RSA signature is over another SHA-256 digest',
+      );
+    }
+    throw error;
+  }
+}
+
+/** The same attributes in every other order (a client that did not sort the SET OF). */
+function reorderings(signedAttributes: Uint8Array): Uint8Array[] {
+  const members = derChildren(signedAttributes, readDerWhole(signedAttributes)).map((member) =>
+    derBytes(signedAttributes, member),
+  );
+  const orders: Uint8Array[][] = [];
+  const permute = (done: Uint8Array[], left: Uint8Array[]): void => {
+    if (left.length === 0) orders.push(done);
+    for (const [i, next] of left.entries()) {
+      permute([...done, next], [...left.slice(0, i), ...left.slice(i + 1)]);
+    }
+  };
+  permute([], members);
+  return orders.slice(1).map((order) => derElement(derTag.set, ...order));
+}
+
+const sha256DigestInfoPrefix = Buffer.from(digestInfoSha256(new Uint8Array(32))).subarray(0, 19);
+
+/** Whether an RSA PKCS#1 v1.5 signature opens, with the certificate key, to a SHA-256 DigestInfo. */
+function rsaSignedSomeSha256(certificate: Buffer, signature: Buffer): boolean {
+  const key = new X509Certificate(certificate).publicKey;
+  if (key.asymmetricKeyType !== 'rsa') return false;
+  try {
+    const opened = crypto.publicDecrypt(
+      { key, padding: crypto.constants.RSA_PKCS1_PADDING },
+      signature,
+    );
+    return opened.length === 51 && opened.subarray(0, 19).equals(sha256DigestInfoPrefix);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The token as evidence for this signature: over SHA-256 of the signature value (DER for
+ * ECDSA), from a TSA chaining to an anchor, genTime after the preparation and not in the future.
+ */
+function checkedTimestamp(
+  token: Buffer,
+  signature: Buffer,
+  window: { trustAnchors: Buffer[]; notBefore: Date; notAfter: Date },
+): VerifiedTimestamp {
+  try {
+    return verifyTimestampToken(token, {
+      imprint: crypto.createHash('sha256').update(signature).digest(),
+      ...window,
+      clockSkewMs: timestampSkewMs,
+    });
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'TIMESTAMP_INVALID') throw error;
+    switch (error.detailCode) {
+      case 'IMPRINT_MISMATCH':
+        throw cmsErrors.timestampImprintMismatch(
+          'The timestamp token is not over SHA-256 of this signature value (of its DER form for ECDSA)',
+        );
+      case 'MALFORMED':
+      case 'NOT_TST_INFO':
+        throw cmsErrors.timestampTokenMalformed(error.message);
+      default:
+        throw new ApiError(422, 'TIMESTAMP_INVALID', error.message, {
+          field: 'timestampToken',
+          ...(error.detailCode === undefined ? {} : { detailCode: error.detailCode }),
+        });
+    }
+  }
+}
+
+/** The chain as sent goes from the signer to each issuer in turn (docs/signing-with-a-token.md). */
+function checkLinked(chain: Buffer[]): void {
+  const certificates = chain.map((der) => new X509Certificate(der));
+  for (let index = 0; index + 1 < certificates.length; index += 1) {
+    const child = certificates[index]!;
+    const parent = certificates[index + 1]!;
+    let linked = false;
+    try {
+      linked = child.checkIssued(parent) && child.verify(parent.publicKey);
+    } catch {
+      linked = false;
+    }
+    if (!linked) throw finalizeErrors.chainNotLinked(index);
+  }
+}
+
+/**
+ * The anchors a signer certificate may chain to: the global and the tenant's, and outside
+ * production the development CA (it issues the seal and cloud_hsm certificates there).
+ */
+async function signerAnchors(deps: FinalizeDeps, tenantId: number | null): Promise<Buffer[]> {
+  const anchors = (await trustAnchorsFor(deps.db, tenantId)).map((anchor) => anchor.certificate);
+  if (deps.config.environment !== 'production') {
+    anchors.push((await developmentCa(deps)).certificate);
+  }
+  return anchors;
+}
+
+function revokedError(path: Buffer[], revocation: ChainRevocation): ApiError {
+  const index = revocation.certificates.findIndex((result) => result.status === 'revoked');
+  const result = revocation.certificates[index]!;
+  const which = index === 0 ? 'The signer certificate' : `Chain certificate ${index}`;
+  return finalizeErrors.certificateRevoked(
+    `${which} "${certificateSummary(path[index]!).subject}" was revoked at ${result.revokedAt?.toISOString() ?? 'an unknown time'}${result.revocationReason ? ` (${result.revocationReason})` : ''}, before the signature`,
+  );
+}
+
+/** The DSS material: both chains, and every OCSP answer and CRL obtained; none, no DSS. */
+function dssOf(
+  path: Buffer[],
+  tsaChain: Buffer[],
+  revocation: ChainRevocation,
+): DssMaterial | undefined {
+  const ocspResponses = revocation.certificates.flatMap((r) =>
+    r.ocspResponse ? [r.ocspResponse] : [],
+  );
+  const crls = revocation.certificates.flatMap((r) => (r.crl ? [r.crl] : []));
+  if (ocspResponses.length === 0 && crls.length === 0) return undefined;
+  return { certificates: [...path, ...tsaChain], ocspResponses, crls };
+}

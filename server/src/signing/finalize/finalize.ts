@@ -1,0 +1,160 @@
+import crypto from 'node:crypto';
+import { buildSignedAttributes } from '@esign/shared/cms';
+import { type Db, inTransaction } from '../../db/database';
+import { certifiedKey, type SigningKey, signWithKey } from '../keys/signingKey';
+import { requestTimestamp } from '../timestamps/client';
+import {
+  checkSignature,
+  explainedRevisions,
+  type FinalizeDeps,
+  type SignatureEvidence,
+} from './checkSignature';
+import { finalizeErrors } from './errors';
+import { openPreparation, type Preparation } from './preparation';
+import { findPreparationRow, markPreparationFinalized, otherDocumentDigests } from './queries';
+import { writeSignedFile } from './signedFile';
+import type { SignatureSummary } from './summary';
+import { decodeTokenInput, type TokenSignatureInput } from './tokenInput';
+
+/** The signed file as stored, handed to the caller's part of the transaction. */
+export interface SignedRevision {
+  preparationId: number;
+  /** FileStore SHA-256 of the signed file. */
+  sha256: string;
+  size: number;
+  summary: SignatureSummary;
+}
+
+export interface FinalizeOptions<T> {
+  tenantId: number;
+  /** A timestamp before this (less a minute) is refused; default the preparation's creation. */
+  notBefore?: Date;
+  /**
+   * The caller's part of the one transaction that makes the signature count (a new
+   * file_versions row, the session's state, ...). Throwing rolls everything back.
+   */
+  commit: (trx: Db, signed: SignedRevision) => Promise<T>;
+}
+
+export interface FinalizeResult<T> extends SignedRevision {
+  /** What `commit` returned. */
+  committed: T;
+}
+
+/**
+ * Finalizes a preparation with a signature made elsewhere (a USB token, a partner's HSM):
+ * strict base64, then every check of checkSignature, then the signed file (CMS embedded, DSS
+ * appended) into the FileStore and, in one transaction, the preparation finalized and the
+ * caller's `commit`. A refusal (4xx) changes nothing: the preparation stays open for a retry.
+ */
+export async function finalizeWithToken<T>(
+  deps: FinalizeDeps,
+  preparationId: number,
+  input: TokenSignatureInput,
+  options: FinalizeOptions<T>,
+): Promise<FinalizeResult<T>> {
+  const evidence = decodeTokenInput(input);
+  const preparation = await openPreparation(deps, preparationId, options.tenantId);
+  return finalizePreparation(deps, preparation, evidence, options);
+}
+
+/**
+ * Signs a preparation with one of the service's keys (the seal, a cloud_hsm signer key): the
+ * shared attribute builder, the key store, a timestamp from the TSA (502 TIMESTAMP_FAILED when
+ * it fails: never a local time), then the same finalize as a token signature.
+ */
+export async function signWithServerKey<T>(
+  deps: FinalizeDeps,
+  preparationId: number,
+  key: SigningKey,
+  options: FinalizeOptions<T>,
+): Promise<FinalizeResult<T>> {
+  const preparation = await openPreparation(deps, preparationId, options.tenantId);
+  const evidence = await serverKeyEvidence(deps, key, preparation.documentDigest, options.tenantId);
+  return finalizePreparation(deps, preparation, evidence, options);
+}
+
+/** A service key's signature over the attributes of `documentDigest`, with its timestamp. */
+export async function serverKeyEvidence(
+  deps: FinalizeDeps,
+  key: SigningKey,
+  documentDigest: Buffer,
+  tenantId: number | null,
+): Promise<SignatureEvidence> {
+  const { chain } = certifiedKey(key);
+  const signedAttributes = buildSignedAttributes(documentDigest, chain[0]!);
+  const signature = await signWithKey(deps, key, signedAttributes);
+  const timestamp = await requestTimestamp(
+    deps,
+    crypto.createHash('sha256').update(signature).digest(),
+    { tenantId, ...(deps.resolver ? { resolver: deps.resolver } : {}) },
+  );
+  return { signature, chain, timestampToken: timestamp.token };
+}
+
+async function finalizePreparation<T>(
+  deps: FinalizeDeps,
+  preparation: Preparation,
+  evidence: SignatureEvidence,
+  options: FinalizeOptions<T>,
+): Promise<FinalizeResult<T>> {
+  const notBefore =
+    options.notBefore && options.notBefore > preparation.createdAt
+      ? options.notBefore
+      : preparation.createdAt;
+  const checked = await checkSignature(
+    deps,
+    {
+      fieldName: preparation.fieldName,
+      documentDigest: preparation.documentDigest,
+      notBefore,
+      tenantId: preparation.tenantId,
+      otherDigests: async () =>
+        (
+          await otherDocumentDigests(
+            deps.db,
+            {
+              id: preparation.id,
+              tenant_id: preparation.tenantId,
+              source_sha256: preparation.sourceSha256,
+            },
+            explainedRevisions,
+          )
+        ).map((hex) => Buffer.from(hex, 'hex')),
+    },
+    evidence,
+  );
+  const signedPath = await writeSignedFile(
+    deps.files.tempDir,
+    deps.files.pathOf(preparation.preparedSha256),
+    preparation,
+    checked,
+  );
+  const stored = await deps.files.putFile(signedPath);
+  try {
+    const signed: SignedRevision = {
+      preparationId: preparation.id,
+      sha256: stored.sha256,
+      size: stored.size,
+      summary: { ...checked.summary, signedSha256: stored.sha256 },
+    };
+    const committed = await inTransaction(deps.db, async (trx) => {
+      const finalized = await markPreparationFinalized(trx, preparation.id, {
+        finalizedAt: deps.clock.now().toISOString(),
+        signedSha256: stored.sha256,
+        summary: JSON.stringify(signed.summary),
+      });
+      if (!finalized) {
+        // Another finalize of the same preparation committed first.
+        const now = await findPreparationRow(trx, preparation.id, preparation.tenantId);
+        throw finalizeErrors.preparationNotOpen(now?.state ?? 'gone');
+      }
+      return options.commit(trx, signed);
+    });
+    deps.files.keep(stored);
+    return { ...signed, committed };
+  } catch (error) {
+    await deps.files.remove(stored);
+    throw error;
+  }
+}

@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import type { AppDeps } from '../../context';
+import { errors, validationError } from '../../errors/apiError';
+import {
+  type ByteRange,
+  type PrepareSignatureOptions,
+  preparePdfSignature,
+} from '../../pdf/signing';
+import { finalizeErrors } from './errors';
+import {
+  findPreparationRow,
+  insertPreparation,
+  markPreparationAbandoned,
+  type PreparationRow,
+} from './queries';
+import { contractHashOf, type SignatureSummary } from './summary';
+
+export type PreparationDeps = Pick<AppDeps, 'db' | 'clock' | 'files'>;
+
+/** A prepared revision of a stored PDF waiting for (or done with) its signature. */
+export interface Preparation {
+  id: number;
+  tenantId: number;
+  sourceSha256: string;
+  preparedSha256: string;
+  fieldName: string;
+  byteRange: ByteRange;
+  contentsOffset: number;
+  contentsHexLength: number;
+  documentDigest: Buffer;
+  /** `sha256:<hex of documentDigest>`: what the signer is shown and signs over. */
+  contractHash: string;
+  signingTime: Date;
+  createdAt: Date;
+  expiresAt: Date;
+  state: PreparationRow['state'];
+  finalizedAt: Date | null;
+  signedSha256: string | null;
+  summary: SignatureSummary | null;
+}
+
+export function preparationOf(row: PreparationRow): Preparation {
+  const documentDigest = Buffer.from(row.document_digest, 'hex');
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    sourceSha256: row.source_sha256,
+    preparedSha256: row.prepared_sha256,
+    fieldName: row.field_name,
+    byteRange: JSON.parse(row.byte_range) as ByteRange,
+    contentsOffset: row.contents_offset,
+    contentsHexLength: row.contents_hex_length,
+    documentDigest,
+    contractHash: contractHashOf(documentDigest),
+    signingTime: new Date(row.signing_time),
+    createdAt: new Date(row.created_at),
+    expiresAt: new Date(row.expires_at),
+    state: row.state,
+    finalizedAt: row.finalized_at === null ? null : new Date(row.finalized_at),
+    signedSha256: row.signed_sha256,
+    summary:
+      row.signature_summary === null
+        ? null
+        : (JSON.parse(row.signature_summary) as SignatureSummary),
+  };
+}
+
+export interface PrepareRevisionInput
+  extends Pick<
+    PrepareSignatureOptions,
+    'signingTime' | 'signerName' | 'reason' | 'location' | 'appearance' | 'page'
+  > {
+  tenantId: number;
+  /** The stored version (FileStore SHA-256) to sign. */
+  sourceSha256: string;
+  /** After this the preparation can no longer be finalized. */
+  expiresAt: Date;
+}
+
+const inputSchema = z.object({
+  tenantId: z.number().int().positive(),
+  sourceSha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits'),
+  expiresAt: z.date().refine((date) => !Number.isNaN(date.getTime()), 'not a valid date'),
+});
+
+/**
+ * Prepares one more signature on a stored PDF version: the prepared file (source bytes
+ * unchanged, then an incremental update with the field and an empty /Contents) is streamed into
+ * the FileStore and recorded with where its placeholder is and the digest to sign. Returns the
+ * preparation with its `contractHash`. The file is never held in memory.
+ */
+export async function prepareRevision(
+  deps: PreparationDeps,
+  input: PrepareRevisionInput,
+): Promise<Preparation> {
+  const parsed = inputSchema.safeParse(input);
+  if (!parsed.success) throw validationError(parsed.error);
+  const now = deps.clock.now();
+  if (input.expiresAt.getTime() <= now.getTime()) {
+    throw errors.validation('expiresAt', 'expiresAt must be in the future');
+  }
+  if (!(await deps.files.exists(input.sourceSha256))) {
+    throw finalizeErrors.sourceNotFound(input.sourceSha256);
+  }
+  await deps.files.init();
+  const { tenantId, sourceSha256, expiresAt, ...options } = input;
+  const prepared = await preparePdfSignature(deps.files.pathOf(sourceSha256), {
+    ...options,
+    tempDir: deps.files.tempDir,
+  });
+  const stored = await deps.files.putFile(prepared.path);
+  try {
+    const row = await insertPreparation(deps.db, {
+      tenant_id: tenantId,
+      source_sha256: sourceSha256,
+      prepared_sha256: stored.sha256,
+      field_name: prepared.fieldName,
+      byte_range: JSON.stringify(prepared.byteRange),
+      contents_offset: prepared.contentsOffset,
+      contents_hex_length: prepared.contentsHexLength,
+      document_digest: prepared.documentDigest.toString('hex'),
+      signing_time: input.signingTime.toISOString(),
+      created_at: now.toISOString(),
+      expires_at: expiresAt.toISOString(),
+      state: 'open',
+    });
+    deps.files.keep(stored);
+    return preparationOf(row);
+  } catch (error) {
+    await deps.files.remove(stored);
+    throw error;
+  }
+}
+
+/** The tenant's preparation (404 when another tenant's or none). */
+export async function findPreparation(
+  deps: Pick<AppDeps, 'db'>,
+  id: number,
+  tenantId: number,
+): Promise<Preparation> {
+  const row = await findPreparationRow(deps.db, id, tenantId);
+  if (!row) throw finalizeErrors.preparationNotFound(id);
+  return preparationOf(row);
+}
+
+/** The preparation if it can still be finalized: 409 when finalized or abandoned, 410 expired. */
+export async function openPreparation(
+  deps: Pick<AppDeps, 'db' | 'clock'>,
+  id: number,
+  tenantId: number,
+): Promise<Preparation> {
+  const preparation = await findPreparation(deps, id, tenantId);
+  if (preparation.state !== 'open') throw finalizeErrors.preparationNotOpen(preparation.state);
+  if (preparation.expiresAt.getTime() <= deps.clock.now().getTime()) {
+    throw finalizeErrors.preparationExpired(preparation.expiresAt.toISOString());
+  }
+  return preparation;
+}
+
+/**
+ * Gives up an open preparation (its session was cancelled or replaced): it can no longer be
+ * finalized. 409 when it is not open.
+ */
+export async function abandonPreparation(
+  deps: Pick<AppDeps, 'db'>,
+  id: number,
+  tenantId: number,
+): Promise<void> {
+  const preparation = await findPreparation(deps, id, tenantId);
+  if (!(await markPreparationAbandoned(deps.db, preparation.id))) {
+    throw finalizeErrors.preparationNotOpen(preparation.state);
+  }
+}

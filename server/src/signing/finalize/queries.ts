@@ -1,0 +1,82 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/database';
+import type { SignaturePreparationsTable } from '../../db/schema';
+
+export type PreparationRow = Selectable<SignaturePreparationsTable>;
+
+export function insertPreparation(
+  db: Db,
+  values: Insertable<SignaturePreparationsTable>,
+): Promise<PreparationRow> {
+  return db
+    .insertInto('signature_preparations')
+    .values(values)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The tenant's preparation with this id (another tenant's is not found). */
+export function findPreparationRow(
+  db: Db,
+  id: number,
+  tenantId: number,
+): Promise<PreparationRow | undefined> {
+  return db
+    .selectFrom('signature_preparations')
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+}
+
+/**
+ * Document digests (hex) of the tenant's other preparations of the same source file, newest
+ * first: what a client may have signed by mistake instead of the current one.
+ */
+export async function otherDocumentDigests(
+  db: Db,
+  row: Pick<PreparationRow, 'id' | 'tenant_id' | 'source_sha256'>,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('signature_preparations')
+    .select('document_digest')
+    .where('tenant_id', '=', row.tenant_id)
+    .where('source_sha256', '=', row.source_sha256)
+    .where('id', '!=', row.id)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.document_digest);
+}
+
+/** Marks an open preparation finalized; false when it was not open any more. */
+export async function markPreparationFinalized(
+  db: Db,
+  id: number,
+  values: { finalizedAt: string; signedSha256: string; summary: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('signature_preparations')
+    .set({
+      state: 'finalized',
+      finalized_at: values.finalizedAt,
+      signed_sha256: values.signedSha256,
+      signature_summary: values.summary,
+    })
+    .where('id', '=', id)
+    .where('state', '=', 'open')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Marks an open preparation abandoned; false when it was not open. */
+export async function markPreparationAbandoned(db: Db, id: number): Promise<boolean> {
+  const result = await db
+    .updateTable('signature_preparations')
+    .set({ state: 'abandoned' })
+    .where('id', '=', id)
+    .where('state', '=', 'open')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

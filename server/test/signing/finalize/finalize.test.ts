@@ -1,0 +1,499 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import {
+  buildSignedAttributes,
+  derBytes,
+  derChildren,
+  derElement,
+  derObjectIdentifier,
+  derSequence,
+  derSetOf,
+  derTag,
+  readDerWhole,
+} from '@esign/shared/cms';
+import { ApiError } from '../../../src/errors/apiError';
+import { readDss, readSignatures } from '../../../src/pdf/signing';
+import { ManualClock } from '../../../src/platform/clock';
+import {
+  finalizeWithToken,
+  type Preparation,
+  prepareRevision,
+} from '../../../src/signing/finalize';
+import { type Issued, opensslDate, type TestPki } from '../certificates/testPki';
+import type { OpensslPki } from '../timestamps/opensslTsa';
+import {
+  addVersion,
+  createWorld,
+  opensslVerdicts,
+  pdfsigVerdicts,
+  persisted,
+  prepare,
+  refusal,
+  signAsClient,
+  type TokenSigner,
+  timestampOver,
+  tokenSigner,
+  useTools,
+  useWorld,
+  type World,
+} from './world';
+
+jest.setTimeout(120_000);
+
+const hour = 3600_000;
+const tools = useTools();
+let pki: TestPki;
+let tsa: OpensslPki;
+let dir: string;
+let rsaSigner: Issued;
+let ecSigner: Issued;
+
+beforeAll(async () => {
+  ({ pki, tsa, dir } = tools);
+  rsaSigner = await pki.issue('Nguyen Van A', { kind: 'rsa' });
+  ecSigner = await pki.issue('Tran Thi B', { kind: 'ec' });
+});
+
+function finalize(world: World, preparation: Preparation, signer: TokenSigner, options = {}) {
+  return finalizeWithToken(
+    world.deps,
+    preparation.id,
+    signAsClient(tsa, signer, preparation.contractHash, options),
+    { tenantId: world.tenantId, commit: addVersion(world) },
+  );
+}
+
+describe('prepareRevision', () => {
+  let world: World;
+  useWorld(tools, (made) => {
+    world = made;
+  });
+
+  it('stores the prepared file and records where its placeholder is and what to sign', async () => {
+    const preparation = await prepare(world);
+    expect(preparation).toMatchObject({
+      tenantId: world.tenantId,
+      sourceSha256: world.sourceSha256,
+      state: 'open',
+      fieldName: 'Signature1',
+      contractHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    });
+    const prepared = world.h.deps.files.pathOf(preparation.preparedSha256);
+    const bytes = fs.readFileSync(prepared);
+    expect(bytes.subarray(0, tools.contract.length).equals(tools.contract)).toBe(true);
+    const [a, b, c, d] = preparation.byteRange;
+    const digest = crypto
+      .createHash('sha256')
+      .update(bytes.subarray(a, a + b))
+      .update(bytes.subarray(c, c + d))
+      .digest('hex');
+    expect(preparation.contractHash).toBe(`sha256:${digest}`);
+    expect(
+      bytes.toString('latin1', preparation.contentsOffset - 1, preparation.contentsOffset),
+    ).toBe('<');
+  });
+
+  it('refuses a source the store does not have and an expiry in the past', async () => {
+    const missing = await refusal(
+      prepareRevision(world.deps, {
+        tenantId: world.tenantId,
+        sourceSha256: 'a'.repeat(64),
+        signingTime: new Date(),
+        expiresAt: new Date(Date.now() + hour),
+      }),
+    );
+    expect(missing).toMatchObject({ status: 404, code: 'SOURCE_FILE_NOT_FOUND' });
+    const past = await refusal(
+      prepareRevision(world.deps, {
+        tenantId: world.tenantId,
+        sourceSha256: world.sourceSha256,
+        signingTime: new Date(),
+        expiresAt: new Date(Date.now() - 1000),
+      }),
+    );
+    expect(past).toMatchObject({ status: 400, field: 'expiresAt' });
+  });
+});
+
+describe('finalizeWithToken: a signature the tools accept', () => {
+  let world: World;
+  useWorld(tools, (made) => {
+    world = made;
+  });
+
+  it.each([
+    ['a software RSA key', () => rsaSigner, {}],
+    ['an ECDSA P-256 key sending raw r||s', () => ecSigner, { raw: true }],
+  ])(
+    '%s: B-LT, valid in pdfsig, openssl cms and openssl ts, the OCSP answer in the DSS',
+    async (_name, issued, options) => {
+      const preparation = await prepare(world);
+      const result = await finalize(world, preparation, tokenSigner(pki, issued()), options);
+      expect(result.committed).toBeGreaterThan(1);
+      expect(result.summary).toMatchObject({
+        fieldName: preparation.fieldName,
+        trusted: true,
+        level: 'B-LT',
+        revocation: { status: 'good', chainStatus: 'unknown' },
+        documentDigest: preparation.contractHash,
+        signedSha256: result.sha256,
+        signer: {
+          subject: new crypto.X509Certificate(issued().der).subject,
+          issuer: 'CN=Test Intermediate CA',
+        },
+      });
+      const signed = world.h.deps.files.pathOf(result.sha256);
+      const hash = crypto.createHash('sha256').update(fs.readFileSync(signed)).digest('hex');
+      expect(hash).toBe(result.sha256);
+
+      expect(pdfsigVerdicts(signed)).toEqual([true]);
+      const verdicts = opensslVerdicts(dir, signed, 0, {
+        signerCa: pki.root.der,
+        tsaCa: tsa.rootDer,
+      });
+      expect(verdicts.cms).toContain('Verification successful');
+      expect(verdicts.ts).toContain('Verification: OK');
+      const dss = readDss(signed);
+      expect(dss.ocspResponses.length).toBeGreaterThanOrEqual(1);
+      expect(dss.certificates.some((der) => der.equals(pki.intermediate.der))).toBe(true);
+
+      const row = await world.h.deps.db
+        .selectFrom('signature_preparations')
+        .selectAll()
+        .where('id', '=', preparation.id)
+        .executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ state: 'finalized', signed_sha256: result.sha256 });
+      expect(JSON.parse(row.signature_summary!)).toEqual(result.summary);
+    },
+  );
+
+  it("two signatures in turn, the second prepared from the first one's output: both valid", async () => {
+    const first = await finalize(world, await prepare(world), tokenSigner(pki, rsaSigner));
+    const second = await finalize(
+      world,
+      await prepare(world, { sourceSha256: first.sha256 }),
+      tokenSigner(pki, ecSigner),
+      { raw: true },
+    );
+    const signed = world.h.deps.files.pathOf(second.sha256);
+    expect(pdfsigVerdicts(signed)).toEqual([true, true]);
+    expect(readSignatures(signed).signatures.map((s) => s.fieldName)).toEqual([
+      'Signature1',
+      'Signature2',
+    ]);
+    for (const index of [0, 1]) {
+      const verdicts = opensslVerdicts(dir, signed, index, {
+        signerCa: pki.root.der,
+        tsaCa: tsa.rootDer,
+      });
+      expect(verdicts.cms).toContain('Verification successful');
+    }
+  });
+});
+
+/** The signed attributes for the digest, in another order than DER's. */
+function unsortedAttributes(digest: Buffer, certificate: Buffer): Uint8Array {
+  const sorted = buildSignedAttributes(digest, certificate);
+  const members = derChildren(sorted, readDerWhole(sorted)).map((m) => derBytes(sorted, m));
+  return derElement(derTag.set, ...members.reverse());
+}
+
+/** The signed attributes plus a signing-time (what a generic CMS tool adds). */
+function attributesWithSigningTime(digest: Buffer, certificate: Buffer): Uint8Array {
+  const sorted = buildSignedAttributes(digest, certificate);
+  const members = derChildren(sorted, readDerWhole(sorted)).map((m) => derBytes(sorted, m));
+  const utcTime = Buffer.from('261126040000Z', 'latin1');
+  const signingTime = derSequence(
+    derObjectIdentifier('1.2.840.113549.1.9.5'),
+    derSetOf([derElement(0x17, utcTime)]),
+  );
+  return derSetOf([...members, signingTime]);
+}
+
+describe('finalizeWithToken: refusals change nothing', () => {
+  let world: World;
+  let production: World;
+  useWorld(tools, (made) => {
+    world = made;
+  });
+  useWorld(
+    tools,
+    (made) => {
+      production = made;
+    },
+    { env: { APP_ENV: 'production', TSA_URL: 'https://tsa.example' }, trustSignerRoot: false },
+  );
+
+  const codes = new Map<string, string>();
+
+  /** Runs a bad finalize and checks the code, and that rows and stored files are as before. */
+  async function refused(
+    name: string,
+    target: World,
+    attempt: (preparation: Preparation) => Promise<unknown>,
+    expected: { status: number; code: string; field?: string },
+    preparation?: Preparation,
+  ) {
+    const prepared = preparation ?? (await prepare(target));
+    const before = await persisted(target);
+    const error = await refusal(attempt(prepared));
+    expect({ status: error.status, code: error.code, field: error.field }).toEqual({
+      field: undefined,
+      ...expected,
+    });
+    expect(await persisted(target)).toEqual(before);
+    codes.set(name, error.code);
+    return error;
+  }
+
+  const send = (target: World, preparation: Preparation, input: ReturnType<typeof signAsClient>) =>
+    finalizeWithToken(target.deps, preparation.id, input, {
+      tenantId: target.tenantId,
+      commit: addVersion(target),
+    });
+
+  it('a signature by another key', async () => {
+    const other = tokenSigner(pki, await pki.issue('Another Signer', { kind: 'rsa' }));
+    await refused(
+      'wrong key',
+      world,
+      (p) =>
+        send(
+          world,
+          p,
+          signAsClient(tsa, other, p.contractHash, { chain: tokenSigner(pki, rsaSigner).chain }),
+        ),
+      { status: 422, code: 'SIGNATURE_INVALID', field: 'signedHash' },
+    );
+  });
+
+  it('the digest of another preparation of the document', async () => {
+    const earlier = await prepare(world, { reason: 'Bản nháp' });
+    const signer = tokenSigner(pki, rsaSigner);
+    await refused(
+      'other digest',
+      world,
+      (p) => send(world, p, signAsClient(tsa, signer, earlier.contractHash)),
+      { status: 422, code: 'DOCUMENT_DIGEST_MISMATCH', field: 'signedHash' },
+    );
+  });
+
+  it('attributes out of DER order, or with one more attribute', async () => {
+    const signer = tokenSigner(pki, rsaSigner);
+    const digestOf = (p: Preparation) => Buffer.from(p.contractHash.slice(7), 'hex');
+    await refused(
+      'unsorted attributes',
+      world,
+      (p) =>
+        send(
+          world,
+          p,
+          signAsClient(tsa, signer, p.contractHash, {
+            attributes: unsortedAttributes(digestOf(p), rsaSigner.der),
+          }),
+        ),
+      { status: 422, code: 'SIGNED_ATTRIBUTES_MISMATCH', field: 'signedHash' },
+    );
+    const extra = await refused(
+      'extra attribute',
+      world,
+      (p) =>
+        send(
+          world,
+          p,
+          signAsClient(tsa, signer, p.contractHash, {
+            attributes: attributesWithSigningTime(digestOf(p), rsaSigner.der),
+          }),
+        ),
+      { status: 422, code: 'SIGNED_ATTRIBUTES_MISMATCH', field: 'signedHash' },
+    );
+    expect(extra.message).toContain('another SHA-256 digest');
+    codes.delete('extra attribute');
+  });
+
+  it('a timestamp over other bytes, and a tampered one', async () => {
+    const signer = tokenSigner(pki, rsaSigner);
+    await refused(
+      'foreign timestamp',
+      world,
+      (p) =>
+        send(
+          world,
+          p,
+          signAsClient(tsa, signer, p.contractHash, {
+            timestampToken: timestampOver(tsa, Buffer.from('another signature')),
+          }),
+        ),
+      { status: 422, code: 'TIMESTAMP_IMPRINT_MISMATCH', field: 'timestampToken' },
+    );
+    await refused(
+      'tampered timestamp',
+      world,
+      (p) => {
+        const input = signAsClient(tsa, signer, p.contractHash);
+        const token = Buffer.from(input.timestampToken, 'base64');
+        token[token.length - 1]! ^= 0x01;
+        return send(world, p, { ...input, timestampToken: token.toString('base64') });
+      },
+      { status: 422, code: 'TIMESTAMP_INVALID', field: 'timestampToken' },
+    );
+  });
+
+  it('an expired certificate', async () => {
+    const expired = await pki.issue('Expired Signer', {
+      kind: 'rsa',
+      startDate: opensslDate(new Date(Date.now() - 10 * 24 * hour)),
+      endDate: opensslDate(new Date(Date.now() - 24 * hour)),
+    });
+    await refused(
+      'expired certificate',
+      world,
+      (p) => send(world, p, signAsClient(tsa, tokenSigner(pki, expired), p.contractHash)),
+      { status: 422, code: 'CERTIFICATE_EXPIRED', field: 'certificateChain' },
+    );
+  });
+
+  it('garbage base64, naming the field', async () => {
+    const signer = tokenSigner(pki, rsaSigner);
+    await refused(
+      'garbage base64',
+      world,
+      (p) =>
+        send(world, p, { ...signAsClient(tsa, signer, p.contractHash), signedHash: 'not base64!' }),
+      { status: 400, code: 'INVALID_BASE64', field: 'signedHash' },
+    );
+    const p = await prepare(world);
+    const input = signAsClient(tsa, signer, p.contractHash);
+    const chain = await refusal(
+      send(world, p, { ...input, certificateChain: [input.certificateChain[0]!, 'AB=C'] }),
+    );
+    expect(chain).toMatchObject({ code: 'INVALID_BASE64', field: 'certificateChain.1' });
+    // A second spelling of the same bytes (padding bits set) is refused too.
+    const token = await refusal(send(world, p, { ...input, timestampToken: 'AB==' }));
+    expect(token).toMatchObject({ code: 'INVALID_BASE64', field: 'timestampToken' });
+  });
+
+  it('a chain that does not start with the signer, and one that does not link', async () => {
+    const signer = tokenSigner(pki, rsaSigner);
+    await refused(
+      'signer not first',
+      world,
+      (p) =>
+        send(
+          world,
+          p,
+          signAsClient(tsa, signer, p.contractHash, {
+            chain: [pki.intermediate.der, rsaSigner.der],
+          }),
+        ),
+      { status: 422, code: 'SIGNER_CERTIFICATE_NOT_FIRST', field: 'certificateChain' },
+    );
+    await refused(
+      'chain not linking',
+      world,
+      (p) =>
+        send(
+          world,
+          p,
+          signAsClient(tsa, signer, p.contractHash, {
+            chain: [rsaSigner.der, tsa.rootDer],
+          }),
+        ),
+      { status: 422, code: 'CERTIFICATE_CHAIN_INVALID', field: 'certificateChain' },
+    );
+  });
+
+  it('an untrusted signer: refused in production, accepted (and said so) in development', async () => {
+    const signer = tokenSigner(pki, rsaSigner);
+    await refused(
+      'untrusted in production',
+      production,
+      (p) => send(production, p, signAsClient(tsa, signer, p.contractHash)),
+      { status: 422, code: 'CERTIFICATE_UNTRUSTED', field: 'certificateChain' },
+      await prepare(production),
+    );
+    const development = await createWorld(tools, { trustSignerRoot: false });
+    try {
+      const result = await finalize(development, await prepare(development), signer);
+      expect(result.summary).toMatchObject({ trusted: false, level: 'B-LT' });
+      expect(pdfsigVerdicts(development.h.deps.files.pathOf(result.sha256))).toEqual([true]);
+    } finally {
+      await development.h.close();
+    }
+  });
+
+  it('a revoked certificate', async () => {
+    const revoked = await pki.issue('Revoked Signer', { kind: 'rsa' });
+    await pki.revoke(revoked);
+    await refused(
+      'revoked certificate',
+      world,
+      (p) => send(world, p, signAsClient(tsa, tokenSigner(pki, revoked), p.contractHash)),
+      { status: 422, code: 'CERTIFICATE_REVOKED', field: 'certificateChain' },
+    );
+  });
+
+  it("a preparation already finalized (409), an expired one (410), another tenant's (404)", async () => {
+    const signer = tokenSigner(pki, rsaSigner);
+    const done = await prepare(world);
+    await finalize(world, done, signer);
+    await refused(
+      'already finalized',
+      world,
+      (p) => send(world, p, signAsClient(tsa, signer, p.contractHash)),
+      { status: 409, code: 'PREPARATION_NOT_OPEN' },
+      done,
+    );
+    const later = new ManualClock(new Date(Date.now() + 2 * hour));
+    await refused(
+      'expired preparation',
+      world,
+      (p) =>
+        finalizeWithToken(
+          { ...world.deps, clock: later },
+          p.id,
+          signAsClient(tsa, signer, p.contractHash),
+          {
+            tenantId: world.tenantId,
+            commit: addVersion(world),
+          },
+        ),
+      { status: 410, code: 'PREPARATION_EXPIRED' },
+    );
+    const foreign = await refusal(
+      finalizeWithToken(world.deps, done.id, signAsClient(tsa, signer, done.contractHash), {
+        tenantId: world.tenantId + 1000,
+        commit: addVersion(world),
+      }),
+    );
+    expect(foreign).toMatchObject({ status: 404, code: 'PREPARATION_NOT_FOUND' });
+  });
+
+  it('a failing commit rolls the finalize back: the preparation stays open, no file stays', async () => {
+    const preparation = await prepare(world);
+    const before = await persisted(world);
+    const error = await refusal(
+      finalizeWithToken(
+        world.deps,
+        preparation.id,
+        signAsClient(tsa, tokenSigner(pki, rsaSigner), preparation.contractHash),
+        {
+          tenantId: world.tenantId,
+          commit: async () => {
+            throw new ApiError(409, 'SESSION_CHANGED', 'the session moved on meanwhile');
+          },
+        },
+      ),
+    );
+    expect(error.code).toBe('SESSION_CHANGED');
+    expect(await persisted(world)).toEqual(before);
+    // The signer can try again.
+    const retried = await finalize(world, preparation, tokenSigner(pki, rsaSigner));
+    expect(retried.summary.level).toBe('B-LT');
+  });
+
+  it('every refusal has its own code', () => {
+    expect(codes.size).toBe(13);
+    expect(new Set(codes.values()).size).toBe(codes.size);
+  });
+});
