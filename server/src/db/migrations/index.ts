@@ -9,6 +9,7 @@ import { tenantLogins } from './008_tenant_logins';
 import { jobs } from './009_jobs';
 import { signingKeys } from './010_signing_keys';
 import { trustAnchors } from './011_trust_anchors';
+import { contracts } from './013_contracts';
 
 export interface Migration {
   version: number;
@@ -29,4 +30,6 @@ export const migrations: Migration[] = [
   { version: 9, name: 'jobs', sql: jobs },
   { version: 10, name: 'signing_keys', sql: signingKeys },
   { version: 11, name: 'trust_anchors', sql: trustAnchors },
+  // 12 is signature_preparations (another branch); the runner applies versions in list order.
+  { version: 13, name: 'contracts', sql: contracts },
 ];
