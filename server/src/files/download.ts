@@ -54,7 +54,7 @@ export function contentDisposition(name: string): string {
  */
 export async function fileResponse(
   deps: Pick<AppDeps, 'files'>,
-  file: NewestFile,
+  file: Pick<NewestFile, 'sha256' | 'mimeType' | 'title'>,
 ): Promise<Response> {
   const opened = await deps.files.open(file.sha256);
   const body = Readable.toWeb(opened.stream) as WebReadableStream<Uint8Array>;
