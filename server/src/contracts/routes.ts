@@ -214,7 +214,7 @@ export function contractRoutes(limiter: RateLimiter) {
       ...errorResponses(guardErrors, {
         400: ['VALIDATION_ERROR'],
         404: ['CONTRACT_NOT_FOUND', 'SIGNED_FILE_NOT_AVAILABLE'],
-        503: ['AUDIT_PDF_NOT_READY'],
+        502: ['TIMESTAMP_FAILED'],
       }),
     },
   });

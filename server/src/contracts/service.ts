@@ -1,8 +1,9 @@
+import fs from 'node:fs/promises';
 import { findUserById } from '../auth/queries';
 import type { AppDeps } from '../context';
 import { inTransaction } from '../db/database';
 import { ApiError } from '../errors/apiError';
-import { fileResponse } from '../files/download';
+import { fileResponse, temporaryFileResponse } from '../files/download';
 import { type ContractCaller, contractInScope } from './access';
 import { type AuditOrigin, appendAuditEvent } from './audit';
 import { auditPdf } from './auditPdf';
@@ -247,9 +248,17 @@ export async function downloadContract(
       }),
     );
   if (type === 'audit') {
-    const rendered = await auditPdf(deps, contract);
-    await record();
-    return fileResponse(deps, { ...rendered, title: `${contract.title} - nhật ký ký số` });
+    const sealed = await auditPdf(deps, contract);
+    try {
+      await record();
+      return await temporaryFileResponse(sealed, {
+        mimeType: 'application/pdf',
+        title: `${contract.title} - nhật ký ký số`,
+      });
+    } catch (error) {
+      await fs.rm(sealed, { force: true });
+      throw error;
+    }
   }
   const version = await fileVersion(
     deps.db,

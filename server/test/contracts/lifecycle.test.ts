@@ -1,6 +1,11 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expireOverdueContracts } from '../../src/contracts/expiry';
 import { openInvitation } from '../../src/contracts/service';
 import { manualWorker, parseMail, startSmtpServer, type TestSmtpServer } from '../notify/support';
+import { pdfsig, pdfsigSignatures } from '../signing/pdf/corpus';
 import { type ContractWorld, contractsPath, deadline, openContractWorld } from './fixtures';
 
 jest.setTimeout(60_000);
@@ -263,7 +268,7 @@ describe('download', () => {
     expect(downloaded.userAgent).toBe('partner-backend/1.0');
   });
 
-  it('signed before any signature: 404 SIGNED_FILE_NOT_AVAILABLE; audit: 503 AUDIT_PDF_NOT_READY; bad type: 400', async () => {
+  it('signed before any signature: 404 SIGNED_FILE_NOT_AVAILABLE; bad type: 400', async () => {
     const id = await world.create();
     const signed = await world.request(
       'GET',
@@ -272,19 +277,42 @@ describe('download', () => {
     );
     expect(signed.status).toBe(404);
     expect(await codeOf(signed)).toBe('SIGNED_FILE_NOT_AVAILABLE');
-    const audit = await world.request(
-      'GET',
-      `${contractsPath}/${id}/download?type=audit`,
-      world.acme.orgKey,
-    );
-    expect(audit.status).toBe(503);
-    expect(await codeOf(audit)).toBe('AUDIT_PDF_NOT_READY');
     const bad = await world.request(
       'GET',
       `${contractsPath}/${id}/download?type=zip`,
       world.acme.orgKey,
     );
     expect(bad.status).toBe(400);
+  });
+
+  it('audit: the trail rendered with Vietnamese text and sealed; pdfsig finds the seal valid; no temp file left', async () => {
+    const id = await world.create({ title: 'Hợp đồng thuê nhà Đà Nẵng' });
+    expect((await send(id)).status).toBe(200);
+    const response = await world.request(
+      'GET',
+      `${contractsPath}/${id}/download?type=audit`,
+      world.acme.orgKey,
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/pdf');
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect(response.headers.get('content-length')).toBe(String(bytes.length));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'audit-download-'));
+    try {
+      const file = path.join(dir, 'audit.pdf');
+      fs.writeFileSync(file, bytes);
+      const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+      expect(text).toContain('Hợp đồng thuê nhà Đà Nẵng');
+      expect(text).toContain('Tạo hợp đồng');
+      expect(text).toContain('Gửi ký');
+      const [seal] = pdfsigSignatures(pdfsig(file));
+      expect(seal).toMatchObject({ valid: true, total: true });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    expect(fs.readdirSync(world.h.deps.files.tempDir)).toEqual([]);
+    const trail = (await detail(id)).auditTrail;
+    expect(trail.at(-2)).toMatchObject({ action: 'downloaded', details: { type: 'audit' } });
   });
 });
 
