@@ -6,6 +6,7 @@ import * as x509 from '@peculiar/x509';
 import type { AppDeps } from '../../context';
 import { ApiError } from '../../errors/apiError';
 import type { Config } from '../../platform/config';
+import { pemCertificates } from '../certificates/pem';
 import { openPrivateKey, sealPrivateKey } from '../keys/sealedKey';
 import {
   type CertificateProfile,
@@ -106,8 +107,11 @@ export async function developmentTsaCredentials(deps: CaDeps): Promise<Developme
     read(files.tsaKey),
   );
   try {
-    const certificate = Buffer.from(new x509.X509Certificate(read(files.tsaCert)).rawData);
-    const ca = Buffer.from(new x509.X509Certificate(read(files.caCert)).rawData);
+    const [certificate] = pemCertificates(read(files.tsaCert));
+    const [ca] = pemCertificates(read(files.caCert));
+    if (certificate === undefined || ca === undefined) {
+      throw new Error(`${developmentCaDir(deps.config)} holds no TSA or CA certificate`);
+    }
     return {
       privateKey: crypto.createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' }),
       signatureScheme: 'rsa-pkcs1-sha256',
