@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { plainAddPlaceholder } from '@signpdf/placeholder-plain';
 import { P12Signer } from '@signpdf/signer-p12';
 import { SignPdf } from '@signpdf/signpdf';
+import type { TestPki } from './cms/testPki';
 
 /**
  * PDFs signed by software other than ours, for the acceptance corpus and the bench: what a
@@ -48,86 +47,25 @@ export async function signWithSignpdf(
 }
 
 /**
- * A PKCS#12 made by openssl in `dir`: a CA (CA:true) and a signer certificate it issued, the
- * signer's key, and the CA certificate in the bag, with OpenSSL 3's default encryption
- * (AES-256, HMAC-SHA256), which node-forge reads.
+ * A PKCS#12 made by openssl from the test PKI (server/test/signing/cms/testPki.ts): the key and
+ * certificate of a signer its CA issues, with the CA certificate in the bag, in OpenSSL 3's
+ * default encryption (AES-256, HMAC-SHA256), which node-forge reads. Returns the file's path.
  */
-export function opensslP12(
-  dir: string,
-  passphrase: string,
-): { p12Path: string; caCert: string; signerCert: string } {
-  const file = (name: string) => path.join(dir, name);
-  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  openssl([
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    file('signpdf-ca.key'),
-    '-out',
-    file('signpdf-ca.pem'),
-    '-days',
-    '2',
-    '-subj',
-    '/CN=signpdf Test CA',
-    '-addext',
-    'basicConstraints=critical,CA:true',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
-  ]);
-  openssl([
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    file('signpdf-signer.key'),
-    '-out',
-    file('signpdf-signer.csr'),
-    '-subj',
-    '/CN=signpdf Test Signer',
-  ]);
-  fs.writeFileSync(
-    file('signpdf-signer.ext'),
-    'basicConstraints=CA:false\nkeyUsage=critical,digitalSignature,nonRepudiation\n',
-  );
-  openssl([
-    'x509',
-    '-req',
-    '-in',
-    file('signpdf-signer.csr'),
-    '-CA',
-    file('signpdf-ca.pem'),
-    '-CAkey',
-    file('signpdf-ca.key'),
-    '-set_serial',
-    '2',
-    '-days',
-    '2',
-    '-extfile',
-    file('signpdf-signer.ext'),
-    '-out',
-    file('signpdf-signer.pem'),
-  ]);
-  openssl([
+export function opensslP12(pki: TestPki, name: string, passphrase: string): string {
+  pki.issue(name, ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048']);
+  pki.openssl(
     'pkcs12',
     '-export',
     '-inkey',
-    file('signpdf-signer.key'),
+    `${name}.key`,
     '-in',
-    file('signpdf-signer.pem'),
+    `${name}.pem`,
     '-certfile',
-    file('signpdf-ca.pem'),
+    'ca.pem',
     '-passout',
     `pass:${passphrase}`,
     '-out',
-    file('signpdf-signer.p12'),
-  ]);
-  return {
-    p12Path: file('signpdf-signer.p12'),
-    caCert: file('signpdf-ca.pem'),
-    signerCert: file('signpdf-signer.pem'),
-  };
+    `${name}.p12`,
+  );
+  return pki.file(`${name}.p12`);
 }

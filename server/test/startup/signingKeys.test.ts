@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { type BuiltServer, ensureBuilt, startBuiltServer, tempDataDir } from './builtServer';
+import { builtServerSuite } from './builtServer';
 
 /**
  * Signing keys at start of the built server: development creates the development CA and the
@@ -34,30 +34,11 @@ async function until(condition: () => boolean, what: string, ms = 30_000): Promi
 }
 
 describe('signing keys at start of the built server', () => {
-  const dataDirs: string[] = [];
-  let running: BuiltServer | undefined;
-
-  beforeAll(() => ensureBuilt(), 120_000);
-
-  afterEach(async () => {
-    await running?.stop();
-    running = undefined;
-  });
-
-  afterAll(() => {
-    for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  function newDataDir(): string {
-    const dir = tempDataDir();
-    dataDirs.push(dir);
-    return dir;
-  }
+  const { newDataDir, start } = builtServerSuite();
 
   it('development on a new DATA_DIR creates the development CA and the seal; SIGTERM exits 0', async () => {
     const dataDir = newDataDir();
-    const server = await startBuiltServer({ DATA_DIR: dataDir, APP_ENV: 'development' });
-    running = server;
+    const server = await start({ DATA_DIR: dataDir, APP_ENV: 'development' });
     await until(() => server.stdout().includes(ready), 'signing keys ready');
     expect(fs.readdirSync(path.join(dataDir, 'dev-ca')).sort()).toEqual([
       'ca.key',
@@ -72,8 +53,7 @@ describe('signing keys at start of the built server', () => {
     expect(server.stdout()).toContain('"msg":"shutting down"');
 
     // The next start finds everything: no child process, nothing created again.
-    const again = await startBuiltServer({ DATA_DIR: dataDir, APP_ENV: 'development' });
-    running = again;
+    const again = await start({ DATA_DIR: dataDir, APP_ENV: 'development' });
     expect(again.stdout()).not.toContain(preparing);
     expect(await again.stop()).toBe(0);
     expect(sealRows(dataDir)).toHaveLength(1);
@@ -81,11 +61,9 @@ describe('signing keys at start of the built server', () => {
 
   it('SIGTERM while the keys are being created exits 0; the next start completes them', async () => {
     const dataDir = newDataDir();
-    const server = await startBuiltServer({ DATA_DIR: dataDir, APP_ENV: 'development' });
-    running = server;
+    const server = await start({ DATA_DIR: dataDir, APP_ENV: 'development' });
     expect(await server.stop()).toBe(0);
-    const again = await startBuiltServer({ DATA_DIR: dataDir, APP_ENV: 'development' });
-    running = again;
+    const again = await start({ DATA_DIR: dataDir, APP_ENV: 'development' });
     await until(() => again.stdout().includes(ready), 'signing keys ready');
     expect(sealRows(dataDir)).toEqual([
       { certificate: expect.any(Number), source: 'development_ca' },
@@ -96,12 +74,11 @@ describe('signing keys at start of the built server', () => {
 
   it('production creates nothing and says how the operator gets the seal certified', async () => {
     const dataDir = newDataDir();
-    const server = await startBuiltServer({
+    const server = await start({
       DATA_DIR: dataDir,
       APP_ENV: 'production',
       TSA_URL: 'https://tsa.example',
     });
-    running = server;
     expect(server.stdout()).toContain('No seal key yet');
     expect(server.stdout()).toContain('npm run -s admin -- seal show');
     expect(server.stdout()).toContain('npm run -s admin -- signer-key import-certificate');

@@ -2,29 +2,33 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { embedSignature, preparePdfSignature, readSignatures } from '../../../src/pdf/signing';
+import { TestPki } from '../cms/testPki';
 import { opensslP12, signWithSignpdf } from '../foreignSigners';
 import { classicPdf, makeSigner, opensslCms, pdfsig, pdfsigSignatures } from './corpus';
 
 jest.setTimeout(120_000);
 
 let dir: string;
+let pki: TestPki;
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdf-foreign-'));
+  pki = new TestPki();
 });
 
 afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true });
+  pki.remove();
 });
 
 describe('a PDF signed by @signpdf', () => {
   it('is valid in pdfsig, and stays valid after our signature is added', async () => {
     const source = path.join(dir, 'source.pdf');
     fs.writeFileSync(source, await classicPdf(2));
-    const p12 = opensslP12(dir, 'test-passphrase');
+    const p12Path = opensslP12(pki, 'signpdf-signer', 'test-passphrase');
     const signedBySignpdf = path.join(dir, 'signpdf.pdf');
     await signWithSignpdf(source, signedBySignpdf, {
-      p12Path: p12.p12Path,
+      p12Path,
       passphrase: 'test-passphrase',
       signingTime: new Date('2026-11-26T04:00:00Z'),
     });
