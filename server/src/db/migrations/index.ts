@@ -10,6 +10,7 @@ import { jobs } from './009_jobs';
 import { signingKeys } from './010_signing_keys';
 import { trustAnchors } from './011_trust_anchors';
 import { signaturePreparations } from './012_signature_preparations';
+import { preparationValidationMaterial } from './013_preparation_validation_material';
 
 export interface Migration {
   version: number;
@@ -31,4 +32,5 @@ export const migrations: Migration[] = [
   { version: 10, name: 'signing_keys', sql: signingKeys },
   { version: 11, name: 'trust_anchors', sql: trustAnchors },
   { version: 12, name: 'signature_preparations', sql: signaturePreparations },
+  { version: 13, name: 'preparation_validation_material', sql: preparationValidationMaterial },
 ];
