@@ -8,11 +8,12 @@
 #   softhsm2       SoftHSM2 PKCS#11 module and softhsm2-util: the test token and the server HSM
 #   chromium       headless browser for the signing pages
 #   qpdf           PDF signing tests: object-stream, linearized and encrypted variants, qpdf --check
+#   libreoffice-writer-nogui  soffice --headless: .docx contract uploads converted to PDF
 set -euo pipefail
 
 # Debian package -> the command that shows it is installed.
-packages=(openssl poppler-utils softhsm2 chromium qpdf)
-commands=(openssl pdfsig softhsm2-util chromium qpdf)
+packages=(openssl poppler-utils softhsm2 chromium qpdf libreoffice-writer-nogui)
+commands=(openssl pdfsig softhsm2-util chromium qpdf soffice)
 
 missing=()
 for i in "${!packages[@]}"; do

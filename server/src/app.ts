@@ -3,6 +3,7 @@ import { requestId } from 'hono/request-id';
 import { RateLimiter } from './auth/rateLimit';
 import { authRoutes } from './auth/routes';
 import type { AppDeps } from './context';
+import { contractRoutes } from './contracts/routes';
 import { directoryRoutes } from './directory/routes';
 import { fileRoutes } from './dossiers/fileRoutes';
 import { dossierRoutes } from './dossiers/routes';
@@ -104,6 +105,7 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
   app.route('/api/integration', dossierRoutes(limiter));
   app.route('/api/integration', taskRoutes(limiter));
   app.route('/api', fileRoutes(limiter));
+  app.route('/api', contractRoutes(limiter));
   app.route('/api', webhookRoutes(limiter));
   app.route('/api', developmentTsaRoutes(limiter));
 
@@ -113,7 +115,7 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
       title: `${deps.config.serviceName} API`,
       version: '1.0',
       description:
-        'Electronic contract signing service: authentication, the integration API (dossiers, files, tasks, history, directory, webhook test) and the webhooks it sends.',
+        'Electronic contract signing service: authentication, the integration API (dossiers, files, tasks, history, directory, webhook test), the contract API and the webhooks it sends.',
     },
     servers: [{ url: deps.config.publicUrl }],
     tags: [
@@ -121,16 +123,22 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
       { name: 'Dossiers', description: 'Signing dossiers and their files (endpoints 1–5)' },
       { name: 'Tasks and history', description: 'Signing tasks and approval history (6–8)' },
       { name: 'Directory', description: 'Organizations, roles and users of a tenant (9–16)' },
+      { name: 'Contracts', description: 'Contracts: upload, list, send, cancel, download' },
       { name: 'Webhooks', description: 'Webhook test, sandbox receiver and the events sent' },
       { name: 'Signing', description: 'PDF signatures: the development timestamp authority' },
     ],
   });
   registerWebhookEvents(app.openAPIRegistry);
-  // The Bearer access token of the contract and signing APIs joins with their first route.
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',
     in: 'header',
     name: 'X-API-Key',
+  });
+  // The access token of login, refresh and login-server: the contract API accepts it.
+  app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'PartnerToken', {
     type: 'apiKey',

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { buildApp } from './app';
+import { expireOverdueContracts } from './contracts/expiry';
 import { prepareTenants } from './demo/seed';
 import { runnerOptions, startRunner } from './jobs/runner';
 import { notifyKinds } from './notify/worker';
@@ -9,7 +10,7 @@ import { serveApp } from './serve';
 import { webhookKind, webhookWorkerOptionsOf } from './webhooks/worker';
 import { startDeadlineScheduler } from './workflow/deadlines';
 
-/** How often overdue tasks are looked for; the first pass runs at start (catching up). */
+/** How often overdue tasks and contracts are looked for; the first pass runs at start (catching up). */
 const deadlineIntervalMs = 30_000;
 
 async function main(): Promise<void> {
@@ -28,7 +29,9 @@ async function main(): Promise<void> {
     [webhookKind(deps, webhookOptions), ...notifyKinds(deps)],
     runnerOptions(webhookOptions),
   );
-  const deadlines = startDeadlineScheduler(deps, deadlineIntervalMs);
+  const deadlines = startDeadlineScheduler(deps, deadlineIntervalMs, [
+    { name: 'contracts', run: expireOverdueContracts },
+  ]);
   const server = serveApp(
     app.fetch,
     { hostname: config.host, port: config.port, logger: deps.logger },

@@ -12,18 +12,38 @@ const unboundGlobalKeyPermissions: ReadonlySet<string> = new Set<Permission>([
   'user:manage',
 ]);
 
-async function permissionsOf(deps: AppEnv['Variables']['deps'], principal: Principal) {
+async function permissionsOf(
+  deps: AppEnv['Variables']['deps'],
+  principal: Principal,
+): Promise<ReadonlySet<string>> {
   const actor = principal.actor;
   if (!actor) return unboundGlobalKeyPermissions;
   if (actor.isSuperAdmin) return new Set(['*']);
   return permissionsOfUser(deps.db, actor.id);
 }
 
+/** Whether the caller holds `permission` (directly or through `*`). */
+export async function holdsPermission(
+  deps: AppEnv['Variables']['deps'],
+  principal: Principal,
+  permission: Permission,
+): Promise<boolean> {
+  const held = await permissionsOf(deps, principal);
+  return held.has('*') || held.has(permission);
+}
+
 /** 403 with the spec's body unless the caller holds `permission`. */
 export function requirePermission(permission: Permission): MiddlewareHandler<AppEnv> {
+  return requireAnyPermission([permission]);
+}
+
+/** 403 with the spec's body unless the caller holds one of `permissions`. */
+export function requireAnyPermission(permissions: Permission[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const held = await permissionsOf(c.get('deps'), c.get('principal'));
-    if (!held.has('*') && !held.has(permission)) throw errors.forbidden();
+    if (!held.has('*') && !permissions.some((permission) => held.has(permission))) {
+      throw errors.forbidden();
+    }
     await next();
   };
 }

@@ -468,6 +468,11 @@ export interface Database {
   trust_anchors: TrustAnchorsTable;
   signing_keys: SigningKeysTable;
   signature_preparations: SignaturePreparationsTable;
+  contract_types: ContractTypesTable;
+  contracts: ContractsTable;
+  contract_signers: ContractSignersTable;
+  contract_file_versions: ContractFileVersionsTable;
+  contract_audit_events: ContractAuditEventsTable;
 }
 
 export type SigningKeyPurpose = 'seal' | 'signer';
@@ -497,4 +502,110 @@ export interface SigningKeysTable {
   certificate_source: 'development_ca' | 'imported' | null;
   created_at: string;
   certificate_at: string | null;
+}
+
+/** Contract types of a tenant; `type_number` is the `contractTypeId` partners send. */
+export interface ContractTypesTable {
+  id: Generated<number>;
+  tenant_id: number;
+  type_number: number;
+  name: string;
+  created_at: string;
+}
+
+export type ContractStatus =
+  | 'draft'
+  | 'signing'
+  | 'completed'
+  | 'rejected'
+  | 'expired'
+  | 'cancelled';
+export type ContractSourceKind = 'pdf' | 'docx';
+
+export interface ContractsTable {
+  id: Generated<number>;
+  uuid: string;
+  tenant_id: number;
+  organization_id: number | null;
+  contract_type_id: number;
+  title: string;
+  /** The title folded for search (lower case, no diacritics). */
+  search_key: string;
+  description: string | null;
+  status: ContractStatus;
+  /** The uploaded file's name, as sent. */
+  source_name: string;
+  source_kind: ContractSourceKind;
+  created_by_user_id: number;
+  expired_at: string;
+  created_at: string;
+  updated_at: string;
+  sent_at: string | null;
+  completed_at: string | null;
+  rejected_at: string | null;
+  cancelled_at: string | null;
+  cancel_reason: string | null;
+  /** When the contract left draft/signing for good (any final status). */
+  ended_at: string | null;
+  /** Hash of the newest audit event. */
+  audit_head: string;
+}
+
+export type ContractSignerRole = 'signer' | 'viewer';
+export type ContractSignerStatus = 'waiting' | 'invited' | 'signed' | 'rejected';
+export type SigningMethod = 'usb_token' | 'cloud_hsm' | 'otp_sms' | 'image_signature';
+
+export interface ContractSignersTable {
+  id: Generated<number>;
+  contract_id: number;
+  /** Index in the creation input, from 0. */
+  position: number;
+  signing_order: number;
+  role: ContractSignerRole;
+  name: string;
+  email: string;
+  /** NFC, trimmed, lower case: unique per contract. */
+  email_key: string;
+  phone: string | null;
+  status: ContractSignerStatus;
+  invited_at: string | null;
+  /** SHA-256 (hex) of the signing-page token; the token itself is only in the e-mail. */
+  invitation_token_hash: string | null;
+  invitation_expires_at: string | null;
+  signed_at: string | null;
+  method: SigningMethod | null;
+}
+
+export interface ContractFileVersionsTable {
+  id: Generated<number>;
+  contract_id: number;
+  /** 1 is the original; each signature adds one. */
+  version: number;
+  sha256: string;
+  size: number;
+  mime_type: string;
+  /** Whose signature made this version; null for the original. */
+  signer_id: number | null;
+  created_at: string;
+}
+
+export type AuditActorKind = 'user' | 'signer' | 'system';
+
+export interface ContractAuditEventsTable {
+  id: Generated<number>;
+  contract_id: number;
+  /** 1, 2, … per contract. */
+  seq: number;
+  action: string;
+  at: string;
+  actor_kind: AuditActorKind;
+  actor_user_id: number | null;
+  actor_signer_id: number | null;
+  actor_name: string;
+  client_address: string | null;
+  user_agent: string | null;
+  /** Canonical JSON object. */
+  details: string;
+  prev_hash: string;
+  hash: string;
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { AppDeps } from '../context';
@@ -47,6 +48,44 @@ export function contentDisposition(name: string): string {
   return ascii === name ? plain : `${plain}; filename*=UTF-8''${extendedValue(name)}`;
 }
 
+/** The spec's download headers for a file of this size. */
+function downloadHeaders(
+  file: Pick<NewestFile, 'mimeType' | 'title'>,
+  size: number,
+): Record<string, string> {
+  return {
+    'Content-Type': file.mimeType,
+    'Content-Disposition': contentDisposition(downloadName(file.title, file.mimeType)),
+    'Content-Length': String(size),
+    'Cache-Control': 'private, no-store',
+  };
+}
+
+function streamResponse(stream: Readable, headers: Record<string, string>): Response {
+  const body = Readable.toWeb(stream) as WebReadableStream<Uint8Array>;
+  return new Response(body as unknown as ReadableStream<Uint8Array>, { status: 200, headers });
+}
+
+/**
+ * Streams a temp file made for this one response (a rendered document) and deletes it: the
+ * name is unlinked as soon as the file is open, so nothing is left behind whether the client
+ * reads to the end, aborts, or never reads.
+ */
+export async function temporaryFileResponse(
+  filePath: string,
+  file: Pick<NewestFile, 'mimeType' | 'title'>,
+): Promise<Response> {
+  const handle = await fs.open(filePath, 'r');
+  try {
+    const { size } = await handle.stat();
+    await fs.rm(filePath, { force: true });
+    return streamResponse(handle.createReadStream(), downloadHeaders(file, size));
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
 /**
  * Streams the newest version of a file with the spec's headers (Content-Type, Content-Disposition,
  * Content-Length, Cache-Control `private, no-store`). The bytes flow from disk to the socket; the
@@ -54,17 +93,8 @@ export function contentDisposition(name: string): string {
  */
 export async function fileResponse(
   deps: Pick<AppDeps, 'files'>,
-  file: NewestFile,
+  file: Pick<NewestFile, 'sha256' | 'mimeType' | 'title'>,
 ): Promise<Response> {
   const opened = await deps.files.open(file.sha256);
-  const body = Readable.toWeb(opened.stream) as WebReadableStream<Uint8Array>;
-  return new Response(body as unknown as ReadableStream<Uint8Array>, {
-    status: 200,
-    headers: {
-      'Content-Type': file.mimeType,
-      'Content-Disposition': contentDisposition(downloadName(file.title, file.mimeType)),
-      'Content-Length': String(opened.size),
-      'Cache-Control': 'private, no-store',
-    },
-  });
+  return streamResponse(opened.stream, downloadHeaders(file, opened.size));
 }

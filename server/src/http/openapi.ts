@@ -123,6 +123,21 @@ export const dateOrDateTime = {
 };
 
 /**
+ * `fromDate` / `toDate` of a list: an ISO 8601 date-time with `Z` or an offset, or a calendar
+ * date (UTC); a bare date as upper bound covers its whole day. Normalised to UTC.
+ */
+export function queryDateBound(endOfDay: boolean) {
+  return z
+    .union([isoDateTime, z.iso.date()], { error: 'must be an ISO 8601 date or date-time' })
+    .transform((value) =>
+      value.length === 10
+        ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z`
+        : new Date(value).toISOString(),
+    )
+    .openapi({ ...dateOrDateTime, example: '2026-11-25T00:00:00Z' });
+}
+
+/**
  * The body of a REST envelope: `statusCode` 200 in the body even where the HTTP status is 201
  * (the spec's dossier creation and partner login), `timestamp` from the one clock.
  */

@@ -17,6 +17,9 @@
 
 export type { MailTransport, OutgoingMail } from './mailTransport';
 export {
+  type ContractMailData,
+  type ContractMailKind,
+  contractMail,
   escapeHtml,
   formatInstant,
   invitationSms,

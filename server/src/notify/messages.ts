@@ -176,6 +176,39 @@ const wording = {
       intro: (title: string) => `Quy trình ký hồ sơ “${title}” đã hoàn tất.`,
       link: 'Xem hồ sơ',
     },
+    contract: {
+      label: 'Hợp đồng',
+      id: 'Mã hợp đồng',
+      sender: 'Người gửi',
+      deadline: 'Hạn ký',
+      reason: 'Lý do',
+      invitation: {
+        subject: (title: string) => `Mời bạn ký hợp đồng: ${title}`,
+        intro: (title: string) => `Bạn được mời xem xét và ký hợp đồng “${title}”.`,
+        link: 'Xem và ký hợp đồng',
+      },
+      viewing: {
+        subject: (title: string) => `Hợp đồng gửi bạn để xem: ${title}`,
+        intro: (title: string) => `Hợp đồng “${title}” được gửi tới bạn để xem.`,
+        link: 'Xem hợp đồng',
+      },
+      expired: {
+        subject: (title: string) => `Hợp đồng đã hết hạn ký: ${title}`,
+        intro: (title: string) => `Hợp đồng “${title}” đã hết hạn ký trước khi mọi người ký xong.`,
+      },
+      cancelled: {
+        subject: (title: string) => `Hợp đồng đã bị hủy: ${title}`,
+        intro: (title: string) => `Hợp đồng “${title}” đã bị hủy; liên kết ký không còn hiệu lực.`,
+      },
+      completed: {
+        subject: (title: string) => `Hợp đồng đã được ký xong: ${title}`,
+        intro: (title: string) => `Mọi người đã ký hợp đồng “${title}”.`,
+      },
+      rejected: {
+        subject: (title: string) => `Hợp đồng bị từ chối: ${title}`,
+        intro: (title: string) => `Hợp đồng “${title}” đã bị từ chối ký.`,
+      },
+    },
   },
   en: {
     greeting: (name: string) => `Dear ${name || 'Sir or Madam'},`,
@@ -227,6 +260,41 @@ const wording = {
       intro: (title: string) => `The signing process of the document “${title}” is complete.`,
       link: 'View the document',
     },
+    contract: {
+      label: 'Contract',
+      id: 'Contract ID',
+      sender: 'Sent by',
+      deadline: 'Signing deadline',
+      reason: 'Reason',
+      invitation: {
+        subject: (title: string) => `You are invited to sign: ${title}`,
+        intro: (title: string) => `You are invited to review and sign the contract “${title}”.`,
+        link: 'Review and sign',
+      },
+      viewing: {
+        subject: (title: string) => `A contract shared with you: ${title}`,
+        intro: (title: string) => `The contract “${title}” has been shared with you to view.`,
+        link: 'View the contract',
+      },
+      expired: {
+        subject: (title: string) => `Contract expired: ${title}`,
+        intro: (title: string) =>
+          `The signing deadline of the contract “${title}” passed before everyone signed.`,
+      },
+      cancelled: {
+        subject: (title: string) => `Contract cancelled: ${title}`,
+        intro: (title: string) =>
+          `The contract “${title}” has been cancelled; its signing link no longer works.`,
+      },
+      completed: {
+        subject: (title: string) => `Contract signed by everyone: ${title}`,
+        intro: (title: string) => `Everyone has signed the contract “${title}”.`,
+      },
+      rejected: {
+        subject: (title: string) => `Contract rejected: ${title}`,
+        intro: (title: string) => `The contract “${title}” has been rejected.`,
+      },
+    },
   },
 } as const;
 
@@ -235,14 +303,14 @@ type Wording = (typeof wording)[NotifyLocale];
 /** Greeting, blocks, signature; the same words in both parts. */
 function compose(
   options: MessageOptions,
-  recipient: NotificationRecipient,
+  recipientName: string,
   subject: string,
   blocks: Block[],
   sensitive: boolean,
 ): RenderedMail {
   const w = wording[options.locale];
   const fullSubject = `[${options.serviceName}] ${subject}`;
-  const body: Block[] = [{ kind: 'paragraph', text: w.greeting(recipient.name.trim()) }, ...blocks];
+  const body: Block[] = [{ kind: 'paragraph', text: w.greeting(recipientName.trim()) }, ...blocks];
   const text = [
     ...body.map(blockText).filter((part) => part !== ''),
     `${w.regards}\n${options.serviceName}\n\n-- \n${w.automated}`,
@@ -297,7 +365,7 @@ function notificationMessage(
 ): RenderedMail {
   return compose(
     options,
-    recipient,
+    recipient.name,
     content.subject,
     [
       { kind: 'paragraph', text: content.intro },
@@ -410,6 +478,55 @@ export function processFinishedMail(
     facts: [...documentFacts(data, w), [w.completedAt, at(data.completeDate, options.locale)]],
     linkLabel: w.finished.link,
   });
+}
+
+/** What a contract e-mail is about: a signer's (or viewer's) link, or news for its creator. */
+export type ContractMailKind =
+  | 'invitation'
+  | 'viewing'
+  | 'expired'
+  | 'cancelled'
+  | 'completed'
+  | 'rejected';
+
+export interface ContractMailData {
+  recipientName: string;
+  contractId: string;
+  contractTitle: string;
+  senderName: string | null;
+  /** The signing-page link (invitation, viewing) and until when it works (the deadline). */
+  link: string | null;
+  deadline: string | null;
+  reason: string | null;
+}
+
+/** A contract e-mail (contract API): same layout and languages as the notification e-mails. */
+export function contractMail(
+  kind: ContractMailKind,
+  data: ContractMailData,
+  options: MessageOptions,
+): RenderedMail {
+  const w = wording[options.locale];
+  const words = w.contract[kind];
+  const title = data.contractTitle.trim() || w.untitled;
+  const blocks: Block[] = [
+    { kind: 'paragraph', text: words.intro(title) },
+    {
+      kind: 'facts',
+      rows: [
+        [w.contract.label, title],
+        [w.contract.id, data.contractId],
+        [w.contract.sender, data.senderName],
+        [w.contract.deadline, at(data.deadline, options.locale)],
+        [w.contract.reason, data.reason],
+      ],
+    },
+  ];
+  if (data.link !== null && 'link' in words) {
+    blocks.push({ kind: 'link', label: words.link, url: data.link });
+  }
+  // The link opens the signing page without login until the deadline: stored like a secret.
+  return compose(options, data.recipientName, words.subject(title), blocks, data.link !== null);
 }
 
 /** The renderer of each kind. */

@@ -45,6 +45,16 @@ export interface Config {
   keyStore: KeyStoreSettings;
   /** The RFC 3161 timestamp authority (server/src/signing/timestamps). */
   tsa: TsaSettings;
+  /** LibreOffice for `.docx` contract uploads (server/src/contracts/docx.ts). */
+  docxConversion: DocxConversionSettings;
+}
+
+/** SOFFICE_PATH, DOCX_CONVERSION_TIMEOUT_SECONDS. */
+export interface DocxConversionSettings {
+  /** The `soffice` program: a name looked up in PATH, or a path. */
+  command: string;
+  /** A conversion still running then is killed. */
+  timeoutMs: number;
 }
 
 /** TSA_URL, TSA_USERNAME, TSA_PASSWORD. */
@@ -264,6 +274,8 @@ const EnvironmentSchema = z.object({
   PKCS11_MODULE: setting(trimmed),
   PKCS11_TOKEN_LABEL: setting(text),
   PKCS11_PIN: setting(text),
+  SOFFICE_PATH: settingOr(text, 'soffice'),
+  DOCX_CONVERSION_TIMEOUT_SECONDS: settingOr(positiveInteger, 60),
 });
 type Environment = z.infer<typeof EnvironmentSchema>;
 
@@ -411,6 +423,10 @@ function configOf(env: Environment, context: z.core.$RefinementCtx<Environment>)
     },
     tsa: { url: env.TSA_URL, username: env.TSA_USERNAME, password: env.TSA_PASSWORD },
     keyStore: keyStoreSettings(env),
+    docxConversion: {
+      command: env.SOFFICE_PATH,
+      timeoutMs: env.DOCX_CONVERSION_TIMEOUT_SECONDS * 1000,
+    },
   };
 }
 

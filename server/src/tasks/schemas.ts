@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { DossierStatusSchema, FileItemSchema } from '../dossiers/schemas';
-import { dateOrDateTime, envelope, isoDateTime, queryInteger } from '../http/openapi';
+import { envelope, isoDateTime, queryDateBound, queryInteger } from '../http/openapi';
 
 /** Task list paging (document 1, "Limits"): default 20, at most 100. */
 export const taskPageSize = { default: 20, max: 100 } as const;
@@ -14,21 +14,6 @@ export const taskListStatuses = [
   'all',
 ] as const;
 export type TaskListStatus = (typeof taskListStatuses)[number];
-
-/**
- * `fromDate` / `toDate`: an ISO 8601 date-time with `Z` or an offset, or a calendar date (UTC);
- * a bare date as upper bound covers its whole day. Normalised to UTC.
- */
-function dateBound(endOfDay: boolean) {
-  return z
-    .union([isoDateTime, z.iso.date()], { error: 'must be an ISO 8601 date or date-time' })
-    .transform((value) =>
-      value.length === 10
-        ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z`
-        : new Date(value).toISOString(),
-    )
-    .openapi({ ...dateOrDateTime, example: '2026-11-25T00:00:00Z' });
-}
 
 /** An optional text filter; an empty value counts as absent. */
 const optionalText = (description: string) =>
@@ -60,10 +45,10 @@ export const TaskListQuery = z
       minimum: 1,
       maximum: taskPageSize.max,
     }),
-    fromDate: dateBound(false)
+    fromDate: queryDateBound(false)
       .optional()
       .openapi({ description: 'Pending: assignedAt from; handled: actionAt from' }),
-    toDate: dateBound(true)
+    toDate: queryDateBound(true)
       .optional()
       .openapi({ description: 'Pending: assignedAt up to; handled: actionAt up to' }),
     documentId: optionalText('Exact dossier code'),

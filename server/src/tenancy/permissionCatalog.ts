@@ -13,8 +13,10 @@ export const permissionCatalog = {
   'task:view': 'List and read signing tasks',
   'webhook:test': 'Send webhook.test to the organization subscriptions',
   'contract:create': 'Create contracts',
-  'contract:view-all': 'Read every contract of the tenant',
-  'contract:send': 'Send and cancel contracts',
+  'contract:view': 'Read the contracts one created, download them',
+  'contract:view-all': 'Read and download every contract of the tenant',
+  'contract:send': 'Send contracts for signing',
+  'contract:cancel': 'Cancel draft and signing contracts',
   'signing:initiate': 'Open signing sessions',
 } as const;
 

@@ -98,20 +98,38 @@ export interface DeadlineScheduler {
   stop(): Promise<void>;
 }
 
+/** Another deadline pass run with the tasks' (contracts): returns how many it expired. */
+export interface DeadlinePass {
+  name: string;
+  run(deps: SchedulerDeps): Promise<number>;
+}
+
 /**
- * Runs expireOverdueTasks now (catching up on deadlines that passed while the server was down)
- * and then every `intervalMs`. A pass never overlaps the previous one; a failed pass is logged
- * and the next one tries again. The timer does not keep the process alive.
+ * Runs expireOverdueTasks and every other pass now (catching up on deadlines that passed while
+ * the server was down) and then every `intervalMs`. A pass never overlaps the previous one; a
+ * failed pass is logged and the next one tries again. The timer does not keep the process alive.
  */
-export function startDeadlineScheduler(deps: SchedulerDeps, intervalMs: number): DeadlineScheduler {
+export function startDeadlineScheduler(
+  deps: SchedulerDeps,
+  intervalMs: number,
+  others: readonly DeadlinePass[] = [],
+): DeadlineScheduler {
   let running: Promise<void> | null = null;
   let stopped = false;
+  const passes: DeadlinePass[] = [{ name: 'tasks', run: expireOverdueTasks }, ...others];
+  const runAll = async () => {
+    for (const { name, run } of passes) {
+      try {
+        const count = await run(deps);
+        if (count > 0) deps.logger.info({ expired: count, of: name }, 'overdue items expired');
+      } catch (error) {
+        deps.logger.error({ err: error, of: name }, 'deadline pass failed');
+      }
+    }
+  };
   const pass = () => {
     if (running || stopped) return;
-    running = expireOverdueTasks(deps)
-      .then((count) => {
-        if (count > 0) deps.logger.info({ expired: count }, 'overdue tasks expired');
-      })
+    running = runAll()
       .catch((error: unknown) => deps.logger.error({ err: error }, 'deadline pass failed'))
       .finally(() => {
         running = null;

@@ -66,9 +66,10 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
   });
 
   it('declares the credential kinds its operations accept; partner login uses the key', () => {
-    // The Bearer access token is accepted only by the contract and signing APIs, not built yet.
+    // The Bearer access token is accepted by the contract and signing APIs only.
     expect(document.components.securitySchemes).toEqual({
       ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      Bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
       PartnerToken: { type: 'apiKey', in: 'header', name: 'x-access-token' },
     });
     expect(document.paths['/api/auth/partner-login']!.post!.security).toEqual([{ ApiKey: [] }]);

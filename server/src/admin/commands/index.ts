@@ -1,5 +1,6 @@
 import type { Command } from '../command';
 import { apikeyCommands } from './apikey';
+import { contractCommands } from './contract';
 import { delegationCommands } from './delegation';
 import { domainCommands } from './domain';
 import { notifyCommands } from './notify';
@@ -29,5 +30,6 @@ export const commands = new Map<string, Command>(
     ...notifyCommands,
     ...trustCommands,
     ...signingKeyCommands,
+    ...contractCommands,
   ].map((command) => [command.name, command]),
 );

@@ -10,7 +10,8 @@ import { jobs } from './009_jobs';
 import { signingKeys } from './010_signing_keys';
 import { trustAnchors } from './011_trust_anchors';
 import { signaturePreparations } from './012_signature_preparations';
-import { preparationValidationMaterial } from './013_preparation_validation_material';
+import { contracts } from './013_contracts';
+import { preparationValidationMaterial } from './014_preparation_validation_material';
 
 export interface Migration {
   version: number;
@@ -32,5 +33,6 @@ export const migrations: Migration[] = [
   { version: 10, name: 'signing_keys', sql: signingKeys },
   { version: 11, name: 'trust_anchors', sql: trustAnchors },
   { version: 12, name: 'signature_preparations', sql: signaturePreparations },
-  { version: 13, name: 'preparation_validation_material', sql: preparationValidationMaterial },
+  { version: 13, name: 'contracts', sql: contracts },
+  { version: 14, name: 'preparation_validation_material', sql: preparationValidationMaterial },
 ];

@@ -1,0 +1,310 @@
+import fs from 'node:fs/promises';
+import { findUserById } from '../auth/queries';
+import type { AppDeps } from '../context';
+import { inTransaction } from '../db/database';
+import { ApiError } from '../errors/apiError';
+import { fileResponse, temporaryFileResponse } from '../files/download';
+import { type ContractCaller, contractInScope } from './access';
+import { type AuditOrigin, appendAuditEvent } from './audit';
+import { auditPdf } from './auditPdf';
+import { contractFileUrl } from './create';
+import { firstTurn, invitationTokenHash, inviteSigners, queueContractMail } from './invitations';
+import {
+  auditEventsOf,
+  type ContractRow,
+  type ContractSignerRow,
+  contractById,
+  contractTypeById,
+  fileVersion,
+  listContracts,
+  signerByInvitation,
+  signersOf,
+  signersOfMany,
+  transitionContract,
+} from './queries';
+import type { ContractListQuery, DownloadType } from './schemas';
+import { contractPageSize } from './schemas';
+import { searchKeyOf } from './search';
+
+function signerView(signer: ContractSignerRow) {
+  return {
+    name: signer.name,
+    email: signer.email,
+    phone: signer.phone,
+    role: signer.role,
+    order: signer.signing_order,
+    status: signer.status,
+    signedAt: signer.signed_at,
+    method: signer.method,
+  };
+}
+
+function listItem(contract: ContractRow, signers: ContractSignerRow[]) {
+  return {
+    id: contract.uuid,
+    title: contract.title,
+    status: contract.status,
+    createdAt: contract.created_at,
+    expiredAt: contract.expired_at,
+    signers: signers.map(signerView),
+  };
+}
+
+/** GET /api/contracts: one page in the caller's scope, with the spec's `meta`. */
+export async function listContractPage(
+  deps: Pick<AppDeps, 'db'>,
+  caller: ContractCaller,
+  query: ContractListQuery,
+) {
+  const page = query.page ?? 1;
+  const limit = query.limit ?? contractPageSize.default;
+  const { total, rows } = await listContracts(deps.db, caller.scope, {
+    page,
+    limit,
+    status: query.status,
+    searchKey: query.search === undefined ? undefined : searchKeyOf(query.search),
+    fromDate: query.fromDate,
+    toDate: query.toDate,
+    sortBy: query.sortBy,
+    order: query.order,
+  });
+  const signers = await signersOfMany(
+    deps.db,
+    rows.map((row) => row.id),
+  );
+  return {
+    data: rows.map((row) =>
+      listItem(
+        row,
+        signers.filter((s) => s.contract_id === row.id),
+      ),
+    ),
+    meta: { page, limit, total, totalPages: Math.ceil(total / limit) },
+  };
+}
+
+/**
+ * GET /api/contracts/{id}: the contract with its signers and audit trail. The read itself is
+ * recorded (`viewed`, by the caller) before the trail is read, so the answer shows it.
+ */
+export async function contractDetail(deps: AppDeps, caller: ContractCaller, id: string) {
+  const found = await contractInScope(deps, caller, id);
+  await inTransaction(deps.db, (trx) =>
+    appendAuditEvent(trx, deps.clock, found.id, {
+      action: 'viewed',
+      actor: caller.auditActor,
+      origin: caller.origin,
+    }),
+  );
+  const contract = (await contractById(deps.db, found.id))!;
+  const [signers, events, type, creator, newest] = await Promise.all([
+    signersOf(deps.db, contract.id),
+    auditEventsOf(deps.db, contract.id),
+    contractTypeById(deps.db, contract.contract_type_id),
+    findUserById(deps.db, contract.created_by_user_id),
+    fileVersion(deps.db, contract.id, 'newest'),
+  ]);
+  return {
+    ...listItem(contract, signers),
+    description: contract.description,
+    contractType: { id: type!.type_number, name: type!.name },
+    fileName: contract.source_name,
+    fileUrl: contractFileUrl(deps, contract.uuid, 'original'),
+    signedFileUrl:
+      newest && newest.version > 1 ? contractFileUrl(deps, contract.uuid, 'signed') : null,
+    createdBy: {
+      name: creator?.name?.trim() || creator?.username || '',
+      email: creator?.email ?? null,
+    },
+    sentAt: contract.sent_at,
+    completedAt: contract.completed_at,
+    rejectedAt: contract.rejected_at,
+    cancelledAt: contract.cancelled_at,
+    cancelReason: contract.cancel_reason,
+    auditTrail: events.map((event) => ({
+      seq: event.seq,
+      action: event.action,
+      at: event.at,
+      actor: { kind: event.actor_kind, name: event.actor_name },
+      clientAddress: event.client_address,
+      userAgent: event.user_agent,
+      details: JSON.parse(event.details) as Record<string, unknown>,
+      hash: event.hash,
+    })),
+  };
+}
+
+function wrongState(code: string, contract: ContractRow, wanted: string): ApiError {
+  return new ApiError(409, code, `The contract is ${contract.status}; it must be ${wanted}`, {
+    detailCode: contract.status.toUpperCase(),
+  });
+}
+
+/**
+ * POST /api/contracts/{id}/send: draft → signing. The first signers (lowest order; every viewer)
+ * are invited by e-mail in the same transaction, so the state and the e-mails commit together.
+ */
+export async function sendContract(deps: AppDeps, caller: ContractCaller, id: string) {
+  const found = await contractInScope(deps, caller, id);
+  const now = deps.clock.now().toISOString();
+  return inTransaction(deps.db, async (trx) => {
+    // Read again under the write lock: a concurrent send or cancel has committed or not.
+    const contract = (await contractById(trx, found.id))!;
+    if (contract.status !== 'draft') throw wrongState('CONTRACT_NOT_DRAFT', contract, 'draft');
+    if (contract.expired_at <= now) {
+      throw new ApiError(
+        409,
+        'CONTRACT_DEADLINE_PASSED',
+        'The signing deadline (expiredAt) has passed',
+      );
+    }
+    await transitionContract(trx, contract.id, ['draft'], {
+      status: 'signing',
+      sent_at: now,
+      updated_at: now,
+    });
+    const sent = { ...contract, status: 'signing' as const, sent_at: now };
+    const senderName = caller.auditActor.name;
+    const invited = await inviteSigners(
+      trx,
+      deps,
+      sent,
+      firstTurn(await signersOf(trx, contract.id)),
+      senderName,
+    );
+    await appendAuditEvent(trx, deps.clock, contract.id, {
+      action: 'sent',
+      actor: caller.auditActor,
+      origin: caller.origin,
+      details: { invited },
+    });
+    return { id: contract.uuid, status: 'signing' as const, sentAt: now };
+  });
+}
+
+/**
+ * DELETE /api/contracts/{id}: draft or signing → cancelled, with the reason. Signers already
+ * invited are told their link no longer works.
+ */
+export async function cancelContract(
+  deps: AppDeps,
+  caller: ContractCaller,
+  id: string,
+  reason: string,
+) {
+  const found = await contractInScope(deps, caller, id);
+  const now = deps.clock.now().toISOString();
+  return inTransaction(deps.db, async (trx) => {
+    const contract = (await contractById(trx, found.id))!;
+    if (contract.status !== 'draft' && contract.status !== 'signing') {
+      throw wrongState('CONTRACT_NOT_CANCELLABLE', contract, 'draft or signing');
+    }
+    await transitionContract(trx, contract.id, ['draft', 'signing'], {
+      status: 'cancelled',
+      cancelled_at: now,
+      cancel_reason: reason,
+      ended_at: now,
+      updated_at: now,
+    });
+    for (const signer of await signersOf(trx, contract.id)) {
+      if (signer.status !== 'invited') continue;
+      await queueContractMail(trx, deps, contract, 'cancelled', signer, { reason });
+    }
+    await appendAuditEvent(trx, deps.clock, contract.id, {
+      action: 'cancelled',
+      actor: caller.auditActor,
+      origin: caller.origin,
+      details: { reason, from: contract.status },
+    });
+    return { id: contract.uuid, status: 'cancelled' as const, cancelledAt: now, reason };
+  });
+}
+
+/** Download names: the title, and for the signed file a Vietnamese suffix. */
+const downloadTitles: Record<Exclude<DownloadType, 'audit'>, (title: string) => string> = {
+  original: (title) => title,
+  signed: (title) => `${title} (đã ký)`,
+};
+
+/**
+ * GET /api/contracts/{id}/download: streams the original, the newest signed version (404
+ * SIGNED_FILE_NOT_AVAILABLE before the first signature) or the audit-trail PDF, and records
+ * the download in the trail.
+ */
+export async function downloadContract(
+  deps: AppDeps,
+  caller: ContractCaller,
+  id: string,
+  type: DownloadType,
+): Promise<Response> {
+  const contract = await contractInScope(deps, caller, id);
+  const record = () =>
+    inTransaction(deps.db, (trx) =>
+      appendAuditEvent(trx, deps.clock, contract.id, {
+        action: 'downloaded',
+        actor: caller.auditActor,
+        origin: caller.origin,
+        details: { type },
+      }),
+    );
+  if (type === 'audit') {
+    const sealed = await auditPdf(deps, contract);
+    try {
+      await record();
+      return await temporaryFileResponse(sealed, {
+        mimeType: 'application/pdf',
+        title: `${contract.title} - nhật ký ký số`,
+      });
+    } catch (error) {
+      await fs.rm(sealed, { force: true });
+      throw error;
+    }
+  }
+  const version = await fileVersion(
+    deps.db,
+    contract.id,
+    type === 'original' ? 'original' : 'newest',
+  );
+  if (!version || (type === 'signed' && version.version === 1)) {
+    throw new ApiError(
+      404,
+      'SIGNED_FILE_NOT_AVAILABLE',
+      'The contract has no signature yet; download type=original instead',
+      { field: 'type' },
+    );
+  }
+  await record();
+  return fileResponse(deps, {
+    sha256: version.sha256,
+    mimeType: version.mime_type,
+    title: downloadTitles[type](contract.title),
+  });
+}
+
+/**
+ * Resolves the token of a signing-page link (`/ky-so/{token}`) for the signing page: the signer
+ * and the contract, while the contract is being signed and the deadline has not passed, and
+ * records `viewed` by that signer. 404 INVITATION_NOT_FOUND for an unknown token, 410
+ * INVITATION_EXPIRED once it no longer opens anything.
+ */
+export async function openInvitation(deps: AppDeps, token: string, origin: AuditOrigin) {
+  const signer = await signerByInvitation(deps.db, invitationTokenHash(token));
+  if (!signer) throw new ApiError(404, 'INVITATION_NOT_FOUND', 'Unknown signing link');
+  const contract = (await contractById(deps.db, signer.contract_id))!;
+  const now = deps.clock.now().toISOString();
+  if (contract.status !== 'signing' || (signer.invitation_expires_at ?? '') <= now) {
+    throw new ApiError(
+      410,
+      'INVITATION_EXPIRED',
+      `The signing link no longer works: the contract is ${contract.status}`,
+    );
+  }
+  await inTransaction(deps.db, (trx) =>
+    appendAuditEvent(trx, deps.clock, contract.id, {
+      action: 'viewed',
+      actor: { kind: 'signer', signerId: signer.id, name: `${signer.name} <${signer.email}>` },
+      origin,
+    }),
+  );
+  return { contract, signer };
+}
