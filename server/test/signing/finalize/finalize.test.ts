@@ -207,6 +207,25 @@ describe('finalizeWithToken: a signature the tools accept', () => {
       expect(verdicts.cms).toContain('Verification successful');
     }
   });
+
+  it('a signed file from elsewhere (no finalize kept its answers): prepare asks the responder again', async () => {
+    const signed = await finalize(world, await prepare(world), tokenSigner(pki, rsaSigner));
+    const elsewhere = await createWorld(tools, {
+      env: { APP_ENV: 'development' },
+    });
+    try {
+      const stored = await elsewhere.h.deps.files.put(world.h.deps.files.pathOf(signed.sha256));
+      elsewhere.h.deps.files.keep(stored);
+      const asked = pki.hits.length;
+      const preparation = await prepare(elsewhere, { sourceSha256: stored.sha256 });
+      expect(pki.hits.length).toBeGreaterThan(asked);
+      const dss = readDss(elsewhere.h.deps.files.pathOf(preparation.preparedSha256));
+      expect(dss.ocspResponses).toHaveLength(1);
+      expect(dss.certificates.some((der) => der.equals(rsaSigner.der))).toBe(true);
+    } finally {
+      await elsewhere.h.close();
+    }
+  });
 });
 
 /** The signed attributes for the digest, in another order than DER's. */
