@@ -28,7 +28,9 @@ import { requestTimestamp } from '../../src/signing/timestamps/client';
 import { addTrustAnchor } from '../../src/signing/trust/service';
 import { repoRoot } from '../admin/runCli';
 import type { Issued } from './certificates/testPki';
+import { TestPki as ForeignPki } from './cms/testPki';
 import { createWorld, opensslVerdicts, useTools, type World } from './finalize/world';
+import { opensslP12, signWithSignpdf } from './foreignSigners';
 import { provisionSoftHsm, startTokenClient, type TokenClient, tempDir } from './keys/tools';
 import {
   acroFormPdf,
@@ -56,6 +58,8 @@ let rsaCertificate: Issued;
 let ecCertificate: Issued;
 let seal: SigningKey;
 let nssDir: string;
+/** The CA of the @signpdf signer (another software's PKI), trusted by pdfsig too. */
+let foreignPki: ForeignPki;
 
 beforeAll(async () => {
   const { pki, tsa } = tools;
@@ -84,7 +88,8 @@ beforeAll(async () => {
   const sealIssued = await pki.certify(await sealCertificateRequest(world.deps, key));
   seal = await importCertificate(world.deps, key.id, `${sealIssued.pem}\n${pki.intermediate.pem}`);
 
-  nssDir = nssDatabase(path.join(tools.dir, 'nss'), [pki.root.certFile]);
+  foreignPki = new ForeignPki();
+  nssDir = nssDatabase(path.join(tools.dir, 'nss'), [pki.root.certFile, foreignPki.file('ca.pem')]);
 }, 180_000);
 
 afterAll(async () => {
@@ -92,6 +97,7 @@ afterAll(async () => {
   softHsm?.remove();
   await world?.h.close();
   await tsaServer?.close();
+  foreignPki?.remove();
 });
 
 const sha256 = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest();
@@ -164,7 +170,10 @@ async function signThreeTimes(sourceSha256: string) {
   return { results: [rsa, ec, sealed], file: world.h.deps.files.pathOf(sealed.sha256) };
 }
 
-/** Every check of the acceptance criteria on a file signed by signThreeTimes. */
+/**
+ * Every check of the acceptance criteria on a file signed by signThreeTimes; `earlier`
+ * signatures were in the file before ours (pdfsig must still find them valid and trusted).
+ */
 async function expectAcceptedEverywhere(
   file: string,
   results: FinalizeResult<undefined>[],
@@ -174,7 +183,11 @@ async function expectAcceptedEverywhere(
   const report = await pdfsigTrusting(file, nssDir);
   const verdicts = pdfsigSignatures(report);
   expect(verdicts.map(({ valid, trusted, total }) => ({ valid, trusted, total }))).toEqual(
-    [0, 1, 2].map((index) => ({ valid: true, trusted: true, total: index === 2 })),
+    Array.from({ length: earlier + 3 }, (_, index) => ({
+      valid: true,
+      trusted: true,
+      total: index === earlier + 2,
+    })),
   );
   expect(report.match(/Not total document signed/g)?.length).toBe(2 + earlier);
 
@@ -223,5 +236,20 @@ describe('the same three signatures on each PDF of the corpus', () => {
   ])('%s', async (name, make) => {
     const { results, file } = await signThreeTimes(await store(await make(), name));
     await expectAcceptedEverywhere(file, results);
+  });
+
+  it('a PDF already signed by @signpdf: its signature stays valid', async () => {
+    const source = path.join(tools.dir, 'signpdf-source.pdf');
+    const signedBySignpdf = path.join(tools.dir, 'signpdf.pdf');
+    fs.writeFileSync(source, await classicPdf(2));
+    await signWithSignpdf(source, signedBySignpdf, {
+      p12Path: opensslP12(foreignPki, 'signpdf-signer', 'test-passphrase'),
+      passphrase: 'test-passphrase',
+    });
+    const { results, file } = await signThreeTimes(
+      await store(fs.readFileSync(signedBySignpdf), 'signpdf'),
+    );
+    await expectAcceptedEverywhere(file, results, 1);
+    expect(readSignatures(file).signatures[0]!.subFilter).toBe('adbe.pkcs7.detached');
   });
 });
