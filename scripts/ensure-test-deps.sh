@@ -8,11 +8,12 @@
 #   softhsm2       SoftHSM2 PKCS#11 module and softhsm2-util: the test token and the server HSM
 #   chromium       headless browser for the signing pages
 #   qpdf           PDF signing tests: object-stream, linearized and encrypted variants, qpdf --check
+#   libnss3-tools  certutil: the NSS database that makes pdfsig trust the test CA
 set -euo pipefail
 
 # Debian package -> the command that shows it is installed.
-packages=(openssl poppler-utils softhsm2 chromium qpdf)
-commands=(openssl pdfsig softhsm2-util chromium qpdf)
+packages=(openssl poppler-utils softhsm2 chromium qpdf libnss3-tools)
+commands=(openssl pdfsig softhsm2-util chromium qpdf certutil)
 
 missing=()
 for i in "${!packages[@]}"; do
