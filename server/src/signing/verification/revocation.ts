@@ -7,7 +7,7 @@ import type { SourceAnswer } from '../certificates/sourceAnswer';
 
 export interface ChainRevocationAt {
   status: RevocationStatus;
-  /** Every certificate below the anchor was answered for by the document's DSS. */
+  /** Every certificate below the anchor that can be asked about was answered for by the DSS. */
   fromDss: boolean;
   problems: string[];
 }
@@ -82,8 +82,8 @@ export async function chainRevocationAt(
       }
       continue;
     }
-    allFromDss = false;
     if (certificate.ocspUrls.length === 0 && certificate.crlUrls.length === 0) continue;
+    allFromDss = false;
     const online = await checkRevocation(deps, chain[i]!, chain[i + 1]!, at);
     statuses.push(online.status);
     if (online.status === 'revoked') {
