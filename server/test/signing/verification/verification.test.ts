@@ -4,7 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ApiError } from '../../../src/errors/apiError';
-import { embedSignature, preparePdfSignature, readSignatures } from '../../../src/pdf/signing';
+import {
+  type ChangedObject,
+  embedSignature,
+  type PdfRevision,
+  preparePdfSignature,
+  readSignatures,
+} from '../../../src/pdf/signing';
 import { checkChainRevocation } from '../../../src/signing/certificates';
 import { addTrustAnchor } from '../../../src/signing/trust/service';
 import {
@@ -12,6 +18,7 @@ import {
   type VerificationDeps,
   verifyPdfSignatures,
 } from '../../../src/signing/verification';
+import { judgeLaterRevisions } from '../../../src/signing/verification/changes';
 import { createHarness, type Harness } from '../../support/harness';
 import { type Issued, selfSigned, signedBy, TestPki } from '../certificates/testPki';
 import { classicPdf, opensslCms, pdfsigSignatures } from '../pdf/corpus';
@@ -386,5 +393,81 @@ describe('bad input', () => {
       throw error;
     });
     expect(result.signatures[0]).toMatchObject({ isValid: false, integrityCheck: 'failed' });
+  });
+});
+
+describe('what a later revision may change, by DocMDP permission', () => {
+  const revision = (changes: ChangedObject[], rootChanged = false): PdfRevision => ({
+    index: 1,
+    startOffset: 0,
+    endOffset: 1,
+    xref: 'table',
+    rootChanged,
+    changes,
+  });
+  const secondSignature = revision([
+    { num: 20, gen: 0, status: 'added', kind: 'signature' },
+    { num: 21, gen: 0, status: 'added', kind: 'signatureField' },
+    {
+      num: 3,
+      gen: 0,
+      status: 'modified',
+      kind: 'page',
+      changedKeys: ['Annots'],
+      addedKeys: [],
+      lists: { Annots: { added: ['signatureField'], removed: 0 } },
+    },
+    {
+      num: 9,
+      gen: 0,
+      status: 'modified',
+      kind: 'acroForm',
+      changedKeys: ['Fields'],
+      addedKeys: [],
+      lists: { Fields: { added: ['signatureField'], removed: 0 } },
+    },
+  ]);
+  const dssOnly = revision([
+    { num: 30, gen: 0, status: 'added', kind: 'dss' },
+    {
+      num: 1,
+      gen: 0,
+      status: 'modified',
+      kind: 'catalog',
+      changedKeys: ['DSS'],
+      addedKeys: ['DSS'],
+    },
+  ]);
+  const formFilled = revision([
+    { num: 12, gen: 0, status: 'modified', kind: 'other', changedKeys: ['V', 'AP'], addedKeys: [] },
+  ]);
+  const annotationAdded = revision([
+    {
+      num: 3,
+      gen: 0,
+      status: 'modified',
+      kind: 'page',
+      changedKeys: ['Annots'],
+      addedKeys: [],
+      lists: { Annots: { added: ['annotation'], removed: 0 } },
+    },
+  ]);
+  const verdict = (revisions: PdfRevision[], p: 1 | 2 | 3 | undefined) =>
+    judgeLaterRevisions(revisions, p).modifiedAfterSigning;
+
+  it.each([
+    ['DSS only', dssOnly, ['allowed', 'allowed', 'allowed', 'allowed']],
+    ['another signature', secondSignature, ['allowed', 'disallowed', 'allowed', 'allowed']],
+    ['a form field filled', formFilled, ['disallowed', 'disallowed', 'allowed', 'allowed']],
+    ['an annotation added', annotationAdded, ['disallowed', 'disallowed', 'disallowed', 'allowed']],
+    [
+      'the catalog replaced',
+      revision([], true),
+      ['disallowed', 'disallowed', 'disallowed', 'disallowed'],
+    ],
+  ] as const)('%s: approval, P1, P2, P3', (_label, later, expected) => {
+    expect([undefined, 1, 2, 3].map((p) => verdict([later], p as 1 | 2 | 3 | undefined))).toEqual(
+      expected,
+    );
   });
 });
