@@ -405,18 +405,20 @@ describe('what a later revision may change, by DocMDP permission', () => {
     rootChanged,
     changes,
   });
+  /** Page 3's /Annots gained one item of this kind. */
+  const annotsGained = (kind: 'signatureField' | 'annotation'): ChangedObject => ({
+    num: 3,
+    gen: 0,
+    status: 'modified',
+    kind: 'page',
+    changedKeys: ['Annots'],
+    addedKeys: [],
+    lists: { Annots: { added: [kind], removed: 0 } },
+  });
   const secondSignature = revision([
     { num: 20, gen: 0, status: 'added', kind: 'signature' },
     { num: 21, gen: 0, status: 'added', kind: 'signatureField' },
-    {
-      num: 3,
-      gen: 0,
-      status: 'modified',
-      kind: 'page',
-      changedKeys: ['Annots'],
-      addedKeys: [],
-      lists: { Annots: { added: ['signatureField'], removed: 0 } },
-    },
+    annotsGained('signatureField'),
     {
       num: 9,
       gen: 0,
@@ -441,17 +443,7 @@ describe('what a later revision may change, by DocMDP permission', () => {
   const formFilled = revision([
     { num: 12, gen: 0, status: 'modified', kind: 'other', changedKeys: ['V', 'AP'], addedKeys: [] },
   ]);
-  const annotationAdded = revision([
-    {
-      num: 3,
-      gen: 0,
-      status: 'modified',
-      kind: 'page',
-      changedKeys: ['Annots'],
-      addedKeys: [],
-      lists: { Annots: { added: ['annotation'], removed: 0 } },
-    },
-  ]);
+  const annotationAdded = revision([annotsGained('annotation')]);
   const verdict = (revisions: PdfRevision[], p: 1 | 2 | 3 | undefined) =>
     judgeLaterRevisions(revisions, p).modifiedAfterSigning;
 
