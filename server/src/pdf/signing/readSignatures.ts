@@ -156,7 +156,7 @@ export function readSignatures(path: string): PdfSignatureReport {
       if (!(contents instanceof PdfString)) continue;
       const byteRange = range as ByteRange;
       const signedRevisionEnd = byteRange[2] + byteRange[3];
-      const revision = revisions.find((r) => r.endOffset === signedRevisionEnd);
+      const revision = revisions.find((r) => endsRevision(reader, r, signedRevisionEnd));
       const filter = reader.resolveValue(value.get('Filter'));
       const subFilter = reader.resolveValue(value.get('SubFilter'));
       const m = text(reader.resolveValue(value.get('M')));
@@ -188,6 +188,18 @@ export function readSignatures(path: string): PdfSignatureReport {
       trailingBytes: Math.max(0, reader.size - lastEnd),
     };
   });
+}
+
+/**
+ * Whether a signature's byte range, ending at `end`, ends `revision`: at its end, or just before
+ * the end-of-line that follows its `%%EOF` (a signer that wrote no EOL after `%%EOF` leaves it
+ * to the next update, which our section ends count in the earlier revision).
+ */
+function endsRevision(reader: PdfReader, revision: PdfRevision, end: number): boolean {
+  const gap = revision.endOffset - end;
+  if (gap === 0) return true;
+  if (gap < 0 || gap > 2) return false;
+  return /^(\r\n|\r|\n)$/.test(reader.source.slice(end, revision.endOffset).toString('latin1'));
 }
 
 const maxHole = 4 * 1024 * 1024;
