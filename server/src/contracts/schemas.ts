@@ -32,6 +32,20 @@ const requiredText = (max: number) =>
     .min(1, 'must not be empty')
     .max(max);
 
+/**
+ * Where a signer's visible signature goes: a box in points from the page's bottom-left corner,
+ * on `page` (1-based; default the last page). Absent: the default box at the bottom of the last
+ * page, one per signer in turn.
+ */
+export const SignaturePlacement = z.object({
+  page: z.number().int().min(1).optional(),
+  x: z.number().min(0).max(14_400),
+  y: z.number().min(0).max(14_400),
+  width: z.number().min(40).max(600),
+  height: z.number().min(20).max(400),
+});
+export type SignaturePlacement = z.output<typeof SignaturePlacement>;
+
 export const SignerInput = z.object({
   name: requiredText(255),
   email: z
@@ -53,6 +67,7 @@ export const SignerInput = z.object({
     }),
   role: z.enum(signerRoles).default('signer'),
   order: z.number({ error: 'must be a positive integer' }).int().min(1),
+  placement: SignaturePlacement.optional(),
 });
 export type SignerInput = z.output<typeof SignerInput>;
 
@@ -163,7 +178,7 @@ export const contractCreateBodySchema = {
     signers: {
       type: 'string' as const,
       description:
-        'JSON array of {name, email, phone?, role? ("signer" default, or "viewer"), order}; e-mails unique; the signers\' orders run 1..n, equal orders sign in parallel',
+        'JSON array of {name, email, phone?, role? ("signer" default, or "viewer"), order, placement?}; e-mails unique; the signers\' orders run 1..n, equal orders sign in parallel. placement {page?, x, y, width, height} (points from the bottom-left corner; page default the last) places the visible signature; default a box at the bottom of the last page, one per signer.',
       example:
         '[{"name":"Nguyễn Văn An","email":"an@example.com","phone":"0912345678","role":"signer","order":1}]',
     },
