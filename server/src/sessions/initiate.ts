@@ -115,6 +115,7 @@ export async function initiateSession(deps: AppDeps, caller: ContractCaller, inp
         origin: caller.origin,
         details: {
           signer: signer.email,
+          signerName: signer.name,
           method: input.signingMethod,
           contractHash: preparation.contractHash,
           fileVersion: version.version,

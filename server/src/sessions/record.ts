@@ -148,6 +148,7 @@ export async function recordSignature(
     origin: step.origin,
     details: {
       signer: signer.email,
+      signerName: signer.name,
       method: session.method,
       certificateSubject: certificate.subject,
       certificateSerial: certificate.serialNumber,

@@ -289,7 +289,7 @@ export async function reject(deps: AppDeps, step: StepContext, reason: string) {
       action: 'rejected',
       actor: step.actor,
       origin: step.origin,
-      details: { signer: signer.email, reason },
+      details: { signer: signer.email, signerName: signer.name, reason },
     });
     const creator = await creatorOf(trx, contract.created_by_user_id);
     if (creator) {
