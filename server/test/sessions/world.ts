@@ -10,6 +10,7 @@ import {
   contractsPath,
   openContractWorld,
   type SignerSpec,
+  storedFiles,
   type UploadSpec,
 } from '../contracts/fixtures';
 import { manualWorker, startSmtpServer, type TestSmtpServer } from '../notify/support';
@@ -243,4 +244,31 @@ export function developmentTsa(world: SessionWorld, tsaUrl: string) {
     return execFileSync('openssl', ['ts', '-reply', '-in', reply, '-token_out']);
   };
   return { stamp, remove: () => scratch.remove() };
+}
+
+/** Everything a refused step must leave as it was: rows of every table it could touch, stored files. */
+export async function persisted(world: SessionWorld) {
+  const db = world.h.deps.db;
+  return {
+    contracts: await db.selectFrom('contracts').select(['id', 'status']).orderBy('id').execute(),
+    signers: await db
+      .selectFrom('contract_signers')
+      .select(['id', 'status', 'signed_at'])
+      .orderBy('id')
+      .execute(),
+    versions: await db.selectFrom('contract_file_versions').selectAll().orderBy('id').execute(),
+    sessions: await db
+      .selectFrom('signing_sessions')
+      .select(['id', 'state', 'preparation_id', 'otp_failures', 'otp_sent_at'])
+      .orderBy('id')
+      .execute(),
+    preparations: await db
+      .selectFrom('signature_preparations')
+      .select(['id', 'state'])
+      .orderBy('id')
+      .execute(),
+    outbox: await db.selectFrom('notify_outbox').select('id').orderBy('id').execute(),
+    events: await db.selectFrom('contract_audit_events').select('id').orderBy('id').execute(),
+    files: storedFiles(world.h).sort(),
+  };
 }
