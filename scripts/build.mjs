@@ -1,7 +1,8 @@
 /**
- * `npm run build`: bundles the server (`server/src/main.ts`) and the operator CLI
- * (`server/src/admin/cli.ts`) with esbuild into `server/dist/` (git-ignored), so `npm start` and
- * `npm run admin` run plain JavaScript on Node 20, without tsx.
+ * `npm run build`: bundles the server (`server/src/main.ts`), the operator CLI
+ * (`server/src/admin/cli.ts`) and the server's key-preparation child (`server/src/prepareKeys.ts`)
+ * with esbuild into `server/dist/` (git-ignored), so `npm start` and `npm run admin` run plain
+ * JavaScript on Node 20, without tsx.
  *
  * `--if-stale` (what `prestart` and `preadmin` pass) builds only when the last build is missing
  * or one of its inputs changed since: a source file, a package install (the lock files) or this
@@ -21,7 +22,12 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'server/dist');
 const manifestFile = path.join(outdir, 'build.json');
-const entryPoints = { main: 'server/src/main.ts', cli: 'server/src/admin/cli.ts' };
+const entryPoints = {
+  main: 'server/src/main.ts',
+  cli: 'server/src/admin/cli.ts',
+  // The child process the server starts when its signing keys are missing.
+  prepareKeys: 'server/src/prepareKeys.ts',
+};
 
 /** Packages our sources import that go into the bundle, with whatever they import in turn. */
 const bundled = /^(hono|@hono\/[^/]+|zod|kysely|jose)(\/|$)/;

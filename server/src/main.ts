@@ -7,6 +7,9 @@ import { notifyKinds } from './notify/worker';
 import { loadConfig } from './platform/config';
 import { openRuntime } from './runtime';
 import { serveApp } from './serve';
+import { type KeyPreparation, startKeyPreparation } from './signing/keys/keyPreparation';
+import { closeKeyStore } from './signing/keys/keyStores';
+import { checkKeyStore, signingKeysState } from './signing/keys/startupState';
 import { webhookKind, webhookWorkerOptionsOf } from './webhooks/worker';
 import { startDeadlineScheduler } from './workflow/deadlines';
 
@@ -20,6 +23,12 @@ async function main(): Promise<void> {
   const instructions = await prepareTenants(deps, { newDatabase });
   // Printed once per start, before listening; it holds no secret.
   if (instructions) process.stdout.write(`${instructions}\n`);
+  // Before listening: a key store that cannot be used stops the start (ConfigError).
+  await checkKeyStore(deps);
+  const keys = await signingKeysState(deps);
+  if (keys.kind === 'operator') deps.logger.warn(keys.message);
+  let keyPreparation: KeyPreparation | undefined;
+  let stopping = false;
 
   const app = buildApp(deps);
   // One runner for every job kind: webhook deliveries, e-mail and SMS.
@@ -44,10 +53,13 @@ async function main(): Promise<void> {
         },
         'listening',
       );
+      // After listening: creating keys takes seconds and must not delay the first answer.
+      if (keys.kind === 'create' && !stopping) {
+        keyPreparation = startKeyPreparation(deps.logger, keys.missing);
+      }
     },
   );
 
-  let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -58,6 +70,8 @@ async function main(): Promise<void> {
     server.close(async () => {
       await jobs.stop();
       await deadlines.stop();
+      await keyPreparation?.stop();
+      await closeKeyStore(config);
       await database.close();
       process.exit(0);
     });

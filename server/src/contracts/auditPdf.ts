@@ -52,8 +52,9 @@ function trailEvent(event: ContractAuditEventRow): AuditTrailEvent {
 
 /**
  * Renders the contract's audit trail (every event so far, with the chain's head hash) and seals
- * it with the service seal (B-T). Returns the path of a temp file the caller streams and
- * removes; each download is rendered afresh because each download is itself an event.
+ * it with the service seal (B-LT when its CA answers OCSP or CRL, else B-T). Returns the path
+ * of a temp file the caller streams and removes; each download is rendered afresh because each
+ * download is itself an event.
  */
 export async function auditPdf(deps: AppDeps, contract: ContractRow): Promise<string> {
   const [events, original] = await Promise.all([

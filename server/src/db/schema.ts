@@ -434,6 +434,8 @@ export interface SignaturePreparationsTable {
   signed_sha256: string | null;
   /** JSON SignatureSummary of the finalized signature. */
   signature_summary: string | null;
+  /** JSON base64 DER lists (certificates, ocspResponses, crls) finalize obtained; for the next DSS. */
+  validation_material: string | null;
 }
 
 export interface Database {

@@ -30,7 +30,7 @@ export interface RevisionFor {
  * for image_signature.
  */
 export async function prepareForSigner(
-  deps: Pick<AppDeps, 'db' | 'clock' | 'files'>,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'files' | 'config'>,
   input: RevisionFor,
 ): Promise<Preparation> {
   const signingTime = deps.clock.now();

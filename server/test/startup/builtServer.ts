@@ -95,3 +95,34 @@ export async function startBuiltServer(env: Record<string, string>): Promise<Bui
     },
   };
 }
+
+/**
+ * The jest hooks of a suite that starts the built server: builds once, stops whatever a test
+ * left running, removes the data directories it made.
+ */
+export function builtServerSuite(): {
+  newDataDir(): string;
+  start(env: Record<string, string>): Promise<BuiltServer>;
+} {
+  const dataDirs: string[] = [];
+  const running: BuiltServer[] = [];
+  beforeAll(() => ensureBuilt(), 120_000);
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((server) => server.stop()));
+  });
+  afterAll(() => {
+    for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    newDataDir: () => {
+      const dir = tempDataDir();
+      dataDirs.push(dir);
+      return dir;
+    },
+    start: async (env) => {
+      const server = await startBuiltServer(env);
+      running.push(server);
+      return server;
+    },
+  };
+}

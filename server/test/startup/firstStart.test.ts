@@ -1,15 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { words } from '../admin/runCli';
-import {
-  type BuiltServer,
-  ensureBuilt,
-  repoRoot,
-  startBuiltServer,
-  tempDataDir,
-} from './builtServer';
+import { builtServerSuite, repoRoot } from './builtServer';
 
 /**
  * What the built server seeds and prints on its first starts: the demo tenant only in
@@ -36,35 +29,15 @@ function count(text: string, part: string): number {
 }
 
 describe('first start of the built server', () => {
-  const dataDirs: string[] = [];
-  let running: BuiltServer | undefined;
-
-  beforeAll(() => ensureBuilt(), 120_000);
-
-  afterEach(async () => {
-    await running?.stop();
-    running = undefined;
-  });
-
-  afterAll(() => {
-    for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  function newDataDir(): string {
-    const dir = tempDataDir();
-    dataDirs.push(dir);
-    return dir;
-  }
+  const { newDataDir, start } = builtServerSuite();
 
   async function runOnce(env: Record<string, string>): Promise<string> {
-    running = await startBuiltServer(env);
+    const running = await start(env);
     const response = await fetch(`http://127.0.0.1:${running.port}/health`);
     expect(response.status).toBe(200);
     const code = await running.stop();
     expect(code).toBe(0);
-    const stdout = running.stdout();
-    running = undefined;
-    return stdout;
+    return running.stdout();
   }
 
   it('development on a new DATA_DIR creates the demo tenant once and says how to get a key', async () => {

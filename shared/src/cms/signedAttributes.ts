@@ -97,6 +97,23 @@ export function certificateIssuerAndSerial(certificate: Uint8Array): {
   }
 }
 
+/**
+ * The value of an ESS signing-certificate-v2 attribute (RFC 5035) naming `certificate` (DER):
+ * one ESSCertIDv2 with the certificate's SHA-256 (hashAlgorithm omitted, it defaults to
+ * SHA-256) and issuerSerial (its issuer as a directoryName, and its serial). CMS signers and
+ * RFC 3161 TSAs bind their certificate with it.
+ */
+export function signingCertificateV2(certificate: Uint8Array): Uint8Array {
+  const { issuer, serialNumber } = certificateIssuerAndSerial(certificate);
+  const essCertIdV2 = derSequence(
+    derOctetString(sha256(certificate)),
+    // IssuerSerial ::= SEQUENCE { issuer GeneralNames, serialNumber }; directoryName is [4]
+    // EXPLICIT because Name is a CHOICE.
+    derSequence(derSequence(derElement(contextTag(4), issuer)), serialNumber),
+  );
+  return derSequence(derSequence(essCertIdV2));
+}
+
 function attribute(oid: string, value: Uint8Array): Uint8Array {
   return derSequence(derObjectIdentifier(oid), derSetOf([value]));
 }
@@ -128,18 +145,10 @@ export function buildSignedAttributes(
       'The signer certificate must be DER bytes',
     );
   }
-  const { issuer, serialNumber } = certificateIssuerAndSerial(signerCertificate);
-  const essCertIdV2 = derSequence(
-    derOctetString(sha256(signerCertificate)),
-    // IssuerSerial ::= SEQUENCE { issuer GeneralNames, serialNumber }; directoryName is [4]
-    // EXPLICIT because Name is a CHOICE.
-    derSequence(derSequence(derElement(contextTag(4), issuer)), serialNumber),
-  );
-  const signingCertificateV2 = derSequence(derSequence(essCertIdV2));
   return derSetOf([
     attribute(cmsOids.contentType, derObjectIdentifier(cmsOids.data)),
     attribute(cmsOids.messageDigest, derOctetString(documentDigest)),
-    attribute(cmsOids.signingCertificateV2, signingCertificateV2),
+    attribute(cmsOids.signingCertificateV2, signingCertificateV2(signerCertificate)),
   ]);
 }
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { developmentCa } from '../../signing/ca/developmentCa';
+import { toPem } from '../../signing/certificates/pem';
 import { importCertificate, listSignerKeyListings } from '../../signing/keys/certificates';
 import type { SigningKey } from '../../signing/keys/signingKey';
 import {
@@ -13,9 +14,9 @@ import { tenantByCode } from '../../tenancy/resolveTenant';
 import { type Command, checked, command, listCommand, option } from '../command';
 import { existingFile } from './process';
 
+/** One PEM block without the final newline: a JSON field or one printed line. */
 function pem(der: Buffer): string {
-  const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
-  return ['-----BEGIN CERTIFICATE-----', ...lines, '-----END CERTIFICATE-----'].join('\n');
+  return toPem(der).trimEnd();
 }
 
 function certificateFields(key: SigningKey) {

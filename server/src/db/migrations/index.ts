@@ -11,7 +11,8 @@ import { signingKeys } from './010_signing_keys';
 import { trustAnchors } from './011_trust_anchors';
 import { signaturePreparations } from './012_signature_preparations';
 import { contracts } from './013_contracts';
-import { signingSessions } from './014_signing_sessions';
+import { preparationValidationMaterial } from './014_preparation_validation_material';
+import { signingSessions } from './015_signing_sessions';
 
 export interface Migration {
   version: number;
@@ -34,5 +35,6 @@ export const migrations: Migration[] = [
   { version: 11, name: 'trust_anchors', sql: trustAnchors },
   { version: 12, name: 'signature_preparations', sql: signaturePreparations },
   { version: 13, name: 'contracts', sql: contracts },
-  { version: 14, name: 'signing_sessions', sql: signingSessions },
+  { version: 14, name: 'preparation_validation_material', sql: preparationValidationMaterial },
+  { version: 15, name: 'signing_sessions', sql: signingSessions },
 ];

@@ -6,6 +6,7 @@ import * as x509 from '@peculiar/x509';
 import type { AppDeps } from '../../context';
 import { ApiError } from '../../errors/apiError';
 import type { Config } from '../../platform/config';
+import { pemCertificates } from '../certificates/pem';
 import { openPrivateKey, sealPrivateKey } from '../keys/sealedKey';
 import {
   type CertificateProfile,
@@ -18,6 +19,7 @@ import {
   validityFrom,
   webcrypto,
 } from './certificateProfiles';
+import { developmentCaDir, developmentCaExists, developmentCaFiles } from './developmentCaFiles';
 
 /** What the development CA needs of the runtime. */
 export type CaDeps = Pick<AppDeps, 'config' | 'secrets' | 'clock'>;
@@ -53,13 +55,11 @@ export interface DevelopmentTsaCredentials {
 
 export const developmentCaName = 'ESign Development CA';
 const caValidityDays = 10 * 365;
-const files = { caCert: 'ca.pem', caKey: 'ca.key', tsaCert: 'tsa.pem', tsaKey: 'tsa.key' };
+const files = developmentCaFiles;
 /** Labels binding each sealed key file to its role (additional data of the encryption). */
 const labels = { ca: 'development-ca', tsa: 'development-tsa' };
 
-export function developmentCaDir(config: Pick<Config, 'dataDir'>): string {
-  return path.join(config.dataDir, 'dev-ca');
-}
+export { developmentCaDir };
 
 /** Refuses outside development and sandbox, naming what production does instead. */
 export function assertDevelopmentCaAllowed(config: Pick<Config, 'environment'>): void {
@@ -106,8 +106,11 @@ export async function developmentTsaCredentials(deps: CaDeps): Promise<Developme
     read(files.tsaKey),
   );
   try {
-    const certificate = Buffer.from(new x509.X509Certificate(read(files.tsaCert)).rawData);
-    const ca = Buffer.from(new x509.X509Certificate(read(files.caCert)).rawData);
+    const [certificate] = pemCertificates(read(files.tsaCert));
+    const [ca] = pemCertificates(read(files.caCert));
+    if (certificate === undefined || ca === undefined) {
+      throw new Error(`${developmentCaDir(deps.config)} holds no TSA or CA certificate`);
+    }
     return {
       privateKey: crypto.createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' }),
       signatureScheme: 'rsa-pkcs1-sha256',
@@ -130,7 +133,7 @@ const creating = new Map<string, Promise<void>>();
 async function caDirectory(deps: CaDeps): Promise<string> {
   assertDevelopmentCaAllowed(deps.config);
   const dir = developmentCaDir(deps.config);
-  if (!fs.existsSync(path.join(dir, files.caCert))) {
+  if (!developmentCaExists(deps.config)) {
     let pending = creating.get(dir);
     if (!pending) {
       pending = createCa(deps, dir).finally(() => creating.delete(dir));

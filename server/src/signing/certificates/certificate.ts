@@ -16,6 +16,7 @@ import {
   Certificate,
   CRLDistributionPoints,
   ExtendedKeyUsage,
+  type Extension,
   id_ce_authorityKeyIdentifier,
   id_ce_basicConstraints,
   id_ce_cRLDistributionPoints,
@@ -77,6 +78,8 @@ export interface CertificateFacts {
   /** Node's view: signature checks (`verify`) and the public key. */
   x509: crypto.X509Certificate;
   asn: Certificate;
+  /** SHA-256 of the DER, lower-case hex: how trust anchors are told apart. */
+  fingerprint: string;
   /** Serial number as lower-case hex without leading zero bytes. */
   serialHex: string;
   notBefore: Date;
@@ -87,7 +90,10 @@ export interface CertificateFacts {
   pathLength: number | null;
   /** The keyUsage bits, or null when the extension is absent (then any usage is allowed). */
   keyUsage: number | null;
+  /** The extendedKeyUsage purposes, or null when the extension is absent. */
   extendedKeyUsage: string[] | null;
+  /** Whether the extendedKeyUsage extension is marked critical (false when absent). */
+  extendedKeyUsageCritical: boolean;
   subjectKeyId: Buffer | null;
   authorityKeyId: Buffer | null;
   ocspUrls: string[];
@@ -104,8 +110,12 @@ export function serialHexOf(bytes: ArrayBuffer | Uint8Array): string {
   return hex.replace(/^(00)+(?=..)/, '');
 }
 
+function findExtension(asn: Certificate, id: string): Extension | undefined {
+  return asn.tbsCertificate.extensions?.find((e) => e.extnID === id);
+}
+
 function extension<T>(asn: Certificate, id: string, type: new () => T): T | null {
-  const found = asn.tbsCertificate.extensions?.find((e) => e.extnID === id);
+  const found = findExtension(asn, id);
   return found === undefined ? null : AsnConvert.parse(found.extnValue, type);
 }
 
@@ -138,6 +148,7 @@ export function readCertificate(der: Buffer, label = 'certificate'): Certificate
       parts,
       x509,
       asn,
+      fingerprint: crypto.createHash('sha256').update(der).digest('hex'),
       serialHex: serialHexOf(tbs.serialNumber),
       notBefore: tbs.validity.notBefore.getTime(),
       notAfter: tbs.validity.notAfter.getTime(),
@@ -145,6 +156,7 @@ export function readCertificate(der: Buffer, label = 'certificate'): Certificate
       pathLength: basic?.pathLenConstraint ?? null,
       keyUsage: usage === null ? null : usage.toNumber(),
       extendedKeyUsage: eku === null ? null : [...eku],
+      extendedKeyUsageCritical: findExtension(asn, id_ce_extKeyUsage)?.critical === true,
       subjectKeyId: ski === null ? null : Buffer.from(ski.buffer),
       authorityKeyId:
         aki?.keyIdentifier === undefined ? null : Buffer.from(aki.keyIdentifier.buffer),

@@ -59,6 +59,15 @@ function crlIssuer(der: Buffer): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/** Whether a stored CRL (a DSS entry) is from the issuer of `certificate`; not judged. */
+export function crlConcerns(der: Buffer, certificate: CertificateFacts): boolean {
+  try {
+    return crlIssuer(der).equals(certificate.parts.issuer);
+  } catch {
+    return false;
+  }
+}
+
 /** Judges a CRL for `query.certificate`; exported for tests of hand-made CRLs. */
 export function judgeCrl(der: Buffer, query: CrlQuery, now: Date): SourceAnswer {
   let crl: CertificateList;

@@ -43,7 +43,9 @@ function hashOf(hash: CertIdHash, bytes: Buffer): Buffer {
   return crypto.createHash(hash).update(bytes).digest();
 }
 
-function certIdFor(query: OcspQuery, hash: CertIdHash): CertID {
+type CertIdSubject = Pick<OcspQuery, 'certificate' | 'issuer'>;
+
+function certIdFor(query: CertIdSubject, hash: CertIdHash): CertID {
   return new CertID({
     hashAlgorithm: new AlgorithmIdentifier({ algorithm: hashOids[hash], parameters: null }),
     issuerNameHash: new OctetString(hashOf(hash, query.issuer.parts.subject)),
@@ -74,7 +76,7 @@ export function ocspRequest(query: OcspQuery, nonce: Buffer): Buffer {
   return Buffer.from(AsnConvert.serialize(request));
 }
 
-function sameCertId(found: CertID, query: OcspQuery): boolean {
+function sameCertId(found: CertID, query: CertIdSubject): boolean {
   const hash = (Object.keys(hashOids) as CertIdHash[]).find(
     (h) => hashOids[h] === found.hashAlgorithm.algorithm,
   );
@@ -153,6 +155,28 @@ function ocspResponseCertificates(basicResponse: Buffer): Buffer[] {
     const bytes = derBytes(basicResponse, certificate);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   });
+}
+
+/**
+ * Whether a stored OCSP answer (a DSS entry) is about `certificate` from `issuer`: one of its
+ * responses names it. Neither signature nor freshness is judged: this only tells which
+ * certificates a DSS already has an answer for.
+ */
+export function ocspResponseConcerns(
+  der: Buffer,
+  certificate: CertificateFacts,
+  issuer: CertificateFacts,
+): boolean {
+  try {
+    const bytes = AsnConvert.parse(der, OCSPResponse).responseBytes;
+    if (bytes === undefined || bytes.responseType !== id_pkix_ocsp_basic) return false;
+    const basic = AsnConvert.parse(bytes.response.buffer, BasicOCSPResponse);
+    return basic.tbsResponseData.responses.some((single) =>
+      sameCertId(single.certID, { certificate, issuer }),
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** Reads and judges an OCSP answer for `query`; exported for tests of hand-made answers. */

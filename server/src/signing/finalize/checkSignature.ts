@@ -20,6 +20,7 @@ import {
   type RevocationDeps,
   signerCertificateError,
 } from '../certificates';
+import { readCertificate } from '../certificates/certificate';
 import {
   assembleSignedData,
   cmsErrors,
@@ -32,6 +33,7 @@ import { type VerifiedTimestamp, verifyTimestampToken } from '../timestamps/veri
 import { trustAnchorsFor } from '../trust/service';
 import { finalizeErrors } from './errors';
 import { certificateSummary, contractHashOf, type SignatureSummary } from './summary';
+import { holdsAnswerFor } from './validationData';
 
 /** What finalizing needs of the runtime; resolver and cache reach the revocation checks. */
 export type FinalizeDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'secrets' | 'files'> &
@@ -53,12 +55,17 @@ export interface RevisionToSign {
   tenantId: number | null;
   /** Digests of other revisions of the same document, asked only to explain a refusal. */
   otherDigests?: () => Promise<Buffer[]>;
+  /** The DSS of the prepared revision: B-LT when it answers for the signer certificate. */
+  preparedDss: DssMaterial;
 }
 
 export interface CheckedSignature {
   /** The CMS SignedData for /Contents. */
   cms: Buffer;
-  /** Validation material for a DSS update, when there are revocation answers to keep. */
+  /**
+   * Validation material obtained (chains, answers), when there are revocation answers: for the
+   * DSS of the next revision (or a later DSS update), never appended after the signature.
+   */
   dss: DssMaterial | undefined;
   summary: Omit<SignatureSummary, 'signedSha256'>;
 }
@@ -131,7 +138,10 @@ export async function checkSignature(
         serialNumber: timestamp.serialNumber,
       },
       documentDigest: contractHashOf(revision.documentDigest),
-      level: signerRevocation.status === 'good' && dss !== undefined ? 'B-LT' : 'B-T',
+      level:
+        signerRevocation.status === 'good' && answeredIn(revision.preparedDss, path)
+          ? 'B-LT'
+          : 'B-T',
       revocation: {
         status: signerRevocation.status === 'good' ? 'good' : 'unknown',
         chainStatus: revocation.status === 'good' ? 'good' : 'unknown',
@@ -325,6 +335,13 @@ function revokedError(path: Buffer[], revocation: ChainRevocation): ApiError {
   return finalizeErrors.certificateRevoked(
     `${which} "${certificateSummary(path[index]!).subject}" was revoked at ${result.revokedAt?.toISOString() ?? 'an unknown time'}${result.revocationReason ? ` (${result.revocationReason})` : ''}, before the signature`,
   );
+}
+
+/** Whether the DSS holds an answer for the path's signer certificate. */
+function answeredIn(dss: DssMaterial, path: Buffer[]): boolean {
+  const [signer, issuer] = path;
+  if (!signer || !issuer) return false;
+  return holdsAnswerFor(dss, readCertificate(signer), readCertificate(issuer));
 }
 
 /** The DSS material: both chains, and every OCSP answer and CRL obtained; none, no DSS. */

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { buildSignedAttributes } from '@esign/shared/cms';
 import { type Db, inTransaction } from '../../db/database';
+import { readDss } from '../../pdf/signing';
 import { certifiedKey, type SigningKey, signWithKey } from '../keys/signingKey';
 import { requestTimestamp } from '../timestamps/client';
 import {
@@ -15,6 +16,7 @@ import { findPreparationRow, markPreparationFinalized, otherDocumentDigests } fr
 import { writeSignedFile } from './signedFile';
 import type { SignatureSummary } from './summary';
 import { decodeTokenInput, type TokenSignatureInput } from './tokenInput';
+import { materialToJson } from './validationData';
 
 /** The signed file as stored, handed to the caller's part of the transaction. */
 export interface SignedRevision {
@@ -43,9 +45,9 @@ export interface FinalizeResult<T> extends SignedRevision {
 
 /**
  * Finalizes a preparation with a signature made elsewhere (a USB token, a partner's HSM):
- * strict base64, then every check of checkSignature, then the signed file (CMS embedded, DSS
- * appended) into the FileStore and, in one transaction, the preparation finalized and the
- * caller's `commit`. A refusal (4xx) changes nothing: the preparation stays open for a retry.
+ * strict base64, then every check of checkSignature, then the signed file (CMS embedded,
+ * nothing appended) into the FileStore and, in one transaction, the preparation finalized with
+ * the validation material obtained (for the next revision's DSS) and the caller's `commit`. A refusal (4xx) changes nothing: the preparation stays open for a retry.
  */
 export async function finalizeWithToken<T>(
   deps: FinalizeDeps,
@@ -102,10 +104,12 @@ async function finalizePreparation<T>(
     options.notBefore && options.notBefore > preparation.createdAt
       ? options.notBefore
       : preparation.createdAt;
+  const preparedPath = deps.files.pathOf(preparation.preparedSha256);
   const checked = await checkSignature(
     deps,
     {
       fieldName: preparation.fieldName,
+      preparedDss: readDss(preparedPath),
       documentDigest: preparation.documentDigest,
       notBefore,
       tenantId: preparation.tenantId,
@@ -124,12 +128,7 @@ async function finalizePreparation<T>(
     },
     evidence,
   );
-  const signedPath = await writeSignedFile(
-    deps.files.tempDir,
-    deps.files.pathOf(preparation.preparedSha256),
-    preparation,
-    checked,
-  );
+  const signedPath = await writeSignedFile(deps.files.tempDir, preparedPath, preparation, checked);
   const stored = await deps.files.putFile(signedPath);
   try {
     const signed: SignedRevision = {
@@ -143,6 +142,7 @@ async function finalizePreparation<T>(
         finalizedAt: deps.clock.now().toISOString(),
         signedSha256: stored.sha256,
         summary: JSON.stringify(signed.summary),
+        validationMaterial: checked.dss ? materialToJson(checked.dss) : null,
       });
       if (!finalized) {
         // Another finalize of the same preparation committed first.

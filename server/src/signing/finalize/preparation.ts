@@ -3,19 +3,31 @@ import type { AppDeps } from '../../context';
 import { errors, validationError } from '../../errors/apiError';
 import {
   type ByteRange,
+  type DssMaterial,
   type PrepareSignatureOptions,
   preparePdfSignature,
 } from '../../pdf/signing';
+import type { RevocationDeps } from '../certificates';
 import { finalizeErrors } from './errors';
 import {
   findPreparationRow,
   insertPreparation,
   markPreparationAbandoned,
   type PreparationRow,
+  validationMaterialOfSigned,
 } from './queries';
 import { contractHashOf, type SignatureSummary } from './summary';
+import {
+  isEmptyMaterial,
+  materialForEarlierSignatures,
+  materialForSignerChain,
+  materialFromJson,
+  mergeMaterial,
+} from './validationData';
 
-export type PreparationDeps = Pick<AppDeps, 'db' | 'clock' | 'files'>;
+/** The store, and what asking OCSP responders and CRL servers needs (the DSS material). */
+export type PreparationDeps = Pick<AppDeps, 'db' | 'clock' | 'files' | 'config'> &
+  Pick<RevocationDeps, 'resolver' | 'revocationCache'>;
 
 /** A prepared revision of a stored PDF waiting for (or done with) its signature. */
 export interface Preparation {
@@ -75,6 +87,11 @@ export interface PrepareRevisionInput
   sourceSha256: string;
   /** After this the preparation can no longer be finalized. */
   expiresAt: Date;
+  /**
+   * For a service key (seal, cloud_hsm): its certificate chain, signer first. Known before
+   * signing, its revocation answers go into this revision's DSS, under the new signature.
+   */
+  signerChain?: Buffer[];
 }
 
 const inputSchema = z.object({
@@ -85,9 +102,10 @@ const inputSchema = z.object({
 
 /**
  * Prepares one more signature on a stored PDF version: the prepared file (source bytes
- * unchanged, then an incremental update with the field and an empty /Contents) is streamed into
- * the FileStore and recorded with where its placeholder is and the digest to sign. Returns the
- * preparation with its `contractHash`. The file is never held in memory.
+ * unchanged, then an incremental update with the field, an empty /Contents and the DSS
+ * material of the earlier signatures and of `signerChain`) is streamed into the FileStore and
+ * recorded with where its placeholder is and the digest to sign. Returns the preparation with
+ * its `contractHash`. The file is never held in memory.
  */
 export async function prepareRevision(
   deps: PreparationDeps,
@@ -103,9 +121,13 @@ export async function prepareRevision(
     throw finalizeErrors.sourceNotFound(input.sourceSha256);
   }
   await deps.files.init();
-  const { tenantId, sourceSha256, expiresAt, ...options } = input;
-  const prepared = await preparePdfSignature(deps.files.pathOf(sourceSha256), {
+  const { tenantId, sourceSha256, expiresAt, signerChain, ...options } = input;
+  const sourcePath = deps.files.pathOf(sourceSha256);
+  const kept = await validationMaterialOfSigned(deps.db, tenantId, sourceSha256);
+  const dss = await revisionDss(deps, sourcePath, kept.map(materialFromJson), signerChain);
+  const prepared = await preparePdfSignature(sourcePath, {
     ...options,
+    ...(dss ? { dss } : {}),
     tempDir: deps.files.tempDir,
   });
   const stored = await deps.files.putFile(prepared.path);
@@ -130,6 +152,23 @@ export async function prepareRevision(
     await deps.files.remove(stored);
     throw error;
   }
+}
+
+/**
+ * The DSS material of a new revision of `sourcePath`: what its signatures lack (from `stored`,
+ * else asked again) and the answers for a service key's chain; undefined when there is none.
+ */
+export async function revisionDss(
+  deps: PreparationDeps,
+  sourcePath: string,
+  stored: DssMaterial[],
+  signerChain: Buffer[] | undefined,
+): Promise<DssMaterial | undefined> {
+  const material = mergeMaterial(
+    await materialForEarlierSignatures(deps, sourcePath, stored),
+    signerChain ? await materialForSignerChain(deps, signerChain) : undefined,
+  );
+  return isEmptyMaterial(material) ? undefined : material;
 }
 
 /** The tenant's preparation (404 when another tenant's or none). */

@@ -54,7 +54,12 @@ export async function otherDocumentDigests(
 export async function markPreparationFinalized(
   db: Db,
   id: number,
-  values: { finalizedAt: string; signedSha256: string; summary: string },
+  values: {
+    finalizedAt: string;
+    signedSha256: string;
+    summary: string;
+    validationMaterial: string | null;
+  },
 ): Promise<boolean> {
   const result = await db
     .updateTable('signature_preparations')
@@ -63,11 +68,28 @@ export async function markPreparationFinalized(
       finalized_at: values.finalizedAt,
       signed_sha256: values.signedSha256,
       signature_summary: values.summary,
+      validation_material: values.validationMaterial,
     })
     .where('id', '=', id)
     .where('state', '=', 'open')
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** The validation material (JSON) kept by the tenant's finalizes that produced this file. */
+export async function validationMaterialOfSigned(
+  db: Db,
+  tenantId: number,
+  signedSha256: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('signature_preparations')
+    .select('validation_material')
+    .where('tenant_id', '=', tenantId)
+    .where('signed_sha256', '=', signedSha256)
+    .where('state', '=', 'finalized')
+    .execute();
+  return rows.flatMap((row) => (row.validation_material === null ? [] : [row.validation_material]));
 }
 
 /** Marks an open preparation abandoned; false when it was not open. */

@@ -1,9 +1,12 @@
 import fs from 'node:fs/promises';
 import { type PrepareSignatureOptions, preparePdfSignature } from '../../pdf/signing';
+import { certifiedKey } from '../keys/signingKey';
 import { sealKey } from '../keys/signingKeys';
 import { checkSignature, type FinalizeDeps } from './checkSignature';
 import { serverKeyEvidence } from './finalize';
+import { revisionDss } from './preparation';
 import { writeSignedFile } from './signedFile';
+import { emptyMaterial } from './validationData';
 
 export interface SealOptions
   extends Partial<
@@ -18,9 +21,10 @@ export interface SealOptions
 
 /**
  * Seals a PDF with the service seal (the audit PDF): prepare, sign with the seal key, timestamp,
- * the same checks and embedding as every finalize, no preparation row. Returns the path of a
- * new temp file in the FileStore's temp directory (B-T, B-LT when revocation data came), which
- * the caller stores or removes.
+ * the same checks and embedding as every finalize, no preparation row. The seal's chain and
+ * revocation answers (and those the earlier signatures lack) go into the prepared revision's
+ * DSS. Returns the path of a new temp file in the FileStore's temp directory (B-LT when the
+ * seal's answer came, else B-T), which the caller stores or removes.
  */
 export async function sealPdf(
   deps: FinalizeDeps,
@@ -30,22 +34,21 @@ export async function sealPdf(
   const { tenantId = null, ...prepareOptions } = options;
   await deps.files.init();
   const createdAt = deps.clock.now();
+  const key = await sealKey(deps);
+  const dss = await revisionDss(deps, sourcePath, [], certifiedKey(key).chain);
   const prepared = await preparePdfSignature(sourcePath, {
     ...prepareOptions,
+    ...(dss ? { dss } : {}),
     signingTime: prepareOptions.signingTime ?? createdAt,
     tempDir: deps.files.tempDir,
   });
   try {
-    const evidence = await serverKeyEvidence(
-      deps,
-      await sealKey(deps),
-      prepared.documentDigest,
-      tenantId,
-    );
+    const evidence = await serverKeyEvidence(deps, key, prepared.documentDigest, tenantId);
     const checked = await checkSignature(
       deps,
       {
         fieldName: prepared.fieldName,
+        preparedDss: dss ?? emptyMaterial(),
         documentDigest: prepared.documentDigest,
         notBefore: createdAt,
         tenantId,

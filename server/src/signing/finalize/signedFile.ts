@@ -2,12 +2,7 @@ import crypto from 'node:crypto';
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import {
-  appendDss,
-  digestByteRange,
-  embedSignature,
-  type PreparedSignature,
-} from '../../pdf/signing';
+import { digestByteRange, embedSignature, type PreparedSignature } from '../../pdf/signing';
 import type { CheckedSignature } from './checkSignature';
 
 export type Placement = Pick<
@@ -16,15 +11,16 @@ export type Placement = Pick<
 >;
 
 /**
- * A new temp file in `tempDir`: a copy of the prepared file with the CMS in its placeholder and,
- * when there is validation material, one more incremental update with the DSS (B-LT). The
- * prepared file is left as it is (a refused or failed finalize can be retried on it).
+ * A new temp file in `tempDir`: a copy of the prepared file with the CMS in its placeholder,
+ * nothing after it (the signature covers the whole file; validation material went into the
+ * prepared revision's DSS). The prepared file is left as it is (a refused or failed finalize
+ * can be retried on it).
  */
 export async function writeSignedFile(
   tempDir: string,
   preparedPath: string,
   placement: Placement,
-  checked: Pick<CheckedSignature, 'cms' | 'dss'>,
+  checked: Pick<CheckedSignature, 'cms'>,
 ): Promise<string> {
   const target = path.join(tempDir, `signed-${crypto.randomUUID()}.pdf`);
   await fs.copyFile(preparedPath, target, constants.COPYFILE_EXCL);
@@ -37,7 +33,6 @@ export async function writeSignedFile(
       );
     }
     await embedSignature(target, placement, checked.cms);
-    if (checked.dss) await appendDss(target, checked.dss);
     return target;
   } catch (error) {
     await fs.rm(target, { force: true });

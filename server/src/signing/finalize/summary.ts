@@ -24,7 +24,10 @@ export interface SignatureSummary {
   documentDigest: string;
   /** SHA-256 of the signed file, lowercase hex. */
   signedSha256: string;
-  /** B-LT when the signer certificate's revocation answer went into the DSS, else B-T. */
+  /**
+   * B-LT when the signed file's DSS (written into the prepared revision) answers for the signer
+   * certificate, else B-T: a token signer's answer goes into the next revision's DSS.
+   */
   level: 'B-T' | 'B-LT';
   revocation: {
     /** The signer certificate at genTime; `unknown`: no source answered, signed without. */

@@ -1,18 +1,17 @@
 /** Certificates from the operator's CA for keys the service made (CSR flow), and the key listing. */
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
 import type { Db } from '../../db/database';
 import { ApiError } from '../../errors/apiError';
 import { isoNow } from '../../platform/clock';
+import {
+  type CertificateFacts,
+  keyUsageBits,
+  readCertificate,
+  subjectName,
+} from '../certificates/certificate';
+import { pemCertificates, toPem } from '../certificates/pem';
 import type { KeyAlgorithm, KeyStoreKind } from './keyStore';
 import { findSigningKey, listSignerKeys, setCertificate } from './queries';
-import {
-  type KeyDeps,
-  pemCertificates,
-  reload,
-  type SigningKey,
-  signingKeyNotFound,
-} from './signingKey';
+import { type KeyDeps, reload, type SigningKey, signingKeyNotFound } from './signingKey';
 
 function invalidCertificate(message: string): ApiError {
   return new ApiError(422, 'CERTIFICATE_INVALID', message, { field: 'file' });
@@ -30,20 +29,23 @@ export async function importCertificate(
 ): Promise<SigningKey> {
   const row = await findSigningKey(deps.db, id);
   if (!row) throw signingKeyNotFound(id);
-  let certificates: x509.X509Certificate[];
+  let certificates: CertificateFacts[];
   try {
-    certificates = pemCertificates(pem).map((der) => new x509.X509Certificate(der));
-  } catch (error) {
-    throw invalidCertificate(
-      `The file holds a certificate that does not parse: ${error instanceof Error ? error.message : String(error)}`,
+    certificates = pemCertificates(pem).map((der, i) =>
+      readCertificate(der, `certificate ${i + 1} of the file`),
     );
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'CERTIFICATE_INVALID') {
+      throw invalidCertificate(error.message);
+    }
+    throw error;
   }
   if (certificates.length === 0) {
     throw invalidCertificate('The file holds no PEM certificate (-----BEGIN CERTIFICATE-----)');
   }
   const keySpki = Buffer.from(row.public_key_spki);
   const leaf = certificates.find((certificate) =>
-    Buffer.from(certificate.publicKey.rawData).equals(keySpki),
+    certificate.parts.subjectPublicKeyInfo.equals(keySpki),
   );
   if (!leaf) {
     throw new ApiError(
@@ -53,9 +55,8 @@ export async function importCertificate(
       { field: 'file' },
     );
   }
-  const usage = leaf.getExtension(x509.KeyUsagesExtension);
-  const signs = x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation;
-  if (usage && (usage.usages & signs) === 0) {
+  const signs = keyUsageBits.digitalSignature | keyUsageBits.nonRepudiation;
+  if (leaf.keyUsage !== null && (leaf.keyUsage & signs) === 0) {
     throw invalidCertificate(
       'The certificate does not allow signing (keyUsage has neither digitalSignature nor nonRepudiation)',
     );
@@ -68,8 +69,8 @@ export async function importCertificate(
   }
   const issuers = certificates.filter((certificate) => certificate !== leaf);
   await setCertificate(deps.db, id, {
-    der: Buffer.from(leaf.rawData),
-    chainPem: issuers.length === 0 ? null : issuers.map((c) => c.toString('pem')).join('\n'),
+    der: leaf.der,
+    chainPem: issuers.length === 0 ? null : issuers.map((c) => toPem(c.der)).join(''),
     source: 'imported',
     at: isoNow(deps.clock),
   });
@@ -96,7 +97,9 @@ export async function listSignerKeyListings(
 ): Promise<SignerKeyListing[]> {
   const rows = await listSignerKeys(db, tenantId);
   return rows.map((row) => {
-    const certificate = row.certificate_der ? new x509.X509Certificate(row.certificate_der) : null;
+    const certificate = row.certificate_der
+      ? readCertificate(Buffer.from(row.certificate_der), `certificate of signing key ${row.id}`)
+      : null;
     return {
       id: row.id,
       tenantCode: row.tenant_code,
@@ -104,7 +107,7 @@ export async function listSignerKeyListings(
       name: row.owner_name,
       algorithm: row.algorithm,
       store: row.store,
-      certificateSubject: certificate?.subject ?? null,
+      certificateSubject: certificate ? subjectName(certificate) : null,
       certificateValidTo: certificate?.notAfter.toISOString() ?? null,
       certificateSource: row.certificate_source,
       createdAt: row.created_at,

@@ -1,9 +1,8 @@
 /** A signing key as the engine sees it: its row, its certificate chain, signing with it. */
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
 import type { AppDeps } from '../../context';
 import type { SigningKeyPurpose } from '../../db/schema';
 import { ApiError } from '../../errors/apiError';
+import { pemCertificates } from '../certificates/pem';
 import {
   type KeyAlgorithm,
   type KeyReference,
@@ -113,10 +112,4 @@ export function signingKeyNotFound(id: number): ApiError {
   return new ApiError(404, 'SIGNING_KEY_NOT_FOUND', `No signing key with id ${id}`, {
     field: 'id',
   });
-}
-
-/** Every certificate of a PEM text, in order, DER. */
-export function pemCertificates(pem: string): Buffer[] {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
-  return blocks.map((block) => Buffer.from(new x509.X509Certificate(block).rawData));
 }

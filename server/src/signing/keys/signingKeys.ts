@@ -1,4 +1,5 @@
 /** Making the service seal and cloud_hsm signer keys, with their development certificates or CSRs. */
+import 'reflect-metadata';
 import crypto from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import type { SigningKeyPurpose } from '../../db/schema';

@@ -1,21 +1,18 @@
-import { ApiError } from '../../errors/apiError';
-import { ConfigError } from '../../errors/configError';
-import { type CaDeps, ensureDevelopmentCa } from '../ca/developmentCa';
-import { keyStoreOf } from './keyStores';
+/** Creating what start-up needs: the development CA and the seal (development and sandbox). */
+import { ensureDevelopmentCa } from '../ca/developmentCa';
+import type { KeyDeps } from './signingKey';
+import { sealKey } from './signingKeys';
+import { checkKeyStore } from './startupState';
 
 /**
- * At server start: the key store must be usable (PKCS#11 module loads, token present, PIN
- * right), else the process refuses to start with the store's message (it names the setting);
- * development and sandbox also create the development CA now rather than on the first signature.
+ * Everything start-up prepares: the key store checked, and in development and sandbox the
+ * development CA and the seal with its certificate, created when missing. Production creates
+ * nothing (signingKeysState says what its operator must do). The server runs this in a child
+ * process (keyPreparation.ts), the CLI and tests in theirs.
  */
-export async function prepareSigningKeys(deps: CaDeps): Promise<void> {
-  try {
-    await keyStoreOf(deps).ready();
-  } catch (error) {
-    if (error instanceof ApiError && error.code === 'KEYSTORE_UNAVAILABLE') {
-      throw new ConfigError(error.message);
-    }
-    throw error;
-  }
-  if (deps.config.environment !== 'production') await ensureDevelopmentCa(deps);
+export async function prepareSigningKeys(deps: KeyDeps): Promise<void> {
+  await checkKeyStore(deps);
+  if (deps.config.environment === 'production') return;
+  await ensureDevelopmentCa(deps);
+  await sealKey(deps);
 }

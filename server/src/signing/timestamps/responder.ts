@@ -1,13 +1,10 @@
 import crypto from 'node:crypto';
 import {
   compareDerEncodings,
-  contextTag,
-  derElement,
   derObjectIdentifier,
   derOctetString,
-  derSequence,
   derSetOf,
-  derTag,
+  signingCertificateV2,
 } from '@esign/shared/cms';
 import {
   Attribute,
@@ -77,20 +74,6 @@ function rejection(failure: PKIFailureInfoFlags): Buffer {
 
 function attribute(type: string, value: Uint8Array): Attribute {
   return new Attribute({ attrType: type, attrValues: [new Uint8Array(value).buffer] });
-}
-
-/** ESS signing-certificate-v2 (RFC 5035): SHA-256 (default, omitted) and issuerSerial. */
-function signingCertificateV2(tsa: Buffer): Uint8Array {
-  const certificate = AsnConvert.parse(tsa, Certificate);
-  const issuer = Buffer.from(AsnConvert.serialize(certificate.tbsCertificate.issuer));
-  const serial = Buffer.from(certificate.tbsCertificate.serialNumber);
-  const hash = crypto.createHash('sha256').update(tsa).digest();
-  const issuerSerial = derSequence(
-    derSequence(derElement(contextTag(4), issuer)),
-    derElement(derTag.integer, serial),
-  );
-  const essCertId = derSequence(derOctetString(hash), issuerSerial);
-  return derSequence(derSequence(essCertId));
 }
 
 /** A positive 128-bit serial number, unique in practice without any state. */

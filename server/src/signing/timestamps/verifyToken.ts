@@ -14,13 +14,13 @@ import { AsnConvert } from '@peculiar/asn1-schema';
 import { id_ct_tstInfo, TSTInfo } from '@peculiar/asn1-tsp';
 import { AlgorithmIdentifier, id_kp_timeStamping } from '@peculiar/asn1-x509';
 import { ApiError } from '../../errors/apiError';
-import { readCertificate, subjectName } from '../certificates/certificate';
-import { buildChain, type ChainFailureReason, type ChainResult } from '../certificates/chain';
 import {
-  CertificateParseError,
-  type ParsedCertificate,
-  parseCertificate,
-} from '../trust/certificate';
+  type CertificateFacts,
+  readCertificate,
+  serialHexOf,
+  subjectName,
+} from '../certificates/certificate';
+import { buildChain, type ChainFailureReason, type ChainResult } from '../certificates/chain';
 import { type HashName, hashOf, oid, signatureHash } from './algorithms';
 import { type TimestampInvalidReason, timestampInvalid } from './errors';
 
@@ -127,28 +127,23 @@ function decode(token: Buffer): DecodedToken {
 }
 
 /** The certificate the SignerInfo names (issuer and serial, or subject key identifier). */
-function signerCertificate(decoded: DecodedToken): { tsa: ParsedCertificate; all: Buffer[] } {
+function signerCertificate(decoded: DecodedToken): { tsa: CertificateFacts; all: Buffer[] } {
   const all = (decoded.signedData.certificates ?? []).flatMap((choice) =>
     choice.certificate ? [Buffer.from(AsnConvert.serialize(choice.certificate))] : [],
   );
   const sid = decoded.signerInfo.sid;
   for (const der of all) {
-    const certificate = parseCertificate(der);
-    const tbs = certificate.asn.tbsCertificate;
+    const certificate = readCertificate(der, 'token certificate');
     if (sid.issuerAndSerialNumber) {
-      const sameSerial =
-        Buffer.compare(
-          derUnsignedMagnitude(new Uint8Array(tbs.serialNumber)),
-          derUnsignedMagnitude(new Uint8Array(sid.issuerAndSerialNumber.serialNumber)),
-        ) === 0;
-      const sameIssuer = Buffer.from(AsnConvert.serialize(tbs.issuer)).equals(
-        Buffer.from(AsnConvert.serialize(sid.issuerAndSerialNumber.issuer)),
-      );
-      if (sameSerial && sameIssuer) return { tsa: certificate, all };
+      const { issuer, serialNumber } = sid.issuerAndSerialNumber;
+      const sameIssuer = Buffer.from(
+        AsnConvert.serialize(certificate.asn.tbsCertificate.issuer),
+      ).equals(Buffer.from(AsnConvert.serialize(issuer)));
+      if (sameIssuer && certificate.serialHex === serialHexOf(serialNumber)) {
+        return { tsa: certificate, all };
+      }
     } else if (sid.subjectKeyIdentifier) {
-      const ski = tbs.extensions?.find((extension) => extension.extnID === '2.5.29.14');
-      const expected = Buffer.from(AsnConvert.serialize(sid.subjectKeyIdentifier));
-      if (ski && Buffer.from(ski.extnValue.buffer).equals(expected)) {
+      if (certificate.subjectKeyId?.equals(Buffer.from(sid.subjectKeyIdentifier.buffer))) {
         return { tsa: certificate, all };
       }
     }
@@ -167,7 +162,7 @@ function attributeValue(signerInfo: SignerInfo, type: string): Buffer | undefine
 }
 
 /** ESS signing-certificate(-v2): the first ESSCertID's hash must be the TSA certificate's. */
-function checkSigningCertificate(signerInfo: SignerInfo, tsa: ParsedCertificate): void {
+function checkSigningCertificate(signerInfo: SignerInfo, tsa: CertificateFacts): void {
   const v2 = attributeValue(signerInfo, oid.signingCertificateV2);
   const v1 = attributeValue(signerInfo, oid.signingCertificate);
   const value = v2 ?? v1;
@@ -297,12 +292,13 @@ export function verifyTimestampToken(
     refuse('MESSAGE_DIGEST_MISMATCH', 'the message-digest attribute does not match the TSTInfo');
   }
 
-  let signer: { tsa: ParsedCertificate; all: Buffer[] };
+  let signer: { tsa: CertificateFacts; all: Buffer[] };
   try {
     signer = signerCertificate(decoded);
   } catch (error) {
-    if (error instanceof CertificateParseError)
-      refuse('MALFORMED', `a certificate of the token is ${error.message}`);
+    if (error instanceof ApiError && error.code === 'CERTIFICATE_INVALID') {
+      refuse('MALFORMED', error.message);
+    }
     throw error;
   }
   const { tsa, all } = signer;
@@ -310,7 +306,7 @@ export function verifyTimestampToken(
   const signature = Buffer.from(signerInfo.signature.buffer);
   let valid = false;
   try {
-    valid = crypto.verify(signedWith, decoded.signedAttributes, tsa.node.publicKey, signature);
+    valid = crypto.verify(signedWith, decoded.signedAttributes, tsa.x509.publicKey, signature);
   } catch {
     valid = false;
   }
@@ -318,10 +314,10 @@ export function verifyTimestampToken(
 
   const eku = tsa.extendedKeyUsage;
   if (
-    eku === undefined ||
-    !eku.critical ||
-    eku.purposes.length !== 1 ||
-    eku.purposes[0] !== id_kp_timeStamping
+    eku === null ||
+    !tsa.extendedKeyUsageCritical ||
+    eku.length !== 1 ||
+    eku[0] !== id_kp_timeStamping
   ) {
     refuse(
       'TSA_EKU_INVALID',

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database';
 import { ApiError } from '../../errors/apiError';
-import { CertificateParseError, certificatesFromFile, parseCertificate } from './certificate';
+import { type CertificateFacts, readCertificate } from '../certificates/certificate';
+import { certificatesFromFile } from '../certificates/pem';
 import {
   deleteTrustAnchor,
   findTrustAnchor,
@@ -73,22 +74,23 @@ export function readAnchorCertificate(content: Buffer): {
   if (certificates.length !== 1) {
     throw invalidAnchor(`The file must hold exactly one certificate, found ${certificates.length}`);
   }
+  let anchor: CertificateFacts;
   try {
-    const parsed = parseCertificate(certificates[0]!);
-    if (!parsed.isCa) {
-      throw invalidAnchor('The certificate is not a CA (basicConstraints cA is not set)');
-    }
-    return {
-      der: parsed.der,
-      subject: subjectLine(parsed.node.subject),
-      fingerprint: parsed.fingerprint,
-    };
+    anchor = readCertificate(certificates[0]!, 'anchor');
   } catch (error) {
-    if (error instanceof CertificateParseError) {
+    if (error instanceof ApiError && error.code === 'CERTIFICATE_INVALID') {
       throw invalidAnchor(`The file is not a PEM or DER certificate: ${error.message}`);
     }
     throw error;
   }
+  if (anchor.basicConstraintsCa !== true) {
+    throw invalidAnchor('The certificate is not a CA (basicConstraints cA is not set)');
+  }
+  return {
+    der: anchor.der,
+    subject: subjectLine(anchor.x509.subject),
+    fingerprint: anchor.fingerprint,
+  };
 }
 
 /** Adds an anchor to a scope; the same certificate twice in one scope changes nothing. */

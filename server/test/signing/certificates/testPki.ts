@@ -269,6 +269,28 @@ export class TestPki {
       commonName,
       options.kind ?? 'ec',
     );
+    const issued = await this.certifyFile(csrFile, certFile, options, section);
+    return { ...issued, name, keyFile };
+  }
+
+  /**
+   * The intermediate's answer to a PKCS#10 request (PEM) for a key held elsewhere (a token, a
+   * key store): the CSR flow. `keyFile` is empty: the key is not ours.
+   */
+  async certify(csrPem: string, options: LeafOptions = {}): Promise<Issued> {
+    const name = `csr-${this.next()}`;
+    const csrFile = path.join(this.dir, `${name}.csr`);
+    fs.writeFileSync(csrFile, csrPem);
+    const issued = await this.certifyFile(csrFile, path.join(this.dir, `${name}.pem`), options);
+    return { ...issued, name, keyFile: '' };
+  }
+
+  private async certifyFile(
+    csrFile: string,
+    certFile: string,
+    options: LeafOptions,
+    section?: string,
+  ): Promise<Pick<Issued, 'pem' | 'der' | 'certFile'>> {
     const args = ['ca', '-batch', '-notext', '-config', path.join(this.dir, 'ca.cnf')];
     args.push(
       '-extensions',
@@ -285,7 +307,7 @@ export class TestPki {
       crl: options.crlUrl ?? this.url('/int.crl'),
     });
     const pem = fs.readFileSync(certFile, 'utf8');
-    return { name, pem, der: derOf(pem), keyFile, certFile };
+    return { pem, der: derOf(pem), certFile };
   }
 
   /**

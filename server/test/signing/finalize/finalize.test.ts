@@ -20,6 +20,7 @@ import {
   prepareRevision,
 } from '../../../src/signing/finalize';
 import { type Issued, opensslDate, type TestPki } from '../certificates/testPki';
+import { pdfsig, pdfsigSignatures } from '../pdf/corpus';
 import type { OpensslPki } from '../timestamps/opensslTsa';
 import {
   addVersion,
@@ -125,7 +126,7 @@ describe('finalizeWithToken: a signature the tools accept', () => {
     ['a software RSA key', () => rsaSigner, {}],
     ['an ECDSA P-256 key sending raw r||s', () => ecSigner, { raw: true }],
   ])(
-    '%s: B-LT, valid in pdfsig, openssl cms and openssl ts, the OCSP answer in the DSS',
+    '%s: B-T, valid in pdfsig (whole file), openssl cms and openssl ts; its OCSP answer kept for the next DSS',
     async (_name, issued, options) => {
       const preparation = await prepare(world);
       const result = await finalize(world, preparation, tokenSigner(pki, issued()), options);
@@ -133,7 +134,7 @@ describe('finalizeWithToken: a signature the tools accept', () => {
       expect(result.summary).toMatchObject({
         fieldName: preparation.fieldName,
         trusted: true,
-        level: 'B-LT',
+        level: 'B-T',
         revocation: { status: 'good', chainStatus: 'unknown' },
         documentDigest: preparation.contractHash,
         signedSha256: result.sha256,
@@ -146,16 +147,18 @@ describe('finalizeWithToken: a signature the tools accept', () => {
       const hash = crypto.createHash('sha256').update(fs.readFileSync(signed)).digest('hex');
       expect(hash).toBe(result.sha256);
 
-      expect(pdfsigVerdicts(signed)).toEqual([true]);
+      expect(pdfsigSignatures(pdfsig(signed))).toEqual([
+        expect.objectContaining({ valid: true, total: true }),
+      ]);
       const verdicts = opensslVerdicts(dir, signed, 0, {
         signerCa: pki.root.der,
         tsaCa: tsa.rootDer,
       });
       expect(verdicts.cms).toContain('Verification successful');
       expect(verdicts.ts).toContain('Verification: OK');
-      const dss = readDss(signed);
-      expect(dss.ocspResponses.length).toBeGreaterThanOrEqual(1);
-      expect(dss.certificates.some((der) => der.equals(pki.intermediate.der))).toBe(true);
+      // Nothing after the signature: the DSS is the prepared revision's (empty on a fresh file).
+      expect(readSignatures(signed).signatures[0]!.coversWholeFile).toBe(true);
+      expect(readDss(signed).ocspResponses).toEqual([]);
 
       const row = await world.h.deps.db
         .selectFrom('signature_preparations')
@@ -164,19 +167,34 @@ describe('finalizeWithToken: a signature the tools accept', () => {
         .executeTakeFirstOrThrow();
       expect(row).toMatchObject({ state: 'finalized', signed_sha256: result.sha256 });
       expect(JSON.parse(row.signature_summary!)).toEqual(result.summary);
+      const kept = JSON.parse(row.validation_material!) as { ocspResponses: string[] };
+      expect(kept.ocspResponses.length).toBeGreaterThanOrEqual(1);
     },
   );
 
-  it("two signatures in turn, the second prepared from the first one's output: both valid", async () => {
+  it("two signatures in turn: the second revision's DSS holds the first signer's OCSP answer, kept by finalize (no new request), the last signature covers the whole file", async () => {
     const first = await finalize(world, await prepare(world), tokenSigner(pki, rsaSigner));
-    const second = await finalize(
-      world,
-      await prepare(world, { sourceSha256: first.sha256 }),
-      tokenSigner(pki, ecSigner),
-      { raw: true },
+    const row = await world.h.deps.db
+      .selectFrom('signature_preparations')
+      .select('validation_material')
+      .where('signed_sha256', '=', first.sha256)
+      .executeTakeFirstOrThrow();
+    const kept = JSON.parse(row.validation_material!) as { ocspResponses: string[] };
+    const asked = pki.hits.length;
+    const preparation = await prepare(world, { sourceSha256: first.sha256 });
+    expect(pki.hits.length).toBe(asked);
+    const preparedDss = readDss(world.h.deps.files.pathOf(preparation.preparedSha256));
+    expect(preparedDss.ocspResponses.map((der) => der.toString('base64'))).toEqual(
+      kept.ocspResponses,
     );
+    expect(preparedDss.certificates.some((der) => der.equals(rsaSigner.der))).toBe(true);
+    const second = await finalize(world, preparation, tokenSigner(pki, ecSigner), { raw: true });
     const signed = world.h.deps.files.pathOf(second.sha256);
-    expect(pdfsigVerdicts(signed)).toEqual([true, true]);
+    expect(pdfsigSignatures(pdfsig(signed)).map(({ valid, total }) => ({ valid, total }))).toEqual([
+      { valid: true, total: false },
+      { valid: true, total: true },
+    ]);
+    expect(readDss(signed).ocspResponses.length).toBe(kept.ocspResponses.length);
     expect(readSignatures(signed).signatures.map((s) => s.fieldName)).toEqual([
       'Signature1',
       'Signature2',
@@ -187,6 +205,25 @@ describe('finalizeWithToken: a signature the tools accept', () => {
         tsaCa: tsa.rootDer,
       });
       expect(verdicts.cms).toContain('Verification successful');
+    }
+  });
+
+  it('a signed file from elsewhere (no finalize kept its answers): prepare asks the responder again', async () => {
+    const signed = await finalize(world, await prepare(world), tokenSigner(pki, rsaSigner));
+    const elsewhere = await createWorld(tools, {
+      env: { APP_ENV: 'development' },
+    });
+    try {
+      const stored = await elsewhere.h.deps.files.put(world.h.deps.files.pathOf(signed.sha256));
+      elsewhere.h.deps.files.keep(stored);
+      const asked = pki.hits.length;
+      const preparation = await prepare(elsewhere, { sourceSha256: stored.sha256 });
+      expect(pki.hits.length).toBeGreaterThan(asked);
+      const dss = readDss(elsewhere.h.deps.files.pathOf(preparation.preparedSha256));
+      expect(dss.ocspResponses).toHaveLength(1);
+      expect(dss.certificates.some((der) => der.equals(rsaSigner.der))).toBe(true);
+    } finally {
+      await elsewhere.h.close();
     }
   });
 });
@@ -415,7 +452,7 @@ describe('finalizeWithToken: refusals change nothing', () => {
     const development = await createWorld(tools, { trustSignerRoot: false });
     try {
       const result = await finalize(development, await prepare(development), signer);
-      expect(result.summary).toMatchObject({ trusted: false, level: 'B-LT' });
+      expect(result.summary).toMatchObject({ trusted: false, level: 'B-T' });
       expect(pdfsigVerdicts(development.h.deps.files.pathOf(result.sha256))).toEqual([true]);
     } finally {
       await development.h.close();
@@ -489,7 +526,7 @@ describe('finalizeWithToken: refusals change nothing', () => {
     expect(await persisted(world)).toEqual(before);
     // The signer can try again.
     const retried = await finalize(world, preparation, tokenSigner(pki, rsaSigner));
-    expect(retried.summary.level).toBe('B-LT');
+    expect(retried.summary.level).toBe('B-T');
   });
 
   it('every refusal has its own code', () => {

@@ -19,7 +19,7 @@ import { closeKeyStore } from '../../../src/signing/keys/keyStores';
 import { Pkcs11KeyStore, unloadPkcs11Modules } from '../../../src/signing/keys/pkcs11KeyStore';
 import { signWithKey } from '../../../src/signing/keys/signingKey';
 import { sealKey } from '../../../src/signing/keys/signingKeys';
-import { prepareSigningKeys } from '../../../src/signing/keys/startup';
+import { checkKeyStore } from '../../../src/signing/keys/startupState';
 
 interface Args {
   module: string;
@@ -85,7 +85,7 @@ async function stores(args: Args) {
     ),
     // At start-up the same problem stops the process with the same sentence.
     startup: await refusal(() =>
-      prepareSigningKeys({
+      checkKeyStore({
         config: loadConfig({
           APP_ENV: 'production',
           TSA_URL: 'https://tsa.example',
@@ -95,7 +95,6 @@ async function stores(args: Args) {
           PKCS11_PIN: '0000',
         }),
         secrets: deriveSecrets(Buffer.from('probe')),
-        clock: systemClock,
       }),
     ),
     missingModule: await refusal(() =>

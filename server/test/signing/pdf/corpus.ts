@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -167,15 +167,43 @@ export function pdfsig(file: string): string {
   return `${result.stdout}${result.stderr}`;
 }
 
+/**
+ * pdfsig's report with the NSS database `nssDir` (see nssDatabase): it trusts what the database
+ * trusts and asks the certificates' OCSP responders itself, so the call must not block this
+ * process when the responder is a test server in it.
+ */
+export function pdfsigTrusting(file: string, nssDir: string): Promise<string> {
+  return new Promise((resolve) => {
+    execFile('pdfsig', ['-nssdir', `sql:${nssDir}`, file], (_error, stdout, stderr) =>
+      resolve(`${stdout}${stderr}`),
+    );
+  });
+}
+
+/** A new NSS database in `dir` (no password) trusting each PEM certificate file as a CA. */
+export function nssDatabase(dir: string, caFiles: string[]): string {
+  fs.mkdirSync(dir, { recursive: true });
+  execFileSync('certutil', ['-N', '-d', `sql:${dir}`, '--empty-password'], { stdio: 'pipe' });
+  caFiles.forEach((caFile, index) => {
+    execFileSync(
+      'certutil',
+      ['-A', '-d', `sql:${dir}`, '-n', `ca-${index}`, '-t', 'C,C,C', '-i', caFile],
+      { stdio: 'pipe' },
+    );
+  });
+  return dir;
+}
+
 /** Per signature of pdfsig's report: its validation line and whether it covers the file. */
 export function pdfsigSignatures(
   report: string,
-): { valid: boolean; total: boolean; text: string }[] {
+): { valid: boolean; trusted: boolean; total: boolean; text: string }[] {
   return report
     .split(/^Signature #\d+:$/m)
     .slice(1)
     .map((text) => ({
       valid: /Signature Validation: Signature is Valid\./.test(text),
+      trusted: /Certificate Validation: Certificate is Trusted\./.test(text),
       total: /Total document signed/.test(text) && !/Not total document signed/.test(text),
       text,
     }));

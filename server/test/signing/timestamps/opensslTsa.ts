@@ -8,13 +8,16 @@ import { startHttpsServer, type TestHttpsServer } from '../../../../test/support
 /**
  * Test PKI and TSAs made with the openssl CLI at run time (nothing committed): a root CA, a TSA
  * certificate with the critical timeStamping EKU, one with the EKU not critical, and a TSA under
- * a root nobody trusts; `openssl ts -reply` answers queries for each, and an HTTPS wrapper
+ * a root nobody trusts, TSAs under an intermediate that is no CA and under one whose pathlen
+ * forbids the path; `openssl ts -reply` answers queries for each, and an HTTPS wrapper
  * (test/support/httpsServer, 127.0.0.1 only) serves them as TSAs.
  */
 
 export interface TsaIdentity {
   certificate: string;
   key: string;
+  /** PEM file of the issuers between it and the root, put in the token (`ts -reply -chain`). */
+  chain?: string;
 }
 
 export interface OpensslPki {
@@ -26,6 +29,10 @@ export interface OpensslPki {
   tsa: TsaIdentity;
   tsaNonCriticalEku: TsaIdentity;
   tsaUntrusted: TsaIdentity;
+  /** A TSA under an intermediate that is not a CA (basicConstraints CA:FALSE). */
+  tsaUnderNonCa: TsaIdentity;
+  /** A TSA two intermediates below the root, the first allowing none below it (pathlen:0). */
+  tsaPathTooLong: TsaIdentity;
   config: string;
   remove(): void;
 }
@@ -64,6 +71,14 @@ ess_cert_id_chain = no
 [ ca_ext ]
 basicConstraints = critical,CA:TRUE
 keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+[ ca_pathlen0_ext ]
+basicConstraints = critical,CA:TRUE,pathlen:0
+keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+[ not_ca_ext ]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature,keyCertSign
 subjectKeyIdentifier = hash
 [ tsa_ext ]
 basicConstraints = CA:FALSE
@@ -143,6 +158,19 @@ extendedKeyUsage = timeStamping
   };
   root('root', 'Test TSA Root');
   root('other-root', 'Untrusted Root');
+  const chainFile = (name: string, ...members: TsaIdentity[]) => {
+    const file = path.join(dir, `${name}.pem`);
+    fs.writeFileSync(file, members.map((m) => fs.readFileSync(m.certificate, 'utf8')).join(''));
+    return file;
+  };
+  const notCa = issue('not-ca', 'Not a CA', 'root', 'not_ca_ext');
+  const pathlen0 = issue('pathlen0', 'Intermediate pathlen 0', 'root', 'ca_pathlen0_ext');
+  const belowPathlen0 = issue(
+    'below-pathlen0',
+    'Intermediate below pathlen 0',
+    'pathlen0',
+    'ca_ext',
+  );
   return {
     dir,
     rootPem: path.join(dir, 'root.pem'),
@@ -156,6 +184,14 @@ extendedKeyUsage = timeStamping
       'tsa_noncritical_ext',
     ),
     tsaUntrusted: issue('tsa-untrusted', 'Untrusted TSA', 'other-root', 'tsa_ext'),
+    tsaUnderNonCa: {
+      ...issue('tsa-under-not-ca', 'TSA under a non-CA', 'not-ca', 'tsa_ext'),
+      chain: chainFile('chain-not-ca', notCa),
+    },
+    tsaPathTooLong: {
+      ...issue('tsa-path-too-long', 'TSA path too long', 'below-pathlen0', 'tsa_ext'),
+      chain: chainFile('chain-path-too-long', belowPathlen0, pathlen0),
+    },
     config,
     remove: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
@@ -183,6 +219,7 @@ export function opensslReply(
       signer.certificate,
       '-inkey',
       signer.key,
+      ...(signer.chain ? ['-chain', signer.chain] : []),
       '-out',
       replyFile,
     ],

@@ -27,15 +27,17 @@ afterAll(() => pki.remove());
 
 const options = () => ({ imprint: digest, trustAnchors: [pki.rootDer], clockSkewMs: 5_000 });
 
-function reasonOf(run: () => unknown): string {
+function failureOf(run: () => unknown): { detailCode: string; message: string } {
   try {
     run();
   } catch (error) {
     expect(error).toMatchObject({ status: 422, code: 'TIMESTAMP_INVALID' });
-    return (error as { detailCode: string }).detailCode;
+    return error as { detailCode: string; message: string };
   }
   throw new Error('the token was accepted');
 }
+
+const reasonOf = (run: () => unknown): string => failureOf(run).detailCode;
 
 describe('verifyTimestampToken on tokens of openssl ts', () => {
   it('accepts a token over the imprint from a TSA chaining to an anchor', () => {
@@ -130,6 +132,25 @@ describe('verifyTimestampToken on tokens of openssl ts', () => {
     ).toBe('TSA_UNTRUSTED');
     expect(reasonOf(() => verifyTimestampToken(token, { ...options(), trustAnchors: [] }))).toBe(
       'TSA_UNTRUSTED',
+    );
+  });
+
+  it('refuses a TSA whose issuer is not a CA (TSA_ISSUER_NOT_CA)', () => {
+    const query = opensslQuery(pki, digest.toString('hex'));
+    const underNonCa = opensslTokenOf(pki, opensslReply(pki, query, pki.tsaUnderNonCa));
+    const failure = failureOf(() => verifyTimestampToken(underNonCa, options()));
+    expect(failure.detailCode).toBe('TSA_ISSUER_NOT_CA');
+    expect(failure.message).toMatch(/"CN=Not a CA" is not a CA allowed to sign certificates/);
+  });
+
+  it('refuses a TSA path longer than an issuer’s pathLenConstraint (TSA_ISSUER_NOT_CA)', () => {
+    const query = opensslQuery(pki, digest.toString('hex'));
+    const tooLong = opensslTokenOf(pki, opensslReply(pki, query, pki.tsaPathTooLong));
+    const failure = failureOf(() => verifyTimestampToken(tooLong, options()));
+    expect(failure.detailCode).toBe('TSA_ISSUER_NOT_CA');
+    // Told apart from a non-CA issuer by buildChain's message.
+    expect(failure.message).toMatch(
+      /allows 0 intermediate certificate\(s\) below it, the chain has 1/,
     );
   });
 

@@ -1,0 +1,193 @@
+import { type DssMaterial, readDss, readSignatures } from '../../pdf/signing';
+import {
+  type CertificateFacts,
+  isIssuedBy,
+  isSelfIssued,
+  readCertificate,
+} from '../certificates/certificate';
+import { crlConcerns } from '../certificates/crl';
+import { ocspResponseConcerns } from '../certificates/ocsp';
+import { checkRevocation, type RevocationDeps } from '../certificates/revocation';
+import { parseSignedData } from '../cms';
+
+/**
+ * Validation material (B-LT) gathered before a revision is prepared, so that the DSS goes into
+ * the revision the next signature covers and the newest signature stays "total document
+ * signed": answers for the signatures already in the file that its DSS lacks, and the chain of
+ * a service key that is about to sign.
+ */
+
+export const emptyMaterial = (): DssMaterial => ({ certificates: [], ocspResponses: [], crls: [] });
+
+/** Every item of every material, once each (by bytes), in order. */
+export function mergeMaterial(...materials: (DssMaterial | undefined)[]): DssMaterial {
+  const merged = emptyMaterial();
+  const seen = new Set<string>();
+  for (const material of materials) {
+    if (!material) continue;
+    for (const key of ['certificates', 'ocspResponses', 'crls'] as const) {
+      for (const item of material[key]) {
+        const id = `${key}:${item.toString('base64')}`;
+        if (seen.has(id)) continue;
+        seen.add(id);
+        merged[key].push(item);
+      }
+    }
+  }
+  return merged;
+}
+
+export const isEmptyMaterial = (material: DssMaterial) =>
+  material.certificates.length + material.ocspResponses.length + material.crls.length === 0;
+
+/** Whether `material` holds an OCSP answer about `certificate` or a CRL of its issuer. */
+export function holdsAnswerFor(
+  material: DssMaterial,
+  certificate: CertificateFacts,
+  issuer: CertificateFacts,
+): boolean {
+  return (
+    material.ocspResponses.some((der) => ocspResponseConcerns(der, certificate, issuer)) ||
+    material.crls.some((der) => crlConcerns(der, certificate))
+  );
+}
+
+function facts(der: Buffer): CertificateFacts | undefined {
+  try {
+    return readCertificate(der);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The path from `signer` up through the issuers found among `pool` (signature checked), signer
+ * first, ending at a self-issued certificate or where no issuer is known.
+ */
+export function issuerPath(signer: CertificateFacts, pool: Buffer[]): CertificateFacts[] {
+  const candidates = pool.flatMap((der) => facts(der) ?? []);
+  const path = [signer];
+  let current = signer;
+  while (path.length < 8 && !isSelfIssued(current)) {
+    const issuer = candidates.find(
+      (candidate) =>
+        !path.some((seen) => seen.der.equals(candidate.der)) && isIssuedBy(current, candidate),
+    );
+    if (!issuer) break;
+    path.push(issuer);
+    current = issuer;
+  }
+  return path;
+}
+
+/**
+ * Material for one certificate path: its certificates and, for each certificate below the top,
+ * an answer from `known` when there is one, else one asked now (OCSP, else CRL; the cache
+ * spares repeated questions). A source that does not answer leaves that certificate without.
+ */
+async function materialForPath(
+  deps: RevocationDeps,
+  path: CertificateFacts[],
+  known: DssMaterial,
+  at: Date,
+): Promise<DssMaterial> {
+  const material: DssMaterial = {
+    certificates: path.map((certificate) => certificate.der),
+    ocspResponses: [],
+    crls: [],
+  };
+  for (let index = 0; index + 1 < path.length; index += 1) {
+    const certificate = path[index]!;
+    const issuer = path[index + 1]!;
+    if (holdsAnswerFor(known, certificate, issuer)) {
+      material.ocspResponses.push(
+        ...known.ocspResponses.filter((der) => ocspResponseConcerns(der, certificate, issuer)),
+      );
+      material.crls.push(...known.crls.filter((der) => crlConcerns(der, certificate)));
+      continue;
+    }
+    const answer = await checkRevocation(deps, certificate.der, issuer.der, at);
+    if (answer.ocspResponse) material.ocspResponses.push(answer.ocspResponse);
+    if (answer.crl) material.crls.push(answer.crl);
+  }
+  return material;
+}
+
+/**
+ * What the DSS of the file at `sourcePath` lacks for the signatures it holds: `stored` (what
+ * finalize obtained for them: chains, TSA chains, answers) and, for each signer certificate
+ * answered neither there nor in the DSS, its path and answers asked again. Signatures whose CMS does not parse are skipped (their
+ * verification says why). Nothing lacking: empty material.
+ */
+export async function materialForEarlierSignatures(
+  deps: RevocationDeps,
+  sourcePath: string,
+  stored: DssMaterial[],
+): Promise<DssMaterial> {
+  const existing = readDss(sourcePath);
+  const known = mergeMaterial(...stored, existing);
+  const found: DssMaterial[] = [];
+  for (const signature of readSignatures(sourcePath).signatures) {
+    if (signature.type !== 'signature') continue;
+    let certificates: Buffer[];
+    let signerDer: Buffer | undefined;
+    try {
+      const parsed = parseSignedData(signature.contents);
+      certificates = parsed.certificates;
+      signerDer = parsed.signerCertificate;
+    } catch {
+      continue;
+    }
+    const signer = signerDer && facts(signerDer);
+    if (!signer) continue;
+    const path = issuerPath(signer, [...certificates, ...known.certificates]);
+    const issuer = path[1];
+    if (issuer && holdsAnswerFor(known, signer, issuer)) continue;
+    found.push(await materialForPath(deps, path, known, signature.signingTime ?? deps.clock.now()));
+  }
+  return withoutExisting(mergeMaterial(...stored, ...found), existing);
+}
+
+/**
+ * Material for a service key about to sign: its chain (signer first, as the key store holds
+ * it) and the answers for each certificate below the top, asked now.
+ */
+export async function materialForSignerChain(
+  deps: RevocationDeps,
+  chain: Buffer[],
+): Promise<DssMaterial> {
+  const signer = chain[0] && facts(chain[0]);
+  if (!signer) return emptyMaterial();
+  return materialForPath(deps, issuerPath(signer, chain), emptyMaterial(), deps.clock.now());
+}
+
+/** `material` less what `existing` holds already. */
+function withoutExisting(material: DssMaterial, existing: DssMaterial): DssMaterial {
+  const has = (list: Buffer[], item: Buffer) => list.some((other) => other.equals(item));
+  return {
+    certificates: material.certificates.filter((item) => !has(existing.certificates, item)),
+    ocspResponses: material.ocspResponses.filter((item) => !has(existing.ocspResponses, item)),
+    crls: material.crls.filter((item) => !has(existing.crls, item)),
+  };
+}
+
+/** The JSON kept with a finalized preparation: base64 DER lists. */
+export function materialToJson(material: DssMaterial): string {
+  const b64 = (items: Buffer[]) => items.map((item) => item.toString('base64'));
+  return JSON.stringify({
+    certificates: b64(material.certificates),
+    ocspResponses: b64(material.ocspResponses),
+    crls: b64(material.crls),
+  });
+}
+
+export function materialFromJson(json: string): DssMaterial {
+  const parsed = JSON.parse(json) as Record<keyof DssMaterial, string[]>;
+  const der = (items: string[] | undefined) =>
+    (items ?? []).map((item) => Buffer.from(item, 'base64'));
+  return {
+    certificates: der(parsed.certificates),
+    ocspResponses: der(parsed.ocspResponses),
+    crls: der(parsed.crls),
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * What the server checks of its signing keys on every start. This module stays light (no ASN.1
+ * library, nothing that creates keys): creating the development CA and the seal loads
+ * @peculiar/x509 and generates RSA keys, which start-up runs in a child process
+ * (keyPreparation.ts, startup.ts).
+ */
+import { ApiError } from '../../errors/apiError';
+import { ConfigError } from '../../errors/configError';
+import { developmentCaExists } from '../ca/developmentCaFiles';
+import { keyStoreOf } from './keyStores';
+import { findSealKey } from './queries';
+import type { KeyDeps } from './signingKey';
+
+/**
+ * The key store must be usable (PKCS#11 module loads, token present, PIN right), else the
+ * process refuses to start with the store's message (it names the setting).
+ */
+export async function checkKeyStore(deps: Pick<KeyDeps, 'config' | 'secrets'>): Promise<void> {
+  try {
+    await keyStoreOf(deps).ready();
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'KEYSTORE_UNAVAILABLE') {
+      throw new ConfigError(error.message);
+    }
+    throw error;
+  }
+}
+
+/** What start-up found: nothing to do, material to create (development, sandbox), or a step for the operator (production). */
+export type SigningKeysState =
+  | { kind: 'ready' }
+  | { kind: 'create'; missing: ('development CA' | 'seal')[] }
+  | { kind: 'operator'; message: string };
+
+/** Reads what exists (files and one row), creates nothing. */
+export async function signingKeysState(deps: KeyDeps): Promise<SigningKeysState> {
+  const seal = await findSealKey(deps.db);
+  if (deps.config.environment === 'production') {
+    if (!seal) {
+      return {
+        kind: 'operator',
+        message:
+          'No seal key yet (it signs OTP and image signatures and the audit PDF): run "npm run -s admin -- seal show" to create it and print its certificate request, have your CA sign it, then run "npm run -s admin -- signer-key import-certificate --id <id> --file CERT.pem"',
+      };
+    }
+    if (!seal.certificate_der) {
+      return {
+        kind: 'operator',
+        message: `The seal key (id ${seal.id}) has no certificate yet, so OTP and image signatures and the audit PDF cannot be signed: print its certificate request with "npm run -s admin -- seal show", have your CA sign it, then run "npm run -s admin -- signer-key import-certificate --id ${seal.id} --file CERT.pem"`,
+      };
+    }
+    return { kind: 'ready' };
+  }
+  const missing: ('development CA' | 'seal')[] = [];
+  if (!developmentCaExists(deps.config)) missing.push('development CA');
+  if (!seal?.certificate_der) missing.push('seal');
+  return missing.length === 0 ? { kind: 'ready' } : { kind: 'create', missing };
+}

@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { builtServerSuite } from './builtServer';
+
+/**
+ * Signing keys at start of the built server: development creates the development CA and the
+ * seal (in a child process, after listening); production creates nothing and says what the
+ * operator must do; SIGTERM closes cleanly, even while keys are being created.
+ */
+
+const ready = '"msg":"signing keys ready"';
+const preparing = 'preparing signing keys in a child process';
+
+function sealRows(dataDir: string): { certificate: number | null; source: string | null }[] {
+  const sqlite = new BetterSqlite3(path.join(dataDir, 'esign.sqlite'), { readonly: true });
+  try {
+    return sqlite
+      .prepare(
+        "SELECT length(certificate_der) AS certificate, certificate_source AS source FROM signing_keys WHERE purpose = 'seal'",
+      )
+      .all() as { certificate: number | null; source: string | null }[];
+  } finally {
+    sqlite.close();
+  }
+}
+
+async function until(condition: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('signing keys at start of the built server', () => {
+  const { newDataDir, start } = builtServerSuite();
+
+  it('development on a new DATA_DIR creates the development CA and the seal; SIGTERM exits 0', async () => {
+    const dataDir = newDataDir();
+    const server = await start({ DATA_DIR: dataDir, APP_ENV: 'development' });
+    await until(() => server.stdout().includes(ready), 'signing keys ready');
+    expect(fs.readdirSync(path.join(dataDir, 'dev-ca')).sort()).toEqual([
+      'ca.key',
+      'ca.pem',
+      'tsa.key',
+      'tsa.pem',
+    ]);
+    expect(sealRows(dataDir)).toEqual([
+      { certificate: expect.any(Number), source: 'development_ca' },
+    ]);
+    expect(await server.stop()).toBe(0);
+    expect(server.stdout()).toContain('"msg":"shutting down"');
+
+    // The next start finds everything: no child process, nothing created again.
+    const again = await start({ DATA_DIR: dataDir, APP_ENV: 'development' });
+    expect(again.stdout()).not.toContain(preparing);
+    expect(await again.stop()).toBe(0);
+    expect(sealRows(dataDir)).toHaveLength(1);
+  }, 60_000);
+
+  it('SIGTERM while the keys are being created exits 0; the next start completes them', async () => {
+    const dataDir = newDataDir();
+    const server = await start({ DATA_DIR: dataDir, APP_ENV: 'development' });
+    expect(await server.stop()).toBe(0);
+    const again = await start({ DATA_DIR: dataDir, APP_ENV: 'development' });
+    await until(() => again.stdout().includes(ready), 'signing keys ready');
+    expect(sealRows(dataDir)).toEqual([
+      { certificate: expect.any(Number), source: 'development_ca' },
+    ]);
+    expect(fs.existsSync(path.join(dataDir, 'dev-ca', 'ca.pem'))).toBe(true);
+    expect(await again.stop()).toBe(0);
+  }, 60_000);
+
+  it('production creates nothing and says how the operator gets the seal certified', async () => {
+    const dataDir = newDataDir();
+    const server = await start({
+      DATA_DIR: dataDir,
+      APP_ENV: 'production',
+      TSA_URL: 'https://tsa.example',
+    });
+    expect(server.stdout()).toContain('No seal key yet');
+    expect(server.stdout()).toContain('npm run -s admin -- seal show');
+    expect(server.stdout()).toContain('npm run -s admin -- signer-key import-certificate');
+    expect(server.stdout()).not.toContain(preparing);
+    expect(await server.stop()).toBe(0);
+    expect(fs.existsSync(path.join(dataDir, 'dev-ca'))).toBe(false);
+    expect(sealRows(dataDir)).toEqual([]);
+  }, 60_000);
+});
