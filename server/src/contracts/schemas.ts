@@ -25,7 +25,8 @@ export const contractLimits = { signers: 50, title: 255, description: 2000, reas
 /** Contract list paging (document 1, "Limits": general lists). */
 export const contractPageSize = { default: 20, max: 100 } as const;
 
-const requiredText = (max: number) =>
+/** A required string, trimmed, not empty, at most `max` characters. */
+export const requiredText = (max: number) =>
   z
     .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
     .trim()

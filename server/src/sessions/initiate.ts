@@ -6,12 +6,11 @@ import { contractById, fileVersion, signersOf } from '../contracts/queries';
 import { emailKey } from '../contracts/schemas';
 import { inTransaction } from '../db/database';
 import type { SigningMethod } from '../db/schema';
-import { ApiError } from '../errors/apiError';
-import { abandonPreparation, findPreparation } from '../signing/finalize';
+import { findPreparation } from '../signing/finalize';
 import { signerActor } from './access';
 import { sessionErrors } from './errors';
 import { enrolledCloudKey } from './keys';
-import { prepareForSigner } from './prepare';
+import { dropPreparation, prepareForSigner } from './prepare';
 import {
   insertSession,
   openSessionOf,
@@ -41,13 +40,6 @@ export function signingLink(deps: Pick<AppDeps, 'config'>, token: string): strin
 /** The TSA a token client stamps with: TSA_URL, else this server's development TSA. */
 export function tsaUrlOf(deps: Pick<AppDeps, 'config'>): string {
   return deps.config.tsa.url ?? `${deps.config.publicUrl}/api/dev/tsa`;
-}
-
-/** Gives up a preparation nobody will finalize; one already closed is left as it is. */
-async function dropPreparation(deps: AppDeps, id: number, tenantId: number): Promise<void> {
-  await abandonPreparation(deps, id, tenantId).catch((error: unknown) => {
-    if (!(error instanceof ApiError)) throw error;
-  });
 }
 
 /**

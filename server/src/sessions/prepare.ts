@@ -1,8 +1,9 @@
 import type { AppDeps } from '../context';
 import type { ContractFileVersionRow, ContractRow, ContractSignerRow } from '../contracts/queries';
 import type { SigningMethod } from '../db/schema';
+import { ApiError } from '../errors/apiError';
 import { pageBox, type SignatureImage } from '../pdf/signing';
-import { type Preparation, prepareRevision } from '../signing/finalize';
+import { abandonPreparation, type Preparation, prepareRevision } from '../signing/finalize';
 import { appearanceLines, signatureBox } from './rules';
 
 /** Shown in the signature dictionary's /Reason, per method. */
@@ -49,5 +50,16 @@ export async function prepareForSigner(
       ...(input.image ? { image: input.image } : {}),
     },
     expiresAt: input.expiresAt,
+  });
+}
+
+/** Gives up a preparation nobody will finalize; one already closed is left as it is. */
+export async function dropPreparation(
+  deps: Pick<AppDeps, 'db'>,
+  id: number,
+  tenantId: number,
+): Promise<void> {
+  await abandonPreparation(deps, id, tenantId).catch((error: unknown) => {
+    if (!(error instanceof ApiError)) throw error;
   });
 }

@@ -1,15 +1,8 @@
 import { z } from '@hono/zod-openapi';
-import { contractLimits, signingMethods } from '../contracts/schemas';
+import { contractLimits, requiredText, signingMethods } from '../contracts/schemas';
 import { envelope, isoDateTime } from '../http/openapi';
 
 /** Signing-session API inputs and outputs (spec 03, "Signing session"). */
-
-const requiredText = (max: number) =>
-  z
-    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
-    .trim()
-    .min(1, 'must not be empty')
-    .max(max);
 
 export const SessionIdParam = z.object({
   sessionId: z

@@ -3,11 +3,9 @@ import { appendAuditEvent } from '../contracts/audit';
 import { queueContractMail } from '../contracts/invitations';
 import { contractById, fileVersion, transitionContract, updateSigner } from '../contracts/queries';
 import { inTransaction } from '../db/database';
-import { ApiError } from '../errors/apiError';
 import { otpSms, queueSms } from '../notify';
 import { readSignatureImage, type SignatureImage } from '../pdf/signing';
 import {
-  abandonPreparation,
   finalizeWithToken,
   findPreparation,
   type Preparation,
@@ -17,7 +15,7 @@ import {
 import type { StepContext } from './access';
 import { sessionErrors } from './errors';
 import { serverKeyFor } from './keys';
-import { prepareForSigner } from './prepare';
+import { dropPreparation, prepareForSigner } from './prepare';
 import { addOtpFailure, sessionById, updateSessionIf } from './queries';
 import { creatorOf, recordSignature, type SignatureResult } from './record';
 import {
@@ -30,13 +28,6 @@ import {
   otpResendMs,
 } from './rules';
 import { newOtp, otpHash, otpMatches } from './secrets';
-
-/** Ends nothing: a preparation already closed is left as it is. */
-async function dropPreparation(deps: AppDeps, id: number, tenantId: number) {
-  await abandonPreparation(deps, id, tenantId).catch((error: unknown) => {
-    if (!(error instanceof ApiError)) throw error;
-  });
-}
 
 /** Moves the session if still open; otherwise answers why not (superseded, used, locked…). */
 async function stillOpen(trx: Parameters<typeof sessionById>[0], id: number, now: Date) {

@@ -30,6 +30,17 @@ async function session(contractId: string, email: string, method: string) {
 }
 
 describe('each refusal answers its own code and changes nothing', () => {
+  it('a placement outside its bounds is refused at contract creation, naming the field', async () => {
+    const response = await world.upload(world.acme.orgKey, {
+      signers: [{ ...two[0]!, placement: { x: 10, y: 10, width: 5, height: 40 } } as never],
+    });
+    expect(response.status).toBe(400);
+    expect(await json(response)).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { field: 'signers.0.placement.width' },
+    });
+  });
+
   it('wrong turn: 409 NOT_SIGNER_TURN, no session, no preparation, no file', async () => {
     const id = await world.sentContract(two);
     const before = await persisted(world);
