@@ -131,3 +131,40 @@ export const PageCredentialEnvelope = envelope(PageCredential);
 export const OtpSentEnvelope = envelope(OtpSent);
 export const SignatureResultEnvelope = envelope(SignatureResult);
 export const RejectedEnvelope = envelope(Rejected);
+
+export const Verification = z
+  .object({
+    isValid: z.boolean().openapi({
+      description: 'At least one signature, every one valid, nothing disallowed after any',
+    }),
+    signatures: z.array(
+      z.object({
+        signerName: z.string().nullable().openapi({
+          description: 'The contract signer whose signature this is (else the certificate CN)',
+        }),
+        signerEmail: z.string().nullable(),
+        signedAt: isoDateTime.nullable().openapi({ description: 'The timestamp’s time' }),
+        isValid: z.boolean(),
+        integrityCheck: z.enum(['passed', 'failed']),
+        certificateStatus: z.enum(['valid', 'expired', 'revoked', 'untrusted', 'unknown']),
+        timestampVerified: z.boolean(),
+        fieldName: z.string(),
+        level: z.enum(['B-B', 'B-T', 'B-LT']),
+        coversWholeDocument: z.boolean(),
+        modifiedAfterSigning: z.enum(['none', 'allowed', 'disallowed']),
+        certificate: z
+          .object({
+            subject: z.string(),
+            issuer: z.string(),
+            serialNumber: z.string(),
+            validFrom: isoDateTime,
+            validTo: isoDateTime,
+          })
+          .nullable(),
+        problems: z.array(z.string()),
+      }),
+    ),
+  })
+  .openapi('SignatureVerification');
+
+export const VerificationEnvelope = envelope(Verification);
