@@ -112,6 +112,25 @@ describe('each refusal answers its own code and changes nothing', () => {
     expect(await persisted(world)).toEqual(before);
     world.h.clock.advance(31_000);
     expect((await world.step(sessionId, 'send-otp')).status).toBe(200);
+    // The code is kept only as an HMAC, and the queued SMS body only encrypted.
+    await world.deliver();
+    const otp = world.otpFor('0912345678');
+    const row = await world.h.deps.db
+      .selectFrom('signing_sessions')
+      .select('otp_hash')
+      .where('public_id', '=', sessionId)
+      .executeTakeFirstOrThrow();
+    expect(row.otp_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.otp_hash).not.toContain(otp);
+    const sms = await world.h.deps.db
+      .selectFrom('notify_outbox')
+      .select(['text_body', 'sensitive'])
+      .where('kind', '=', 'contract_otp')
+      .execute();
+    for (const message of sms) {
+      expect(message.sensitive).toBe(1);
+      expect(message.text_body ?? '').not.toMatch(/\d{6}/);
+    }
   });
 
   it('expired OTP: 410 OTP_EXPIRED; expired session: 410 SESSION_EXPIRED', async () => {
