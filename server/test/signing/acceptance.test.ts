@@ -26,6 +26,7 @@ import { certifiedKey, type SigningKey } from '../../src/signing/keys/signingKey
 import { sealCertificateRequest, sealKey } from '../../src/signing/keys/signingKeys';
 import { requestTimestamp } from '../../src/signing/timestamps/client';
 import { addTrustAnchor } from '../../src/signing/trust/service';
+import { verifyPdfSignatures } from '../../src/signing/verification';
 import { repoRoot } from '../admin/runCli';
 import type { Issued } from './certificates/testPki';
 import { TestPki as ForeignPki } from './cms/testPki';
@@ -89,6 +90,10 @@ beforeAll(async () => {
   seal = await importCertificate(world.deps, key.id, `${sealIssued.pem}\n${pki.intermediate.pem}`);
 
   foreignPki = new ForeignPki();
+  await addTrustAnchor(world.h.deps.db, world.h.now(), {
+    tenantId: null,
+    certificateFile: fs.readFileSync(foreignPki.file('ca.pem')),
+  });
   nssDir = nssDatabase(path.join(tools.dir, 'nss'), [pki.root.certFile, foreignPki.file('ca.pem')]);
 }, 180_000);
 
@@ -210,6 +215,35 @@ async function expectAcceptedEverywhere(
     expect(
       dss.ocspResponses.filter((der) => ocspResponseConcerns(der, certificate, intermediate)),
     ).toHaveLength(1);
+  }
+  // Our own verification agrees: every signature intact, trusted, timestamped.
+  const verification = await verifyPdfSignatures(world.deps, file, {
+    tenantId: world.tenantId,
+  });
+  const ours = verification.signatures.slice(earlier);
+  expect(
+    ours.map(({ isValid, integrityCheck, certificateStatus, timestampVerified }) => ({
+      isValid,
+      integrityCheck,
+      certificateStatus,
+      timestampVerified,
+    })),
+  ).toEqual(
+    Array.from({ length: 3 }, () => ({
+      isValid: true,
+      integrityCheck: 'passed',
+      certificateStatus: 'valid',
+      timestampVerified: true,
+    })),
+  );
+  expect(ours.map((signature) => signature.coversWholeDocument)).toEqual([false, false, true]);
+  for (const signature of verification.signatures.slice(0, earlier)) {
+    expect(signature).toMatchObject({
+      isValid: true,
+      integrityCheck: 'passed',
+      certificateStatus: 'valid',
+      modifiedAfterSigning: 'allowed',
+    });
   }
   expect(results.map((result) => result.summary.level)).toEqual(['B-T', 'B-T', 'B-LT']);
   expect(results.map((result) => result.summary.trusted)).toEqual([true, true, true]);

@@ -36,17 +36,22 @@ export async function embedSignature(
 }
 
 /**
- * SHA-256 over a byte range of a file, streamed (what a signature's message-digest covers).
- * Refuses (422) a range that is not inside the file, in order.
+ * SHA-256 (or the hash named, for signatures made by other tools) over a byte range of a file,
+ * streamed (what a signature's message-digest covers). Refuses (422) a range that is not inside
+ * the file, in order.
  */
-export async function digestByteRange(filePath: string, byteRange: ByteRange): Promise<Buffer> {
+export async function digestByteRange(
+  filePath: string,
+  byteRange: ByteRange,
+  hashName: 'sha1' | 'sha256' | 'sha384' | 'sha512' = 'sha256',
+): Promise<Buffer> {
   const { size } = await fs.stat(filePath);
   const [a, b, c, d] = byteRange;
   // A range outside the file would hash fewer bytes than it claims: that is no digest at all.
   if (a < 0 || b < 0 || c < a + b || d < 0 || c + d > size) {
     throw pdfErrors.unreadable('the signature byte range lies outside the file');
   }
-  const hash = crypto.createHash('sha256');
+  const hash = crypto.createHash(hashName);
   for (const [start, length] of [
     [byteRange[0], byteRange[1]],
     [byteRange[2], byteRange[3]],
