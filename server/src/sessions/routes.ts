@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { credentialAreas } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
-import { requirePermission } from '../auth/permissions';
+import { requireAnyPermission, requirePermission } from '../auth/permissions';
 import { type RateLimiter, rateLimit } from '../auth/rateLimit';
 import type { AppEnv } from '../context';
 import { callerOf, originOf } from '../contracts/access';
@@ -31,8 +31,11 @@ import {
   SessionStartedEnvelope,
   SignatureResultEnvelope,
   TokenSignatureBody,
+  VerificationEnvelope,
+  VerifyParam,
 } from './schemas';
 import { confirm, reject, sendOtp, signWithToken } from './steps';
+import { verifyContract } from './verify';
 
 /** The steps also take the signing page's credential (from the link exchange). */
 const stepSecurity: Record<string, string[]>[] = [...contractSecurity, { SigningPage: [] }];
@@ -285,6 +288,32 @@ export function sessionRoutes(limiter: RateLimiter) {
     const { sessionId } = c.req.valid('param');
     const { reason } = c.req.valid('json');
     const data = await reject(c.get('deps'), await stepContext(c, sessionId), reason);
+    return c.json(envelopeOf(c, data), 200);
+  });
+
+  const verify = createRoute({
+    tags: ['Signing sessions'],
+    security: contractSecurity,
+    middleware: [
+      authenticate(credentialAreas.contracts),
+      rateLimit(limiter, 'api'),
+      requireAnyPermission(['contract:view', 'contract:view-all', 'signing:initiate']),
+    ],
+    method: 'get',
+    path: '/signing/verify/{contractId}',
+    operationId: 'verifyContractSignatures',
+    summary: 'Verify the signatures of the newest signed version',
+    description:
+      'Every signature of the newest signed version, checked by the verification engine (integrity, certificate at the timestamp’s time, timestamp, changes after signing), named by the contract signer who made it. 404 CONTRACT_NOT_SIGNED before the first signature.',
+    request: { params: VerifyParam },
+    responses: {
+      200: jsonContent(VerificationEnvelope, 'The verification result'),
+      ...errorResponses(guardErrors, { 404: ['CONTRACT_NOT_FOUND', 'CONTRACT_NOT_SIGNED'] }),
+    },
+  });
+  router.openapi(verify, async (c) => {
+    const { contractId } = c.req.valid('param');
+    const data = await verifyContract(c.get('deps'), await callerOf(c), contractId);
     return c.json(envelopeOf(c, data), 200);
   });
 

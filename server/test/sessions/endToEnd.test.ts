@@ -152,6 +152,37 @@ describe('a contract signed by usb_token, cloud_hsm and image_signature in turn'
       expect(text).toContain(`Ký bởi: ${name}`);
     }
 
+    // The service's verification agrees with pdfsig, and names the signers.
+    const verification = await dataOf<{
+      isValid: boolean;
+      signatures: {
+        signerName: string;
+        isValid: boolean;
+        integrityCheck: string;
+        certificateStatus: string;
+        timestampVerified: boolean;
+        problems: string[];
+      }[];
+    }>(await world.request('GET', `${signingPath}/verify/${contractId}`, world.acme.orgKey));
+    expect(verification.isValid).toBe(true);
+    expect(
+      verification.signatures.map((s) => [
+        s.signerName,
+        s.isValid,
+        s.integrityCheck,
+        s.timestampVerified,
+      ]),
+    ).toEqual([
+      ['Nguyễn Văn Ánh', true, 'passed', true],
+      ['Trần Thị Bình', true, 'passed', true],
+      ['Lê Văn Cường', true, 'passed', true],
+    ]);
+    expect(verification.signatures.map((s) => s.certificateStatus)).toEqual([
+      'valid',
+      'valid',
+      'valid',
+    ]);
+
     // The detail: every signer signed with their method.
     const detail = await dataOf<{
       status: string;

@@ -46,6 +46,14 @@ describe('the signing-session API in the OpenAPI document', () => {
     expect(Object.keys(operation.responses)).toContain('200');
   });
 
+  it('GET /api/signing/verify/{contractId}: verifyContractSignatures, partner credentials', () => {
+    const operation = paths['/api/signing/verify/{contractId}']!.get!;
+    expect(operation.operationId).toBe('verifyContractSignatures');
+    expect(operation.security).toEqual(partner);
+    expect(operation.tags).toEqual(['Signing sessions']);
+    expect(codes(operation, '404')).toEqual(['CONTRACT_NOT_FOUND', 'CONTRACT_NOT_SIGNED']);
+  });
+
   it('lists the codes the steps answer', () => {
     const confirm = paths['/api/signing/{sessionId}/confirm']!.post!;
     expect(codes(confirm, '409')).toEqual(

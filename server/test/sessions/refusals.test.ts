@@ -52,6 +52,9 @@ describe('each refusal answers its own code and changes nothing', () => {
       status: 404,
       code: 'SIGNER_NOT_FOUND',
     });
+    expect(
+      await codeOf(await world.request('GET', `${signingPath}/verify/${id}`, world.acme.orgKey)),
+    ).toEqual({ status: 404, code: 'CONTRACT_NOT_SIGNED' });
     expect(await persisted(world)).toEqual(before);
   });
 
