@@ -11,6 +11,7 @@ import { ApiError } from './errors/apiError';
 import { docsRoutes } from './http/docs';
 import { createRouter } from './http/openapi';
 import { badRequestTarget, undecodablePath } from './requestTarget';
+import { sessionRoutes } from './sessions/routes';
 import { developmentTsaRoutes } from './signing/timestamps/routes';
 import { taskRoutes } from './tasks/routes';
 import { registerWebhookEvents, webhookRoutes } from './webhooks/routes';
@@ -106,6 +107,7 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
   app.route('/api/integration', taskRoutes(limiter));
   app.route('/api', fileRoutes(limiter));
   app.route('/api', contractRoutes(limiter));
+  app.route('/api', sessionRoutes(limiter));
   app.route('/api', webhookRoutes(limiter));
   app.route('/api', developmentTsaRoutes(limiter));
 
@@ -124,6 +126,10 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
       { name: 'Tasks and history', description: 'Signing tasks and approval history (6–8)' },
       { name: 'Directory', description: 'Organizations, roles and users of a tenant (9–16)' },
       { name: 'Contracts', description: 'Contracts: upload, list, send, cancel, download' },
+      {
+        name: 'Signing sessions',
+        description: 'Signing a contract: initiate, OTP, confirm, USB token, reject, verify',
+      },
       { name: 'Webhooks', description: 'Webhook test, sandbox receiver and the events sent' },
       { name: 'Signing', description: 'PDF signatures: the development timestamp authority' },
     ],
@@ -139,6 +145,12 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
+  });
+  // The signing page's credential for one session's steps (POST /api/signing/page-credential).
+  app.openAPIRegistry.registerComponent('securitySchemes', 'SigningPage', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Signing-Token',
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'PartnerToken', {
     type: 'apiKey',

@@ -117,6 +117,7 @@ export async function createContract(
           email_key: emailKey(signer.email),
           phone: signer.phone,
           status: 'waiting' as const,
+          placement: signer.placement ? JSON.stringify(signer.placement) : null,
         })),
       );
       await insertFileVersion(trx, {

@@ -23,7 +23,13 @@ export async function queueContractMail(
   contract: ContractRow,
   kind: ContractMailKind,
   to: { name: string; email: string },
-  extra: { link?: string | null; senderName?: string | null; reason?: string | null } = {},
+  extra: {
+    link?: string | null;
+    senderName?: string | null;
+    reason?: string | null;
+    signedBy?: string | null;
+    otp?: string | null;
+  } = {},
 ): Promise<void> {
   const options = { locale: deps.config.notify.locale, serviceName: deps.config.serviceName };
   const mail = contractMail(
@@ -36,6 +42,8 @@ export async function queueContractMail(
       link: extra.link ?? null,
       deadline: kind === 'invitation' || kind === 'viewing' ? contract.expired_at : null,
       reason: extra.reason ?? null,
+      signedBy: extra.signedBy ?? null,
+      otp: extra.otp ?? null,
     },
     options,
   );

@@ -212,6 +212,17 @@ export function fileVersion(
     .executeTakeFirst();
 }
 
+/** The versions signatures added (2, 3, …), oldest first: signature n of the file is row n. */
+export function signedVersionsOf(db: Db, contractId: number): Promise<ContractFileVersionRow[]> {
+  return db
+    .selectFrom('contract_file_versions')
+    .selectAll()
+    .where('contract_id', '=', contractId)
+    .where('version', '>', 1)
+    .orderBy('version')
+    .execute();
+}
+
 // --- The list ---------------------------------------------------------------------------------
 
 export type ContractSortKey = 'createdAt' | 'title' | 'expiredAt' | 'status';

@@ -25,12 +25,27 @@ export const contractLimits = { signers: 50, title: 255, description: 2000, reas
 /** Contract list paging (document 1, "Limits": general lists). */
 export const contractPageSize = { default: 20, max: 100 } as const;
 
-const requiredText = (max: number) =>
+/** A required string, trimmed, not empty, at most `max` characters. */
+export const requiredText = (max: number) =>
   z
     .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
     .trim()
     .min(1, 'must not be empty')
     .max(max);
+
+/**
+ * Where a signer's visible signature goes: a box in points from the page's bottom-left corner,
+ * on `page` (1-based; default the last page). Absent: the default box at the bottom of the last
+ * page, one per signer in turn.
+ */
+export const SignaturePlacement = z.object({
+  page: z.number().int().min(1).optional(),
+  x: z.number().min(0).max(14_400),
+  y: z.number().min(0).max(14_400),
+  width: z.number().min(40).max(600),
+  height: z.number().min(20).max(400),
+});
+export type SignaturePlacement = z.output<typeof SignaturePlacement>;
 
 export const SignerInput = z.object({
   name: requiredText(255),
@@ -53,6 +68,7 @@ export const SignerInput = z.object({
     }),
   role: z.enum(signerRoles).default('signer'),
   order: z.number({ error: 'must be a positive integer' }).int().min(1),
+  placement: SignaturePlacement.optional(),
 });
 export type SignerInput = z.output<typeof SignerInput>;
 
@@ -163,7 +179,7 @@ export const contractCreateBodySchema = {
     signers: {
       type: 'string' as const,
       description:
-        'JSON array of {name, email, phone?, role? ("signer" default, or "viewer"), order}; e-mails unique; the signers\' orders run 1..n, equal orders sign in parallel',
+        'JSON array of {name, email, phone?, role? ("signer" default, or "viewer"), order, placement?}; e-mails unique; the signers\' orders run 1..n, equal orders sign in parallel. placement {page?, x, y, width, height} (points from the bottom-left corner; page default the last) places the visible signature; default a box at the bottom of the last page, one per signer.',
       example:
         '[{"name":"Nguyễn Văn An","email":"an@example.com","phone":"0912345678","role":"signer","order":1}]',
     },

@@ -473,6 +473,7 @@ export interface Database {
   contract_signers: ContractSignersTable;
   contract_file_versions: ContractFileVersionsTable;
   contract_audit_events: ContractAuditEventsTable;
+  signing_sessions: SigningSessionsTable;
 }
 
 export type SigningKeyPurpose = 'seal' | 'signer';
@@ -574,6 +575,8 @@ export interface ContractSignersTable {
   invitation_expires_at: string | null;
   signed_at: string | null;
   method: SigningMethod | null;
+  /** JSON `{page?, x, y, width, height}`: the visible signature's box; null for the default. */
+  placement: string | null;
 }
 
 export interface ContractFileVersionsTable {
@@ -608,4 +611,36 @@ export interface ContractAuditEventsTable {
   details: string;
   prev_hash: string;
   hash: string;
+}
+
+export type SigningSessionState = 'open' | 'signed' | 'rejected' | 'superseded' | 'locked';
+
+/** Signing sessions of contract signers (sessions/). Tokens and the OTP only as keyed hashes. */
+export interface SigningSessionsTable {
+  id: Generated<number>;
+  /** The `sessionId` partners see. */
+  public_id: string;
+  tenant_id: number;
+  contract_id: number;
+  signer_id: number;
+  method: SigningMethod;
+  preparation_id: number;
+  /** The contract file version the preparation was made from. */
+  source_version: number;
+  state: SigningSessionState;
+  created_at: string;
+  expires_at: string;
+  ended_at: string | null;
+  link_token_hash: string;
+  link_expires_at: string;
+  link_used_at: string | null;
+  page_token_hash: string | null;
+  otp_hash: string | null;
+  otp_expires_at: string | null;
+  otp_sent_at: string | null;
+  otp_failures: Generated<number>;
+  signature_id: string | null;
+  signed_at: string | null;
+  /** JSON of the signer certificate's summary once signed. */
+  certificate_info: string | null;
 }

@@ -182,6 +182,8 @@ const wording = {
       sender: 'Người gửi',
       deadline: 'Hạn ký',
       reason: 'Lý do',
+      signedBy: 'Người đã ký',
+      code: 'Mã OTP',
       invitation: {
         subject: (title: string) => `Mời bạn ký hợp đồng: ${title}`,
         intro: (title: string) => `Bạn được mời xem xét và ký hợp đồng “${title}”.`,
@@ -207,6 +209,16 @@ const wording = {
       rejected: {
         subject: (title: string) => `Hợp đồng bị từ chối: ${title}`,
         intro: (title: string) => `Hợp đồng “${title}” đã bị từ chối ký.`,
+      },
+      signed: {
+        subject: (title: string) => `Một lượt ký đã xong: ${title}`,
+        intro: (title: string) =>
+          `Các bên của một lượt đã ký hợp đồng “${title}”; người ký tiếp theo đã được mời.`,
+      },
+      otp: {
+        subject: (title: string) => `Mã OTP ký hợp đồng: ${title}`,
+        intro: (title: string) =>
+          `Mã OTP để ký hợp đồng “${title}” ở dưới, có hiệu lực 5 phút. Không chia sẻ mã này với bất kỳ ai.`,
       },
     },
   },
@@ -266,6 +278,8 @@ const wording = {
       sender: 'Sent by',
       deadline: 'Signing deadline',
       reason: 'Reason',
+      signedBy: 'Signed by',
+      code: 'Code',
       invitation: {
         subject: (title: string) => `You are invited to sign: ${title}`,
         intro: (title: string) => `You are invited to review and sign the contract “${title}”.`,
@@ -293,6 +307,16 @@ const wording = {
       rejected: {
         subject: (title: string) => `Contract rejected: ${title}`,
         intro: (title: string) => `The contract “${title}” has been rejected.`,
+      },
+      signed: {
+        subject: (title: string) => `A signing turn is done: ${title}`,
+        intro: (title: string) =>
+          `The signers of one turn have signed the contract “${title}”; the next signers have been invited.`,
+      },
+      otp: {
+        subject: (title: string) => `Your signing code: ${title}`,
+        intro: (title: string) =>
+          `Your one-time code to sign the contract “${title}” is below, valid for 5 minutes. Do not share it with anyone.`,
       },
     },
   },
@@ -487,7 +511,11 @@ export type ContractMailKind =
   | 'expired'
   | 'cancelled'
   | 'completed'
-  | 'rejected';
+  | 'rejected'
+  /** To the creator: every signer of one order has signed, the next ones are invited. */
+  | 'signed'
+  /** To a signer without a phone: the session's OTP. */
+  | 'otp';
 
 export interface ContractMailData {
   recipientName: string;
@@ -498,6 +526,10 @@ export interface ContractMailData {
   link: string | null;
   deadline: string | null;
   reason: string | null;
+  /** Who signed in the turn just done (`signed`). */
+  signedBy?: string | null;
+  /** The one-time code (`otp`): the message is then stored encrypted. */
+  otp?: string | null;
 }
 
 /** A contract e-mail (contract API): same layout and languages as the notification e-mails. */
@@ -519,6 +551,8 @@ export function contractMail(
         [w.contract.sender, data.senderName],
         [w.contract.deadline, at(data.deadline, options.locale)],
         [w.contract.reason, data.reason],
+        [w.contract.signedBy, data.signedBy ?? null],
+        [w.contract.code, data.otp ?? null],
       ],
     },
   ];
@@ -526,7 +560,8 @@ export function contractMail(
     blocks.push({ kind: 'link', label: words.link, url: data.link });
   }
   // The link opens the signing page without login until the deadline: stored like a secret.
-  return compose(options, data.recipientName, words.subject(title), blocks, data.link !== null);
+  const sensitive = data.link !== null || (data.otp ?? null) !== null;
+  return compose(options, data.recipientName, words.subject(title), blocks, sensitive);
 }
 
 /** The renderer of each kind. */

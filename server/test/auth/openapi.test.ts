@@ -71,6 +71,7 @@ describe('OpenAPI document (GET /api/openapi.json)', () => {
       ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
       Bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
       PartnerToken: { type: 'apiKey', in: 'header', name: 'x-access-token' },
+      SigningPage: { type: 'apiKey', in: 'header', name: 'X-Signing-Token' },
     });
     expect(document.paths['/api/auth/partner-login']!.post!.security).toEqual([{ ApiKey: [] }]);
     for (const path of ['login', 'refresh', 'login-server']) {

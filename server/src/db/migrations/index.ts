@@ -12,6 +12,7 @@ import { trustAnchors } from './011_trust_anchors';
 import { signaturePreparations } from './012_signature_preparations';
 import { contracts } from './013_contracts';
 import { preparationValidationMaterial } from './014_preparation_validation_material';
+import { signingSessions } from './015_signing_sessions';
 
 export interface Migration {
   version: number;
@@ -35,4 +36,5 @@ export const migrations: Migration[] = [
   { version: 12, name: 'signature_preparations', sql: signaturePreparations },
   { version: 13, name: 'contracts', sql: contracts },
   { version: 14, name: 'preparation_validation_material', sql: preparationValidationMaterial },
+  { version: 15, name: 'signing_sessions', sql: signingSessions },
 ];

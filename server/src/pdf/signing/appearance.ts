@@ -1,14 +1,21 @@
 import { wrapText } from '../fonts/wrapText';
 import { AppearanceFont, type FontSubset } from './embeddedFont';
 import { dict, name, PdfNewStream, type PdfRef } from './objects';
+import type { PngImage } from './png';
 
-/** A JPEG drawn under the text of a visible signature (the `image_signature` method's picture). */
-export interface SignatureImage {
-  jpeg: Buffer;
-  width: number;
-  height: number;
-  colorSpace: 'DeviceRGB' | 'DeviceGray' | 'DeviceCMYK';
-}
+/**
+ * The picture drawn under the text of a visible signature (the `image_signature` method's):
+ * a JPEG as it is (DCTDecode), or a decoded PNG (FlateDecode, alpha as /SMask).
+ */
+export type SignatureImage =
+  | {
+      format: 'jpeg';
+      jpeg: Buffer;
+      width: number;
+      height: number;
+      colorSpace: 'DeviceRGB' | 'DeviceGray' | 'DeviceCMYK';
+    }
+  | ({ format: 'png' } & PngImage);
 
 /** `[x1 y1 x2 y2]` in the page's default user space (points). */
 export type SignatureRect = [number, number, number, number];
@@ -73,20 +80,29 @@ export async function appearanceText(
 
 const fmt = (value: number) => value.toFixed(2).replace(/\.?0+$/, '');
 
+/** The image scaled to fit the box with its proportions kept, centred. */
+function imagePlacement(width: number, height: number, image: { width: number; height: number }) {
+  const scale = Math.min(width / image.width, height / image.height);
+  const w = image.width * scale;
+  const h = image.height * scale;
+  return `q ${fmt(w)} 0 0 ${fmt(h)} ${fmt((width - w) / 2)} ${fmt((height - h) / 2)} cm /Im1 Do Q\n`;
+}
+
 /**
- * The appearance stream of a visible signature: the optional image stretched over the box,
- * then the text (signer name, date) from the top left.
+ * The appearance stream of a visible signature: the optional image fitted into the box (its
+ * proportions kept), then the text (signer name, date) from the top left.
  */
 export function appearanceStream(
   rect: SignatureRect,
   text: AppearanceText,
   fontRef: PdfRef | undefined,
-  imageRef: PdfRef | undefined,
+  image: { ref: PdfRef; width: number; height: number } | undefined,
 ): PdfNewStream {
   const width = Math.abs(rect[2] - rect[0]);
   const height = Math.abs(rect[3] - rect[1]);
+  const imageRef = image?.ref;
   let content = '';
-  if (imageRef) content += `q ${width} 0 0 ${height} 0 0 cm /Im1 Do Q\n`;
+  if (image) content += imagePlacement(width, height, image);
   content += text.operators;
   return new PdfNewStream(
     dict({
@@ -102,7 +118,12 @@ export function appearanceStream(
   );
 }
 
-export const imageXObject = (image: SignatureImage) =>
+/** Rows behind a PNG filter byte each: how the PDF reader undoes the prediction. */
+const pngPredictor = (colors: number, columns: number) =>
+  dict({ Predictor: 15, Colors: colors, BitsPerComponent: 8, Columns: columns });
+
+/** The image XObject of a JPEG as it is. */
+export const jpegXObject = (image: Extract<SignatureImage, { format: 'jpeg' }>) =>
   new PdfNewStream(
     dict({
       Type: name('XObject'),
@@ -114,6 +135,39 @@ export const imageXObject = (image: SignatureImage) =>
       Filter: name('DCTDecode'),
     }),
     image.jpeg,
+  );
+
+/** The image XObject of a decoded PNG, naming its alpha image (`smaskRef`) when it has one. */
+export const pngXObject = (image: PngImage, smaskRef: PdfRef | undefined) =>
+  new PdfNewStream(
+    dict({
+      Type: name('XObject'),
+      Subtype: name('Image'),
+      Width: image.width,
+      Height: image.height,
+      ColorSpace: name(image.colorSpace),
+      BitsPerComponent: 8,
+      Filter: name('FlateDecode'),
+      DecodeParms: pngPredictor(image.colorSpace === 'DeviceRGB' ? 3 : 1, image.width),
+      SMask: smaskRef,
+    }),
+    image.color,
+  );
+
+/** The soft mask (alpha) of a PNG: a gray image of the same size. */
+export const alphaXObject = (image: PngImage & { alpha: Buffer }) =>
+  new PdfNewStream(
+    dict({
+      Type: name('XObject'),
+      Subtype: name('Image'),
+      Width: image.width,
+      Height: image.height,
+      ColorSpace: name('DeviceGray'),
+      BitsPerComponent: 8,
+      Filter: name('FlateDecode'),
+      DecodeParms: pngPredictor(1, image.width),
+    }),
+    image.alpha,
   );
 
 /** An empty appearance: PDF/A and some validators want `/AP` even on an invisible widget. */

@@ -7,6 +7,11 @@ export type { DssMaterial } from './dss';
 export { appendDss, readDss } from './dss';
 export { digestByteRange, embedSignature } from './embed';
 export { pdfErrors } from './errors';
+export { readSignatureImage } from './images';
+export type { PageBox } from './pages';
+export { pageBox } from './pages';
+export type { PngImage } from './png';
+export { decodePng } from './png';
 export type { ByteRange, PreparedSignature, PrepareSignatureOptions } from './prepare';
 export { defaultContentsSize, preparePdfSignature } from './prepare';
 export type {

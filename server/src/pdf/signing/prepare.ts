@@ -9,10 +9,12 @@ import { z } from 'zod';
 import { validationError } from '../../errors/apiError';
 import {
   type AppearanceText,
+  alphaXObject,
   appearanceStream,
   appearanceText,
   emptyAppearance,
-  imageXObject,
+  jpegXObject,
+  pngXObject,
   type SignatureImage,
   type SignatureRect,
 } from './appearance';
@@ -100,12 +102,23 @@ const optionsSchema = z.object({
         ),
       lines: z.array(z.string().max(256)).max(8).optional(),
       image: z
-        .object({
-          jpeg: z.instanceof(Buffer).refine((b) => b[0] === 0xff && b[1] === 0xd8, 'not a JPEG'),
-          width: z.number().int().min(1),
-          height: z.number().int().min(1),
-          colorSpace: z.enum(['DeviceRGB', 'DeviceGray', 'DeviceCMYK']),
-        })
+        .discriminatedUnion('format', [
+          z.object({
+            format: z.literal('jpeg'),
+            jpeg: z.instanceof(Buffer).refine((b) => b[0] === 0xff && b[1] === 0xd8, 'not a JPEG'),
+            width: z.number().int().min(1),
+            height: z.number().int().min(1),
+            colorSpace: z.enum(['DeviceRGB', 'DeviceGray', 'DeviceCMYK']),
+          }),
+          z.object({
+            format: z.literal('png'),
+            color: z.instanceof(Buffer),
+            alpha: z.instanceof(Buffer).optional(),
+            width: z.number().int().min(1),
+            height: z.number().int().min(1),
+            colorSpace: z.enum(['DeviceRGB', 'DeviceGray']),
+          }),
+        ])
         .optional(),
     })
     .optional(),
@@ -177,6 +190,22 @@ function appendToArray(
   if (holderRef) update.put(holderRef, holder);
 }
 
+/** Writes the image (and a PNG's alpha as /SMask) into the update; returns what draws it. */
+function putImage(incremental: IncrementalUpdate, image: SignatureImage) {
+  const ref = incremental.allocate();
+  if (image.format === 'jpeg') {
+    incremental.put(ref, jpegXObject(image));
+  } else {
+    let smaskRef: PdfRef | undefined;
+    if (image.alpha) {
+      smaskRef = incremental.allocate();
+      incremental.put(smaskRef, alphaXObject({ ...image, alpha: image.alpha }));
+    }
+    incremental.put(ref, pngXObject(image, smaskRef));
+  }
+  return { ref, width: image.width, height: image.height };
+}
+
 /** What a visible signature shows: the lines asked for, else the signer's name and the date. */
 function appearanceLines(options: PrepareSignatureOptions): string[] {
   return (
@@ -221,12 +250,8 @@ function buildUpdate(
   const visible = options.appearance;
   if (visible && text) {
     const fontRef = text.subset ? putFontSubset(incremental, text.subset) : undefined;
-    let imageRef: PdfRef | undefined;
-    if (visible.image) {
-      imageRef = incremental.allocate();
-      incremental.put(imageRef, imageXObject(visible.image));
-    }
-    incremental.put(apRef, appearanceStream(visible.rect, text, fontRef, imageRef));
+    const image = visible.image && putImage(incremental, visible.image);
+    incremental.put(apRef, appearanceStream(visible.rect, text, fontRef, image));
   } else {
     incremental.put(apRef, emptyAppearance());
   }

@@ -1,0 +1,41 @@
+import { PdfReader } from './document';
+import { isName, type PdfDict } from './objects';
+
+/** A page's number (1-based), how many pages the file has, and its media box in points. */
+export interface PageBox {
+  page: number;
+  pageCount: number;
+  /** `[x1 y1 x2 y2]` of the MediaBox (A4 when the file names none). */
+  mediaBox: [number, number, number, number];
+}
+
+const a4: PageBox['mediaBox'] = [0, 0, 595, 842];
+
+/** MediaBox is inheritable: the page's own, else the nearest ancestor's. */
+function mediaBoxOf(reader: PdfReader, page: PdfDict): PageBox['mediaBox'] {
+  let node: PdfDict | undefined = page;
+  for (let depth = 0; node && depth < 64; depth++) {
+    const box = reader.resolveValue(node.get('MediaBox'));
+    if (Array.isArray(box) && box.length === 4) {
+      const numbers = box.map((value) => reader.resolveValue(value));
+      if (numbers.every((value): value is number => typeof value === 'number')) {
+        const [x1, y1, x2, y2] = numbers as [number, number, number, number];
+        return [Math.min(x1, x2), Math.min(y1, y2), Math.max(x1, x2), Math.max(y1, y2)];
+      }
+    }
+    const parent = reader.resolveDict(node.get('Parent'));
+    node = parent && isName(parent.get('Type'), 'Pages') ? parent : undefined;
+  }
+  return a4;
+}
+
+/** The box of page `page` (1-based), or of the last page when `page` is absent. */
+export function pageBox(path: string, page?: number): PageBox {
+  return PdfReader.read(path, (reader) => {
+    const { count } = reader.pageRef(0);
+    const wanted = page ?? count;
+    const { ref } = reader.pageRef(wanted - 1);
+    const dict = reader.resolveDict(ref);
+    return { page: wanted, pageCount: count, mediaBox: dict ? mediaBoxOf(reader, dict) : a4 };
+  });
+}

@@ -1,0 +1,72 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../db/database';
+import type { SigningSessionState, SigningSessionsTable } from '../db/schema';
+
+export type SessionRow = Selectable<SigningSessionsTable>;
+
+export async function insertSession(
+  trx: Db,
+  values: Insertable<SigningSessionsTable>,
+): Promise<SessionRow> {
+  return trx.insertInto('signing_sessions').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function sessionByPublicId(db: Db, publicId: string): Promise<SessionRow | undefined> {
+  return db
+    .selectFrom('signing_sessions')
+    .selectAll()
+    .where('public_id', '=', publicId)
+    .executeTakeFirst();
+}
+
+export function sessionById(db: Db, id: number): Promise<SessionRow | undefined> {
+  return db.selectFrom('signing_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function sessionByLinkHash(db: Db, hash: string): Promise<SessionRow | undefined> {
+  return db
+    .selectFrom('signing_sessions')
+    .selectAll()
+    .where('link_token_hash', '=', hash)
+    .executeTakeFirst();
+}
+
+/** The signer's open session, if any (at most one: a partial unique index). */
+export function openSessionOf(db: Db, signerId: number): Promise<SessionRow | undefined> {
+  return db
+    .selectFrom('signing_sessions')
+    .selectAll()
+    .where('signer_id', '=', signerId)
+    .where('state', '=', 'open')
+    .executeTakeFirst();
+}
+
+/**
+ * Changes a session only while it is in state `from`; false (nothing changed) when another
+ * request moved it first, so two steps cannot both end it.
+ */
+export async function updateSessionIf(
+  trx: Db,
+  id: number,
+  from: SigningSessionState,
+  values: Updateable<SigningSessionsTable>,
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('signing_sessions')
+    .set(values)
+    .where('id', '=', id)
+    .where('state', '=', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Counts one wrong OTP; returns the count after it (the row's own, under the write lock). */
+export async function addOtpFailure(trx: Db, id: number): Promise<number> {
+  const row = await trx
+    .updateTable('signing_sessions')
+    .set((eb) => ({ otp_failures: eb('otp_failures', '+', 1) }))
+    .where('id', '=', id)
+    .returning('otp_failures')
+    .executeTakeFirstOrThrow();
+  return row.otp_failures;
+}

@@ -1,0 +1,321 @@
+import { createRoute } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { credentialAreas } from '../auth/areas';
+import { authenticate } from '../auth/authenticate';
+import { requireAnyPermission, requirePermission } from '../auth/permissions';
+import { type RateLimiter, rateLimit } from '../auth/rateLimit';
+import type { AppEnv } from '../context';
+import { callerOf, originOf } from '../contracts/access';
+import { contractSecurity } from '../contracts/routes';
+import { limitBody } from '../http/bodyLimit';
+import {
+  createRouter,
+  envelopeOf,
+  errorResponses,
+  guardErrors,
+  jsonBodyErrors,
+  jsonContent,
+} from '../http/openapi';
+import { pageCredentialHeader, stepContext } from './access';
+import { contractStateCodes } from './errors';
+import { exchangeSigningLink, initiateSession } from './initiate';
+import {
+  ConfirmBody,
+  ExchangeBody,
+  InitiateBody,
+  OtpSentEnvelope,
+  PageCredentialEnvelope,
+  RejectBody,
+  RejectedEnvelope,
+  SessionIdParam,
+  SessionStartedEnvelope,
+  SignatureResultEnvelope,
+  TokenSignatureBody,
+  VerificationEnvelope,
+  VerifyParam,
+} from './schemas';
+import { confirm, reject, sendOtp, signWithToken } from './steps';
+import { verifyContract } from './verify';
+
+/** The steps also take the signing page's credential (from the link exchange). */
+const stepSecurity: Record<string, string[]>[] = [...contractSecurity, { SigningPage: [] }];
+
+/** What every step answers before its own work: the session, its contract, its state. */
+const sessionStateErrors = {
+  404: ['SESSION_NOT_FOUND'],
+  409: [
+    'CONTRACT_CANCELLED',
+    'CONTRACT_EXPIRED',
+    'CONTRACT_COMPLETED',
+    'CONTRACT_REJECTED',
+    'SESSION_ALREADY_USED',
+    'SESSION_SUPERSEDED',
+    'SESSION_LOCKED',
+    'SIGNING_METHOD_MISMATCH',
+  ],
+  410: ['SESSION_EXPIRED'],
+} as const;
+
+/** What the engine's finalize refuses a token signature with (docs/signing-with-a-token.md). */
+const tokenRefusals = {
+  400: [
+    'INVALID_BASE64',
+    'SIGNATURE_MALFORMED',
+    'CERTIFICATE_MALFORMED',
+    'TIMESTAMP_TOKEN_MALFORMED',
+    'SIGNED_DATA_MALFORMED',
+  ],
+  409: ['PREPARATION_NOT_OPEN', 'DOCUMENT_CHANGED'],
+  410: ['PREPARATION_EXPIRED'],
+  422: [
+    'SIGNATURE_INVALID',
+    'SIGNER_CERTIFICATE_NOT_FIRST',
+    'DOCUMENT_DIGEST_MISMATCH',
+    'SIGNED_ATTRIBUTES_MISMATCH',
+    'SIGNATURE_SCHEME_MISMATCH',
+    'CERTIFICATE_CHAIN_EMPTY',
+    'CERTIFICATE_CHAIN_INVALID',
+    'CERTIFICATE_INVALID',
+    'CERTIFICATE_EXPIRED',
+    'CERTIFICATE_NOT_YET_VALID',
+    'CERTIFICATE_KEY_USAGE',
+    'CERTIFICATE_KEY_UNSUPPORTED',
+    'CERTIFICATE_UNTRUSTED',
+    'CERTIFICATE_REVOKED',
+    'TIMESTAMP_INVALID',
+    'TIMESTAMP_IMPRINT_MISMATCH',
+    'PDF_SIGNATURE_TOO_LARGE',
+  ],
+} as const;
+
+/** The picture and the body it comes in: 512 KB decoded is about 700 KB of base64. */
+const confirmBodyLimit = 800 * 1024;
+
+/**
+ * The signing-session endpoints, mounted under /api by app.ts. The steps take either a partner
+ * credential holding `signing:initiate` whose scope holds the contract, or the page credential
+ * of this very session (X-Signing-Token).
+ */
+export function sessionRoutes(limiter: RateLimiter) {
+  const router = createRouter();
+  const partner = [
+    authenticate(credentialAreas.contracts),
+    rateLimit(limiter, 'api'),
+    requirePermission('signing:initiate'),
+  ];
+  const page = [rateLimit(limiter, 'api')];
+  const stepGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const chain = c.req.header(pageCredentialHeader) === undefined ? partner : page;
+    const run = async (index: number): Promise<void> => {
+      const middleware = chain[index];
+      if (!middleware) {
+        await next();
+        return;
+      }
+      await middleware(c, () => run(index + 1));
+    };
+    await run(0);
+  };
+  const step = { tags: ['Signing sessions'], security: stepSecurity, middleware: [stepGuard] };
+
+  const initiate = createRoute({
+    tags: ['Signing sessions'],
+    security: contractSecurity,
+    middleware: partner,
+    method: 'post',
+    path: '/signing/initiate',
+    operationId: 'initiateSigning',
+    summary: 'Open a signing session for the signer whose turn it is',
+    description:
+      'Prepares the signer’s revision of the newest contract version (a visible box "Ký bởi: <name> — <time>" at the signer’s placement, default the bottom of the last page). A new initiate for the same signer supersedes the open session. usb_token sessions also get tsaUrl.',
+    request: {
+      body: { required: true, content: { 'application/json': { schema: InitiateBody } } },
+    },
+    responses: {
+      200: jsonContent(SessionStartedEnvelope, 'The session'),
+      ...errorResponses(guardErrors, jsonBodyErrors, {
+        404: ['CONTRACT_NOT_FOUND', 'SIGNER_NOT_FOUND'],
+        409: [
+          ...Object.values(contractStateCodes),
+          'SIGNER_IS_VIEWER',
+          'SIGNER_ALREADY_SIGNED',
+          'NOT_SIGNER_TURN',
+          'SIGNER_KEY_NOT_ENROLLED',
+          'PDF_CHANGES_NOT_ALLOWED',
+        ],
+      }),
+    },
+  });
+  router.openapi(initiate, async (c) => {
+    const data = await initiateSession(c.get('deps'), await callerOf(c), c.req.valid('json'));
+    return c.json(envelopeOf(c, data), 200);
+  });
+
+  const exchange = createRoute({
+    tags: ['Signing sessions'],
+    security: [],
+    middleware: [rateLimit(limiter, 'auth'), limitBody(4 * 1024)],
+    method: 'post',
+    path: '/signing/page-credential',
+    operationId: 'exchangeSigningLink',
+    summary: 'Turn a signing link into the signing page’s credential (once)',
+    description:
+      'The signing page (signingUrl, /ky-so/phien/<token>) sends its token; the answer’s pageCredential authorises this session’s steps (header X-Signing-Token) until the session expires. The link works once; opening it is recorded (viewed).',
+    request: {
+      body: { required: true, content: { 'application/json': { schema: ExchangeBody } } },
+    },
+    responses: {
+      200: jsonContent(PageCredentialEnvelope, 'The page credential'),
+      ...errorResponses(jsonBodyErrors, {
+        404: ['SIGNING_LINK_NOT_FOUND'],
+        409: [...sessionStateErrors[409], 'SIGNING_LINK_USED'],
+        410: ['SIGNING_LINK_EXPIRED', 'SESSION_EXPIRED'],
+        413: ['PAYLOAD_TOO_LARGE'],
+        429: ['RATE_LIMITED'],
+      }),
+    },
+  });
+  router.openapi(exchange, async (c) => {
+    const { token } = c.req.valid('json');
+    const data = await exchangeSigningLink(c.get('deps'), token, originOf(c));
+    return c.json(envelopeOf(c, data), 200);
+  });
+
+  const sendOtpRoute = createRoute({
+    ...step,
+    method: 'post',
+    path: '/signing/{sessionId}/send-otp',
+    operationId: 'sendSigningOtp',
+    summary: 'Send the 6-digit code (otp_sms, cloud_hsm)',
+    description:
+      'By SMS to the signer’s phone, by e-mail when the signer has none; valid 5 minutes; one a minute (429 OTP_RESEND_TOO_SOON with Retry-After). message names the masked number.',
+    request: { params: SessionIdParam },
+    responses: {
+      200: jsonContent(OtpSentEnvelope, 'The code is on its way'),
+      ...errorResponses(guardErrors, sessionStateErrors, { 429: ['OTP_RESEND_TOO_SOON'] }),
+    },
+  });
+  router.openapi(sendOtpRoute, async (c) => {
+    const { sessionId } = c.req.valid('param');
+    const deps = c.get('deps');
+    const { message, data } = await sendOtp(deps, await stepContext(c, sessionId));
+    return c.json(envelopeOf(c, data, message), 200);
+  });
+
+  const confirmRoute = createRoute({
+    ...step,
+    middleware: [stepGuard, limitBody(confirmBodyLimit)],
+    method: 'post',
+    path: '/signing/{sessionId}/confirm',
+    operationId: 'confirmSigning',
+    summary: 'Sign: otp_sms and cloud_hsm with the code, image_signature with the picture',
+    description:
+      'cloud_hsm signs with the signer’s own key, otp_sms and image_signature with the service seal; image_signature draws the PNG or JPEG in the signer’s box. Wrong codes are counted; the fifth locks the session (409 SESSION_LOCKED).',
+    request: {
+      params: SessionIdParam,
+      body: { required: true, content: { 'application/json': { schema: ConfirmBody } } },
+    },
+    responses: {
+      200: jsonContent(SignatureResultEnvelope, 'The signature'),
+      ...errorResponses(guardErrors, jsonBodyErrors, sessionStateErrors, {
+        409: [
+          'OTP_NOT_SENT',
+          'SIGNER_KEY_NOT_ENROLLED',
+          'DOCUMENT_CHANGED',
+          'SEAL_CERTIFICATE_MISSING',
+        ],
+        410: ['OTP_EXPIRED'],
+        413: ['PAYLOAD_TOO_LARGE', 'IMAGE_TOO_LARGE'],
+        415: ['IMAGE_TYPE_UNSUPPORTED'],
+        422: ['OTP_INVALID', 'IMAGE_UNREADABLE'],
+        502: ['TIMESTAMP_FAILED'],
+      }),
+    },
+  });
+  router.openapi(confirmRoute, async (c) => {
+    const { sessionId } = c.req.valid('param');
+    const data = await confirm(c.get('deps'), await stepContext(c, sessionId), c.req.valid('json'));
+    return c.json(envelopeOf(c, data), 200);
+  });
+
+  const tokenRoute = createRoute({
+    ...step,
+    middleware: [stepGuard, limitBody(256 * 1024)],
+    method: 'post',
+    path: '/signing/{sessionId}/sign-with-token',
+    operationId: 'signWithToken',
+    summary: 'Sign with a USB token (usb_token): signature, chain, timestamp',
+    description:
+      'See docs/signing-with-a-token.md. The engine’s refusals keep their codes and leave the session open for another try; 409 DOCUMENT_CHANGED when another signer signed since initiate (initiate again).',
+    request: {
+      params: SessionIdParam,
+      body: { required: true, content: { 'application/json': { schema: TokenSignatureBody } } },
+    },
+    responses: {
+      200: jsonContent(SignatureResultEnvelope, 'The signature'),
+      ...errorResponses(guardErrors, jsonBodyErrors, sessionStateErrors, tokenRefusals, {
+        413: ['PAYLOAD_TOO_LARGE'],
+      }),
+    },
+  });
+  router.openapi(tokenRoute, async (c) => {
+    const { sessionId } = c.req.valid('param');
+    const data = await signWithToken(
+      c.get('deps'),
+      await stepContext(c, sessionId),
+      c.req.valid('json'),
+    );
+    return c.json(envelopeOf(c, data), 200);
+  });
+
+  const rejectRoute = createRoute({
+    ...step,
+    method: 'post',
+    path: '/signing/{sessionId}/reject',
+    operationId: 'rejectSigning',
+    summary: 'Decline to sign: the contract is rejected',
+    description: 'reason is required; the creator is e-mailed.',
+    request: {
+      params: SessionIdParam,
+      body: { required: true, content: { 'application/json': { schema: RejectBody } } },
+    },
+    responses: {
+      200: jsonContent(RejectedEnvelope, 'The contract, now rejected'),
+      ...errorResponses(guardErrors, jsonBodyErrors, sessionStateErrors),
+    },
+  });
+  router.openapi(rejectRoute, async (c) => {
+    const { sessionId } = c.req.valid('param');
+    const { reason } = c.req.valid('json');
+    const data = await reject(c.get('deps'), await stepContext(c, sessionId), reason);
+    return c.json(envelopeOf(c, data), 200);
+  });
+
+  const verify = createRoute({
+    tags: ['Signing sessions'],
+    security: contractSecurity,
+    middleware: [
+      authenticate(credentialAreas.contracts),
+      rateLimit(limiter, 'api'),
+      requireAnyPermission(['contract:view', 'contract:view-all', 'signing:initiate']),
+    ],
+    method: 'get',
+    path: '/signing/verify/{contractId}',
+    operationId: 'verifyContractSignatures',
+    summary: 'Verify the signatures of the newest signed version',
+    description:
+      'Every signature of the newest signed version, checked by the verification engine (integrity, certificate at the timestamp’s time, timestamp, changes after signing), named by the contract signer who made it. 404 CONTRACT_NOT_SIGNED before the first signature.',
+    request: { params: VerifyParam },
+    responses: {
+      200: jsonContent(VerificationEnvelope, 'The verification result'),
+      ...errorResponses(guardErrors, { 404: ['CONTRACT_NOT_FOUND', 'CONTRACT_NOT_SIGNED'] }),
+    },
+  });
+  router.openapi(verify, async (c) => {
+    const { contractId } = c.req.valid('param');
+    const data = await verifyContract(c.get('deps'), await callerOf(c), contractId);
+    return c.json(envelopeOf(c, data), 200);
+  });
+
+  return router;
+}

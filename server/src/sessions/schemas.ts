@@ -1,0 +1,170 @@
+import { z } from '@hono/zod-openapi';
+import { contractLimits, requiredText, signingMethods } from '../contracts/schemas';
+import { envelope, isoDateTime } from '../http/openapi';
+
+/** Signing-session API inputs and outputs (spec 03, "Signing session"). */
+
+export const SessionIdParam = z.object({
+  sessionId: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: 'sessionId', in: 'path' }, description: 'The session id' }),
+});
+
+export const VerifyParam = z.object({
+  contractId: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: 'contractId', in: 'path' }, description: 'The contract id' }),
+});
+
+export const InitiateBody = z
+  .object({
+    contractId: requiredText(64),
+    signerEmail: requiredText(254),
+    signingMethod: z.enum(signingMethods),
+  })
+  .openapi('SigningInitiateBody');
+
+export const SessionStarted = z
+  .object({
+    sessionId: z.string().openapi({ description: '256 random bits, base64url' }),
+    contractHash: z.string().openapi({
+      description:
+        'sha256:<hex>: the digest of the prepared revision (what a USB token signs over)',
+      example: `sha256:${'0'.repeat(64)}`,
+    }),
+    expiresAt: isoDateTime.openapi({ description: '30 minutes, never past the contract deadline' }),
+    signingUrl: z.string().openapi({
+      description:
+        'Opens the signing page without login: {APP_URL}/ky-so/phien/<token>; single use, valid until expiresAt. The page exchanges the token at POST /api/signing/page-credential.',
+    }),
+    tsaUrl: z.string().optional().openapi({
+      description: 'usb_token only: the RFC 3161 TSA the client timestamps the signature with',
+    }),
+  })
+  .openapi('SigningSession');
+
+export const ExchangeBody = z
+  .object({ token: requiredText(128).openapi({ description: 'The token of the signing link' }) })
+  .openapi('SigningLinkExchangeBody');
+
+export const PageCredential = z
+  .object({
+    sessionId: z.string(),
+    pageCredential: z.string().openapi({
+      description: 'Send as X-Signing-Token with this session’s steps; valid until expiresAt',
+    }),
+    expiresAt: isoDateTime,
+    signingMethod: z.enum(signingMethods),
+    contractHash: z.string(),
+    contract: z.object({ id: z.string(), title: z.string() }),
+    signer: z.object({ name: z.string(), email: z.string() }),
+    tsaUrl: z.string().optional(),
+  })
+  .openapi('SigningPageCredential');
+
+export const OtpSent = z
+  .object({
+    otpExpiredAt: isoDateTime,
+    channel: z
+      .enum(['sms', 'email'])
+      .openapi({ description: 'email when the signer has no phone' }),
+    to: z.string().openapi({ description: 'The masked number or address', example: '09******78' }),
+  })
+  .openapi('OtpSent');
+
+export const ConfirmBody = z
+  .object({
+    otp: z
+      .string()
+      .regex(/^\d{6}$/, 'must be 6 digits')
+      .optional()
+      .openapi({ description: 'otp_sms and cloud_hsm: the code from send-otp' }),
+    signatureImage: z
+      .string()
+      .max(800 * 1024)
+      .optional()
+      .openapi({
+        description:
+          'image_signature: data:image/png;base64,… or data:image/jpeg;base64,…, at most 512 KB decoded',
+      }),
+  })
+  .openapi('SigningConfirmBody');
+
+export const TokenSignatureBody = z
+  .object({
+    signedHash: z.string().openapi({ description: 'base64 signature over the signed attributes' }),
+    certificateChain: z
+      .array(z.string())
+      .openapi({ description: 'base64 DER certificates, the signer first' }),
+    timestampToken: z
+      .string()
+      .openapi({ description: 'base64 DER TimeStampToken over SHA-256 of the signature value' }),
+  })
+  .openapi('SigningTokenBody');
+
+export const RejectBody = z
+  .object({ reason: requiredText(contractLimits.reason) })
+  .openapi('SigningRejectBody');
+
+export const SignatureResult = z
+  .object({
+    signatureId: z.string(),
+    signedAt: isoDateTime,
+    certificateInfo: z.object({
+      subject: z.string().openapi({ example: 'CN=Nguyễn Văn A, O=ACME, C=VN' }),
+      issuer: z.string(),
+      validFrom: isoDateTime,
+      validTo: isoDateTime,
+    }),
+    contractStatus: z.enum(['signing', 'completed']),
+  })
+  .openapi('SignatureResult');
+
+export const Rejected = z
+  .object({ contractId: z.string(), contractStatus: z.literal('rejected') })
+  .openapi('SigningRejected');
+
+export const SessionStartedEnvelope = envelope(SessionStarted);
+export const PageCredentialEnvelope = envelope(PageCredential);
+export const OtpSentEnvelope = envelope(OtpSent);
+export const SignatureResultEnvelope = envelope(SignatureResult);
+export const RejectedEnvelope = envelope(Rejected);
+
+export const Verification = z
+  .object({
+    isValid: z.boolean().openapi({
+      description: 'At least one signature, every one valid, nothing disallowed after any',
+    }),
+    signatures: z.array(
+      z.object({
+        signerName: z.string().nullable().openapi({
+          description: 'The contract signer whose signature this is (else the certificate CN)',
+        }),
+        signerEmail: z.string().nullable(),
+        signedAt: isoDateTime.nullable().openapi({ description: 'The timestamp’s time' }),
+        isValid: z.boolean(),
+        integrityCheck: z.enum(['passed', 'failed']),
+        certificateStatus: z.enum(['valid', 'expired', 'revoked', 'untrusted', 'unknown']),
+        timestampVerified: z.boolean(),
+        fieldName: z.string(),
+        level: z.enum(['B-B', 'B-T', 'B-LT']),
+        coversWholeDocument: z.boolean(),
+        modifiedAfterSigning: z.enum(['none', 'allowed', 'disallowed']),
+        certificate: z
+          .object({
+            subject: z.string(),
+            issuer: z.string(),
+            serialNumber: z.string(),
+            validFrom: isoDateTime,
+            validTo: isoDateTime,
+          })
+          .nullable(),
+        problems: z.array(z.string()),
+      }),
+    ),
+  })
+  .openapi('SignatureVerification');
+
+export const VerificationEnvelope = envelope(Verification);

@@ -1,0 +1,296 @@
+import type { AppDeps } from '../context';
+import { appendAuditEvent } from '../contracts/audit';
+import { queueContractMail } from '../contracts/invitations';
+import { contractById, fileVersion, transitionContract, updateSigner } from '../contracts/queries';
+import { inTransaction } from '../db/database';
+import { otpSms, queueSms } from '../notify';
+import { readSignatureImage, type SignatureImage } from '../pdf/signing';
+import {
+  finalizeWithToken,
+  findPreparation,
+  type Preparation,
+  signWithServerKey,
+  type TokenSignatureInput,
+} from '../signing/finalize';
+import type { StepContext } from './access';
+import { sessionErrors } from './errors';
+import { serverKeyFor } from './keys';
+import { dropPreparation, prepareForSigner } from './prepare';
+import { addOtpFailure, sessionById, updateSessionIf } from './queries';
+import { creatorOf, recordSignature, type SignatureResult } from './record';
+import {
+  assertContractSigning,
+  assertSessionOpen,
+  maskEmail,
+  maskPhone,
+  otpLifetimeMs,
+  otpMaxFailures,
+  otpResendMs,
+} from './rules';
+import { newOtp, otpHash, otpMatches } from './secrets';
+
+/** Moves the session if still open; otherwise answers why not (superseded, used, locked…). */
+async function stillOpen(trx: Parameters<typeof sessionById>[0], id: number, now: Date) {
+  assertSessionOpen((await sessionById(trx, id))!, now);
+}
+
+/**
+ * POST /api/signing/{sessionId}/send-otp (otp_sms, cloud_hsm): a fresh 6-digit code valid 5
+ * minutes, stored as an HMAC, sent by SMS to the signer's phone or by e-mail without one; at
+ * most one a minute (429 OTP_RESEND_TOO_SOON with Retry-After).
+ */
+export async function sendOtp(deps: AppDeps, step: StepContext) {
+  const { session, contract, signer } = step;
+  if (session.method !== 'otp_sms' && session.method !== 'cloud_hsm') {
+    throw sessionErrors.methodMismatch(session.method, 'send-otp');
+  }
+  const now = deps.clock.now();
+  if (session.otp_sent_at) {
+    const wait = new Date(session.otp_sent_at).getTime() + otpResendMs - now.getTime();
+    if (wait > 0) throw sessionErrors.otpTooSoon(Math.ceil(wait / 1000));
+  }
+  const otp = newOtp();
+  const expiresAt = new Date(now.getTime() + otpLifetimeMs);
+  const locale = deps.config.notify.locale;
+  const channel: 'sms' | 'email' = signer.phone ? 'sms' : 'email';
+  const maskedTo = signer.phone ? maskPhone(signer.phone) : maskEmail(signer.email);
+  await inTransaction(deps.db, async (trx) => {
+    const moved = await updateSessionIf(trx, session.id, 'open', {
+      otp_hash: otpHash(deps.secrets, session.public_id, otp),
+      otp_expires_at: expiresAt.toISOString(),
+      otp_sent_at: now.toISOString(),
+    });
+    if (!moved) await stillOpen(trx, session.id, now);
+    const queued = signer.phone
+      ? await queueSms(trx, deps, {
+          tenantId: contract.tenant_id,
+          kind: 'contract_otp',
+          to: signer.phone,
+          text: otpSms(locale, otp, otpLifetimeMs / 60_000),
+          sensitive: true,
+          discardAfter: expiresAt,
+        })
+      : null;
+    if (!signer.phone) {
+      await queueContractMail(trx, deps, contract, 'otp', signer, { otp });
+    }
+    await appendAuditEvent(trx, deps.clock, contract.id, {
+      action: 'otp_sent',
+      actor: step.actor,
+      origin: step.origin,
+      details: {
+        channel,
+        to: maskedTo,
+        provider: channel === 'sms' ? deps.config.notify.sms.provider : 'smtp',
+        ...(queued
+          ? { outboxMessageId: queued.id, route: queued.sandbox ? 'sandbox' : 'direct' }
+          : {}),
+        expiresAt: expiresAt.toISOString(),
+      },
+    });
+  });
+  const message =
+    channel === 'sms'
+      ? `Mã OTP đã được gửi tới số điện thoại ${maskedTo}`
+      : `Mã OTP đã được gửi tới địa chỉ e-mail ${maskedTo}`;
+  return { message, data: { otpExpiredAt: expiresAt.toISOString(), channel, to: maskedTo } };
+}
+
+/**
+ * Checks the code of an OTP session. A wrong one is counted (and recorded) in its own
+ * transaction before the refusal; the fifth locks the session.
+ */
+async function checkOtp(deps: AppDeps, step: StepContext, otp: string | undefined) {
+  const { session } = step;
+  if (otp === undefined) throw sessionErrors.otpRequired();
+  if (session.otp_hash === null || session.otp_expires_at === null)
+    throw sessionErrors.otpNotSent();
+  const now = deps.clock.now();
+  if (session.otp_expires_at <= now.toISOString()) {
+    throw sessionErrors.otpExpired(session.otp_expires_at);
+  }
+  if (otpMatches(deps.secrets, session.public_id, session.otp_hash, otp)) return;
+  const failures = await inTransaction(deps.db, async (trx) => {
+    await stillOpen(trx, session.id, now);
+    const failures = await addOtpFailure(trx, session.id);
+    if (failures >= otpMaxFailures) {
+      await updateSessionIf(trx, session.id, 'open', {
+        state: 'locked',
+        ended_at: now.toISOString(),
+        otp_hash: null,
+      });
+    }
+    await appendAuditEvent(trx, deps.clock, step.contract.id, {
+      action: 'otp_failed',
+      actor: step.actor,
+      origin: step.origin,
+      details: { attempt: failures, locked: failures >= otpMaxFailures },
+    });
+    return failures;
+  });
+  if (failures >= otpMaxFailures) throw sessionErrors.locked();
+  throw sessionErrors.otpInvalid(otpMaxFailures - failures);
+}
+
+/** The largest signature picture accepted, decoded. */
+export const maxImageBytes = 512 * 1024;
+
+/** A `data:image/png;base64,…` or `data:image/jpeg;base64,…` URL, decoded and read. */
+function imageOf(dataUrl: string | undefined): SignatureImage {
+  if (dataUrl === undefined) throw sessionErrors.imageRequired();
+  const match = /^data:image\/(png|jpeg|jpg);base64,([A-Za-z0-9+/]*={0,2})$/.exec(dataUrl.trim());
+  if (!match) throw sessionErrors.imageNotDataUrl();
+  const bytes = Buffer.from(match[2]!, 'base64');
+  if (bytes.length > maxImageBytes) throw sessionErrors.imageTooLarge(maxImageBytes);
+  return readSignatureImage(bytes);
+}
+
+/** Thrown inside the finalize transaction when another signature got in first. */
+class DocumentChanged extends Error {}
+
+/** How many times a server-key confirm re-prepares after losing a race with a parallel signer. */
+const serverKeyAttempts = 3;
+
+/**
+ * POST /api/signing/{sessionId}/confirm: otp_sms and cloud_hsm after their code,
+ * image_signature with its picture. Signs with the signer's own key (cloud_hsm) or the seal;
+ * the revision is prepared again from the newest version when a parallel signer signed since
+ * initiate (the signer consented to the document, not to revision bytes) and always for
+ * image_signature (its picture is part of the revision).
+ */
+export async function confirm(
+  deps: AppDeps,
+  step: StepContext,
+  body: { otp?: string | undefined; signatureImage?: string | undefined },
+): Promise<SignatureResult> {
+  const { session, contract, signer } = step;
+  if (session.method === 'usb_token') throw sessionErrors.methodMismatch('usb_token', 'confirm');
+  const image = session.method === 'image_signature' ? imageOf(body.signatureImage) : undefined;
+  if (session.method !== 'image_signature') await checkOtp(deps, step, body.otp);
+  const key = await serverKeyFor(deps, contract, signer, session);
+  let preparationId = session.preparation_id;
+  for (let attempt = 1; ; attempt++) {
+    const current = await findPreparation(deps, preparationId, contract.tenant_id);
+    const preparation = await freshPreparation(deps, step, current, image);
+    preparationId = preparation.id;
+    try {
+      const result = await signWithServerKey(deps, preparation.id, key, {
+        tenantId: contract.tenant_id,
+        commit: (trx, signed) =>
+          recordSignature(trx, deps, step, signed, () => new DocumentChanged()),
+      });
+      return result.committed;
+    } catch (error) {
+      if (!(error instanceof DocumentChanged) || attempt >= serverKeyAttempts) {
+        throw error instanceof DocumentChanged ? sessionErrors.documentChanged() : error;
+      }
+    }
+  }
+}
+
+/**
+ * The preparation to sign now: the session's own when it is still open on the newest version
+ * (and no picture is to be drawn), else a new one from the newest version that the session
+ * takes over (the old one abandoned).
+ */
+async function freshPreparation(
+  deps: AppDeps,
+  step: StepContext,
+  current: Preparation,
+  image: SignatureImage | undefined,
+): Promise<Preparation> {
+  const { session, contract, signer, signers } = step;
+  const newest = (await fileVersion(deps.db, contract.id, 'newest'))!;
+  if (!image && current.state === 'open' && current.sourceSha256 === newest.sha256) return current;
+  const preparation = await prepareForSigner(deps, {
+    contract,
+    signers,
+    signer,
+    method: session.method,
+    version: newest,
+    expiresAt: new Date(session.expires_at),
+    ...(image ? { image } : {}),
+  });
+  const moved = await inTransaction(deps.db, (trx) =>
+    updateSessionIf(trx, session.id, 'open', {
+      preparation_id: preparation.id,
+      source_version: newest.version,
+    }),
+  );
+  if (!moved) {
+    await dropPreparation(deps, preparation.id, contract.tenant_id);
+    await stillOpen(deps.db, session.id, deps.clock.now());
+  }
+  await dropPreparation(deps, current.id, contract.tenant_id);
+  return preparation;
+}
+
+/**
+ * POST /api/signing/{sessionId}/sign-with-token: the engine's finalize with the client's
+ * signature, chain and timestamp. Engine refusals pass through and leave the session open; a
+ * contract signed by someone else since initiate answers 409 DOCUMENT_CHANGED (initiate again:
+ * the token signed bytes that no longer are the newest version).
+ */
+export async function signWithToken(
+  deps: AppDeps,
+  step: StepContext,
+  input: TokenSignatureInput,
+): Promise<SignatureResult> {
+  const { session, contract } = step;
+  if (session.method !== 'usb_token') {
+    throw sessionErrors.methodMismatch(session.method, 'sign-with-token');
+  }
+  const preparation = await findPreparation(deps, session.preparation_id, contract.tenant_id);
+  const newest = (await fileVersion(deps.db, contract.id, 'newest'))!;
+  if (newest.sha256 !== preparation.sourceSha256) throw sessionErrors.documentChanged();
+  const result = await finalizeWithToken(deps, preparation.id, input, {
+    tenantId: contract.tenant_id,
+    notBefore: new Date(session.created_at),
+    commit: (trx, signed) =>
+      recordSignature(trx, deps, step, signed, () => sessionErrors.documentChanged()),
+  });
+  return result.committed;
+}
+
+/**
+ * POST /api/signing/{sessionId}/reject: the signer declines; the contract is rejected with the
+ * reason and its creator e-mailed.
+ */
+export async function reject(deps: AppDeps, step: StepContext, reason: string) {
+  const { session, signer } = step;
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const contract = await inTransaction(deps.db, async (trx) => {
+    const contract = (await contractById(trx, session.contract_id))!;
+    assertContractSigning(contract, now);
+    const ended = await updateSessionIf(trx, session.id, 'open', {
+      state: 'rejected',
+      ended_at: at,
+      otp_hash: null,
+    });
+    if (!ended) await stillOpen(trx, session.id, now);
+    await transitionContract(trx, contract.id, ['signing'], {
+      status: 'rejected',
+      rejected_at: at,
+      ended_at: at,
+      updated_at: at,
+    });
+    await updateSigner(trx, signer.id, { status: 'rejected' });
+    await appendAuditEvent(trx, deps.clock, contract.id, {
+      action: 'rejected',
+      actor: step.actor,
+      origin: step.origin,
+      details: { signer: signer.email, signerName: signer.name, reason },
+    });
+    const creator = await creatorOf(trx, contract.created_by_user_id);
+    if (creator) {
+      await queueContractMail(trx, deps, contract, 'rejected', creator, {
+        reason,
+        senderName: signer.name,
+      });
+    }
+    return contract;
+  });
+  await dropPreparation(deps, session.preparation_id, contract.tenant_id);
+  return { contractId: contract.uuid, contractStatus: 'rejected' as const };
+}

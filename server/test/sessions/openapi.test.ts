@@ -1,0 +1,86 @@
+import { createHarness, type Harness } from '../support/harness';
+
+let h: Harness;
+interface Operation {
+  operationId: string;
+  tags: string[];
+  security: Record<string, string[]>[];
+  responses: Record<
+    string,
+    {
+      content?: {
+        'application/json'?: {
+          schema: { allOf?: [unknown, { properties?: { code?: { enum?: string[] } } }] };
+        };
+      };
+    }
+  >;
+}
+let paths: Record<string, Record<string, Operation>>;
+beforeAll(async () => {
+  h = createHarness();
+  const response = await h.app.request('/api/openapi.json');
+  paths = ((await response.json()) as { paths: typeof paths }).paths;
+});
+afterAll(() => h.close());
+
+const codes = (operation: Operation, status: string) =>
+  operation.responses[status]?.content?.['application/json']?.schema.allOf?.[1].properties?.code
+    ?.enum ?? [];
+
+describe('the signing-session API in the OpenAPI document', () => {
+  const partner = [{ ApiKey: [] }, { Bearer: [] }];
+  const step = [...partner, { SigningPage: [] }];
+  it.each([
+    ['/api/signing/initiate', 'initiateSigning', partner],
+    ['/api/signing/page-credential', 'exchangeSigningLink', []],
+    ['/api/signing/{sessionId}/send-otp', 'sendSigningOtp', step],
+    ['/api/signing/{sessionId}/confirm', 'confirmSigning', step],
+    ['/api/signing/{sessionId}/sign-with-token', 'signWithToken', step],
+    ['/api/signing/{sessionId}/reject', 'rejectSigning', step],
+  ])('POST %s: %s, its credentials, tag and error codes', (path, operationId, security) => {
+    const operation = paths[path]!.post!;
+    expect(operation.operationId).toBe(operationId);
+    expect(operation.security).toEqual(security);
+    expect(operation.tags).toEqual(['Signing sessions']);
+    expect(Object.keys(operation.responses)).toContain('200');
+  });
+
+  it('GET /api/signing/verify/{contractId}: verifyContractSignatures, partner credentials', () => {
+    const operation = paths['/api/signing/verify/{contractId}']!.get!;
+    expect(operation.operationId).toBe('verifyContractSignatures');
+    expect(operation.security).toEqual(partner);
+    expect(operation.tags).toEqual(['Signing sessions']);
+    expect(codes(operation, '404')).toEqual(['CONTRACT_NOT_FOUND', 'CONTRACT_NOT_SIGNED']);
+  });
+
+  it('lists the codes the steps answer', () => {
+    const confirm = paths['/api/signing/{sessionId}/confirm']!.post!;
+    expect(codes(confirm, '409')).toEqual(
+      expect.arrayContaining([
+        'CONTRACT_CANCELLED',
+        'SESSION_ALREADY_USED',
+        'SESSION_SUPERSEDED',
+        'SESSION_LOCKED',
+        'OTP_NOT_SENT',
+        'DOCUMENT_CHANGED',
+      ]),
+    );
+    expect(codes(confirm, '410')).toEqual(['SESSION_EXPIRED', 'OTP_EXPIRED']);
+    expect(codes(confirm, '422')).toEqual(['OTP_INVALID', 'IMAGE_UNREADABLE']);
+    const sendOtp = paths['/api/signing/{sessionId}/send-otp']!.post!;
+    expect(codes(sendOtp, '429')).toEqual(['RATE_LIMITED', 'OTP_RESEND_TOO_SOON']);
+    const initiate = paths['/api/signing/initiate']!.post!;
+    expect(codes(initiate, '409')).toEqual(
+      expect.arrayContaining(['NOT_SIGNER_TURN', 'SIGNER_ALREADY_SIGNED', 'CONTRACT_CANCELLED']),
+    );
+    const token = paths['/api/signing/{sessionId}/sign-with-token']!.post!;
+    expect(codes(token, '422')).toEqual(
+      expect.arrayContaining([
+        'DOCUMENT_DIGEST_MISMATCH',
+        'SIGNATURE_INVALID',
+        'TIMESTAMP_INVALID',
+      ]),
+    );
+  });
+});
