@@ -239,7 +239,7 @@ describe('agent protocol: invalid messages', () => {
       'an unknown error code',
       { id: 'c', type: 'error', code: 'PIN_WRONG', message: '' },
       'c',
-      'code must be one of WRONG_PIN,',
+      'code must be one of PIN_INCORRECT,',
     ],
     [
       'an error without message',
