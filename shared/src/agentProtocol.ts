@@ -5,7 +5,12 @@
  * protocol version for the connection.
  *
  * page → agent: `hello`, `certificates.list`, `sign`
- * agent → page: `hello.ok`, `certificates.list.result`, `sign.result`, `error`
+ * agent → page: `hello.ok`, `certificates.list.result`, `sign.result`, `error`, and the push
+ * `tokens.changed` (a token was plugged in or removed; its `id` is the agent's own, `evt-<n>`).
+ *
+ * Before opening a socket a page may probe `GET http://127.0.0.1:<port>/` on each of
+ * `AGENT_PORTS`: the agent answers `AgentDiscovery` as JSON (CORS and Private Network Access
+ * headers included), which also unblocks browsers that refuse a WebSocket to localhost first.
  */
 import { z } from 'zod';
 import { base64ByteLength, isBase64 } from './base64';
@@ -17,6 +22,11 @@ export const AGENT_PROTOCOL_VERSION = 1;
 export const SUPPORTED_AGENT_PROTOCOL_VERSIONS: readonly number[] = [AGENT_PROTOCOL_VERSION];
 /** The loopback port the agent listens on unless its settings say otherwise. */
 export const AGENT_DEFAULT_PORT = 17891;
+/**
+ * Where a page looks for the agent, in order: the default port, then the two the agent falls
+ * back to when another program holds the default one.
+ */
+export const AGENT_PORTS: readonly number[] = [AGENT_DEFAULT_PORT, 17892, 17893];
 /** Longest message (in UTF-16 code units) either side accepts; a certificate list is the largest. */
 export const AGENT_MAX_MESSAGE_LENGTH = 4 * 1024 * 1024;
 
@@ -25,8 +35,8 @@ export const AGENT_MAX_MESSAGE_LENGTH = 4 * 1024 * 1024;
  * Adding one is a protocol change: pages must treat an unknown code like `INTERNAL`.
  */
 export const AGENT_ERROR_CODES = [
-  /** The PIN typed in the agent's window was wrong (the token may allow more tries). */
-  'WRONG_PIN',
+  /** The PIN typed in the agent's window was wrong; `pin` tells whether tries are running out. */
+  'PIN_INCORRECT',
   /** The token refuses the user PIN: too many wrong tries. */
   'PIN_LOCKED',
   /** No token is plugged in, or no PKCS#11 module found one. */
@@ -45,10 +55,88 @@ export const AGENT_ERROR_CODES = [
   'BAD_REQUEST',
   /** The timestamp authority could not be reached or gave an unusable token. */
   'TIMESTAMP_FAILED',
+  /** The token has no mechanism for this key (RSA PKCS#1 v1.5 or ECDSA with SHA-256). */
+  'MECHANISM_UNSUPPORTED',
+  /** The signing ticket of a `sign` request is missing, expired, replayed or not the server's. */
+  'TICKET_INVALID',
+  /** The page sent more requests than the agent answers in a short time. */
+  'RATE_LIMITED',
+  /** Another `sign` of this connection waits for the user; one at a time. */
+  'BUSY',
+  /** The token refused the operation for a reason of its own (middleware, hardware). */
+  'TOKEN_ERROR',
   /** Anything else; `message` says what. */
   'INTERNAL',
 ] as const;
 export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
+
+/** What a page may show the user as is, in Vietnamese and English, for each code. */
+export const AGENT_ERROR_MESSAGES: Readonly<Record<AgentErrorCode, { vi: string; en: string }>> = {
+  PIN_INCORRECT: {
+    vi: 'Mã PIN không đúng. Vui lòng thử lại.',
+    en: 'The PIN is incorrect. Please try again.',
+  },
+  PIN_LOCKED: {
+    vi: 'Mã PIN của thiết bị ký số đã bị khóa do nhập sai quá số lần cho phép. Hãy liên hệ nhà cung cấp chứng thư số để mở khóa.',
+    en: 'The token PIN is locked after too many wrong tries. Contact your certificate provider to unlock it.',
+  },
+  NO_TOKEN: {
+    vi: 'Không tìm thấy thiết bị ký số (USB token). Hãy cắm token và cài phần mềm điều khiển của nhà cung cấp.',
+    en: 'No signing token found. Plug in your USB token and install its driver from your certificate provider.',
+  },
+  TOKEN_REMOVED: {
+    vi: 'Thiết bị ký số đã bị rút ra. Hãy cắm lại token và thử lại.',
+    en: 'The token was removed. Plug it in again and retry.',
+  },
+  CERTIFICATE_NOT_FOUND: {
+    vi: 'Không tìm thấy chứng thư số đã chọn trên các token đang cắm.',
+    en: 'The chosen certificate is not on any token plugged in now.',
+  },
+  USER_CANCELLED: {
+    vi: 'Bạn đã hủy yêu cầu ký.',
+    en: 'You cancelled the signing request.',
+  },
+  ORIGIN_NOT_ALLOWED: {
+    vi: 'Trang web này chưa được phép sử dụng công cụ ký số.',
+    en: 'This website is not allowed to use the signing agent.',
+  },
+  UNSUPPORTED_VERSION: {
+    vi: 'Phiên bản công cụ ký số không tương thích với trang web. Hãy cập nhật công cụ ký số.',
+    en: 'The signing agent version does not match this website. Please update the agent.',
+  },
+  BAD_REQUEST: {
+    vi: 'Yêu cầu gửi tới công cụ ký số không hợp lệ.',
+    en: 'The request to the signing agent is not valid.',
+  },
+  TIMESTAMP_FAILED: {
+    vi: 'Không lấy được dấu thời gian từ máy chủ cấp dấu thời gian. Kiểm tra kết nối mạng và thử lại.',
+    en: 'Could not get a timestamp from the timestamp authority. Check your network and retry.',
+  },
+  MECHANISM_UNSUPPORTED: {
+    vi: 'Thiết bị ký số không hỗ trợ thuật toán ký cần thiết cho chứng thư này.',
+    en: 'The token does not support the signature algorithm this certificate needs.',
+  },
+  TICKET_INVALID: {
+    vi: 'Yêu cầu ký không hợp lệ hoặc đã hết hạn. Hãy tải lại trang và thử lại.',
+    en: 'The signing request is invalid or has expired. Reload the page and retry.',
+  },
+  RATE_LIMITED: {
+    vi: 'Trang web gửi quá nhiều yêu cầu. Vui lòng đợi giây lát.',
+    en: 'Too many requests from this page. Please wait a moment.',
+  },
+  BUSY: {
+    vi: 'Đang chờ bạn xác nhận một yêu cầu ký khác.',
+    en: 'Another signing request is waiting for you.',
+  },
+  TOKEN_ERROR: {
+    vi: 'Thiết bị ký số báo lỗi. Hãy rút ra, cắm lại token và thử lại.',
+    en: 'The token reported an error. Unplug it, plug it in again and retry.',
+  },
+  INTERNAL: {
+    vi: 'Công cụ ký số gặp lỗi không mong muốn.',
+    en: 'The signing agent ran into an unexpected error.',
+  },
+};
 
 // --- Field rules ---------------------------------------------------------------------------
 //
@@ -143,6 +231,10 @@ const TokenCertificateSchema = z.object({
   notAfter: isoTime,
   /** The PKCS#11 token label. */
   tokenLabel: text(0, 64),
+  /** The token's serial number (with the label, what identifies a token: slot ids change). */
+  tokenSerial: text(0, 64).optional(),
+  /** The key type, which decides the signature mechanism. */
+  keyAlgorithm: z.enum(['rsa', 'ec']).optional(),
   /** The PKCS#11 CKA_ID shared by certificate and key, hex (may be empty). */
   keyId: text(0, 256).regex(/^(?:[0-9A-Fa-f]{2})*$/, 'must be hexadecimal bytes'),
 });
@@ -175,6 +267,20 @@ const SignRequestSchema = z.object({
   certificateId: text(1, 256),
   documentTitle: text(1, 1000),
   requester: SignRequesterSchema,
+  /**
+   * The timestamp authority named by the server's initiate answer; the agent's own setting
+   * when absent. Never carries credentials (a URL with user or password is refused).
+   */
+  tsaUrl: text(1, 2048)
+    .refine((value) => URL.canParse(value), 'must be a URL')
+    .refine((value) => /^https?:$/.test(new URL(value).protocol), 'must be http or https')
+    .refine((value) => {
+      const url = new URL(value);
+      return url.username === '' && url.password === '';
+    }, 'must not carry credentials')
+    .optional(),
+  /** The server's signing ticket for this request, checked by the agent when it is required. */
+  ticket: text(1, 8192).optional(),
 });
 
 const SignResultSchema = z.object({
@@ -197,7 +303,41 @@ const AgentErrorSchema = z.object({
   message: text(0, 2000),
   /** With `UNSUPPORTED_VERSION`: the versions the agent speaks. */
   supportedVersions: list(version, 1, 32).optional(),
+  /** What a page may show as is: `AGENT_ERROR_MESSAGES[code]`. */
+  userMessage: z.object({ vi: text(1, 500), en: text(1, 500) }).optional(),
+  /**
+   * With `PIN_INCORRECT` (and `PIN_LOCKED`): what the token says of the tries left, from
+   * CKF_USER_PIN_COUNT_LOW and CKF_USER_PIN_FINAL_TRY. Tokens do not report a number.
+   */
+  pin: z.object({ countLow: z.boolean(), finalTry: z.boolean() }).optional(),
 });
+
+/** One token plugged in now, as `tokens.changed` lists it. */
+const TokenSummarySchema = z.object({
+  label: text(0, 64),
+  serialNumber: text(0, 64),
+  manufacturer: text(0, 64),
+  model: text(0, 64),
+  /** The label of the PKCS#11 module (settings) that drives it, e.g. "VNPT-CA". */
+  module: text(1, 200),
+});
+
+/** Pushed when a token is plugged in or removed: every token present now. */
+const TokensChangedSchema = z.object({
+  id,
+  type: z.literal('tokens.changed'),
+  tokens: list(TokenSummarySchema, 0, 256),
+});
+
+/** The answer to `GET /` on the agent's port (not a WebSocket message). */
+export interface AgentDiscovery {
+  name: string;
+  version: string;
+  /** Protocol versions the agent speaks. */
+  protocolVersions: readonly number[];
+  /** The port that answered, for the page's `ws://127.0.0.1:<port>`. */
+  port: number;
+}
 
 const messageSchemas = [
   HelloRequestSchema,
@@ -207,6 +347,7 @@ const messageSchemas = [
   SignRequestSchema,
   SignResultSchema,
   AgentErrorSchema,
+  TokensChangedSchema,
 ] as const;
 
 /** Every message of the protocol, told apart by `type`. */
@@ -224,9 +365,13 @@ export type SignRequester = z.infer<typeof SignRequesterSchema>;
 export type SignRequest = z.infer<typeof SignRequestSchema>;
 export type SignResult = z.infer<typeof SignResultSchema>;
 export type AgentError = z.infer<typeof AgentErrorSchema>;
+export type TokenSummary = z.infer<typeof TokenSummarySchema>;
+export type TokensChanged = z.infer<typeof TokensChangedSchema>;
 
 export type AgentRequest = HelloRequest | CertificatesListRequest | SignRequest;
 export type AgentResponse = HelloOk | CertificatesListResult | SignResult | AgentError;
+/** What the agent sends: answers, and pushes of its own. */
+export type AgentOutgoing = AgentResponse | TokensChanged;
 export type AgentMessage = z.infer<typeof AgentMessageSchema>;
 export type AgentMessageType = AgentMessage['type'];
 

@@ -1,5 +1,6 @@
 import {
   AGENT_ERROR_CODES,
+  AGENT_ERROR_MESSAGES,
   AGENT_MAX_MESSAGE_LENGTH,
   AGENT_PROTOCOL_VERSION,
   type AgentMessage,
@@ -239,7 +240,7 @@ describe('agent protocol: invalid messages', () => {
       'an unknown error code',
       { id: 'c', type: 'error', code: 'PIN_WRONG', message: '' },
       'c',
-      'code must be one of WRONG_PIN,',
+      'code must be one of PIN_INCORRECT,',
     ],
     [
       'an error without message',
@@ -336,5 +337,51 @@ describe('agent protocol: version negotiation', () => {
 
   it('finds none when the page speaks only newer versions', () => {
     expect(negotiateAgentProtocolVersion([2, 3])).toBeNull();
+  });
+});
+
+describe('agent protocol: pushes, timestamp authority and error messages', () => {
+  it('reads tokens.changed', () => {
+    const pushed = {
+      id: 'evt-1',
+      type: 'tokens.changed',
+      tokens: [
+        {
+          label: 'VNPT-CA',
+          serialNumber: '0102',
+          manufacturer: 'VNPT',
+          model: 'ePass2003',
+          module: 'VNPT-CA',
+        },
+      ],
+    };
+    expect(parsed(pushed)).toEqual(pushed);
+  });
+
+  it('reads a sign with the TSA of the initiate answer, and refuses one carrying credentials', () => {
+    const withTsa = { ...sign, tsaUrl: 'http://tsa.example.vn/tsa' };
+    expect(parsed(withTsa)).toEqual(withTsa);
+    expect(refusal({ ...sign, tsaUrl: 'https://user:secret@tsa.example.vn/' }).reason).toBe(
+      'tsaUrl must not carry credentials',
+    );
+    expect(refusal({ ...sign, tsaUrl: 'ftp://tsa.example.vn/' }).reason).toBe(
+      'tsaUrl must be http or https',
+    );
+  });
+
+  it('has a Vietnamese and an English message for every error code', () => {
+    for (const code of AGENT_ERROR_CODES) {
+      expect(AGENT_ERROR_MESSAGES[code].vi.length).toBeGreaterThan(5);
+      expect(AGENT_ERROR_MESSAGES[code].en.length).toBeGreaterThan(5);
+    }
+    const error = {
+      id: 'x',
+      type: 'error',
+      code: 'PIN_INCORRECT',
+      message: 'wrong PIN',
+      userMessage: AGENT_ERROR_MESSAGES.PIN_INCORRECT,
+      pin: { countLow: true, finalTry: false },
+    };
+    expect(parsed(error)).toEqual(error);
   });
 });

@@ -39,6 +39,16 @@ export interface AgentSettings {
   allowedOrigins: string[];
   /** Tried in order; several modules, tokens and certificates per token are normal. */
   pkcs11Modules: Pkcs11ModuleSetting[];
+  /**
+   * How often (ms) tokens are looked for: slot lists re-read, modules whose file appeared
+   * loaded, and modules re-initialized while idle (many only see a token plugged in after
+   * C_Initialize).
+   */
+  tokenPollIntervalMs: number;
+  /** The timestamp authority used when a `sign` request names none. */
+  tsaUrl: string | null;
+  /** Fetch missing issuer certificates from the AIA caIssuers URL of a certificate. */
+  fetchIssuers: boolean;
 }
 
 /** What the defaults and the settings file's location depend on. */
@@ -147,8 +157,13 @@ export function defaultSettings(host: AgentHostInfo): AgentSettings {
     port: AGENT_DEFAULT_PORT,
     allowedOrigins: [],
     pkcs11Modules: defaultPkcs11Modules(host),
+    tokenPollIntervalMs: DEFAULT_TOKEN_POLL_INTERVAL_MS,
+    tsaUrl: null,
+    fetchIssuers: true,
   };
 }
+
+const DEFAULT_TOKEN_POLL_INTERVAL_MS = 1500;
 
 // --- Checking ------------------------------------------------------------------------------
 
@@ -187,6 +202,9 @@ const nonEmptyString = z
 
 const portMessage = (issue: { input?: unknown }) =>
   `must be an integer from 1024 to 65535, got ${String(issue.input)}`;
+
+const pollMessage = (issue: { input?: unknown }) =>
+  `must be an integer from 100 to 60000 (ms), got ${String(issue.input)}`;
 
 /** An origin as the user wrote it, reduced to its canonical form (or refused, with why). */
 const allowedOrigin = nonEmptyString.transform((value, context) => {
@@ -227,6 +245,20 @@ function settingsSchema(host: AgentHostInfo) {
       .transform((origins) => [...new Set(origins)])
       .default([]),
     pkcs11Modules: z.array(moduleSetting).default(() => defaultPkcs11Modules(host)),
+    tokenPollIntervalMs: z
+      .number({ error: pollMessage })
+      .int({ error: pollMessage })
+      .min(100, { error: pollMessage })
+      .max(60_000, { error: pollMessage })
+      .default(DEFAULT_TOKEN_POLL_INTERVAL_MS),
+    tsaUrl: nonEmptyString
+      .refine(
+        (value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol),
+        'must be an http(s) URL',
+      )
+      .nullable()
+      .default(null),
+    fetchIssuers: z.boolean().default(true),
   }) satisfies z.ZodType<AgentSettings>;
 }
 
@@ -253,6 +285,16 @@ export function settingsFilePath(host: AgentHostInfo): string {
       ? path.posix.join(homeDir, 'Library', 'Application Support')
       : (env.XDG_CONFIG_HOME ?? path.posix.join(homeDir, '.config'));
   return path.posix.join(configDir, AGENT_PRODUCT_NAME, 'settings.json');
+}
+
+/**
+ * The user's folder of intermediate CA certificates (DER or PEM, one per file) beside the
+ * settings file: added to the bundled ones when a signer's chain is built.
+ */
+export function intermediatesDirectory(settingsFile: string): string {
+  const join = settingsFile.includes('\\') ? path.win32.join : path.posix.join;
+  const dirname = settingsFile.includes('\\') ? path.win32.dirname : path.posix.dirname;
+  return join(dirname(settingsFile), 'intermediates');
 }
 
 /** Reads the settings file; a missing file means the defaults. */

@@ -1,3 +1,5 @@
+export * from './algorithms';
 export * from './der';
 export * from './ecdsa';
 export * from './signedAttributes';
+export * from './signerInfo';

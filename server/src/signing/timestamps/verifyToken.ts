@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import {
-  contextTag,
   DerError,
   derBytes,
   derChildren,
   derTag,
   derUnsignedMagnitude,
   derValue,
+  firstSignerSignedAttributes,
   readDerElement,
 } from '@esign/shared/cms';
 import { ContentInfo, SignedData, type SignerInfo } from '@peculiar/asn1-cms';
@@ -65,19 +65,15 @@ function refuse(reason: TimestampInvalidReason, message: string): never {
 
 /** The raw signed attributes of the first SignerInfo, read from the token's own bytes. */
 function rawSignedAttributes(signedDataDer: Buffer): Buffer {
-  const signedData = readDerElement(signedDataDer);
-  const signerInfos = derChildren(signedDataDer, signedData).at(-1);
-  if (signerInfos?.tag !== derTag.set) refuse('MALFORMED', 'no SignerInfos');
-  const signerInfo = derChildren(signedDataDer, signerInfos)[0];
-  if (signerInfo === undefined) refuse('MALFORMED', 'no SignerInfo');
-  const attributes = derChildren(signedDataDer, signerInfo).find(
-    (element) => element.tag === contextTag(0),
-  );
+  let attributes: Uint8Array | undefined;
+  try {
+    attributes = firstSignerSignedAttributes(signedDataDer);
+  } catch (error) {
+    if (error instanceof DerError) refuse('MALFORMED', error.message);
+    throw error;
+  }
   if (attributes === undefined) refuse('SIGNED_ATTRIBUTES_INVALID', 'no signed attributes');
-  // A copy: its tag is rewritten.
-  const bytes = Buffer.from(derBytes(signedDataDer, attributes));
-  bytes[0] = derTag.set;
-  return bytes;
+  return Buffer.from(attributes);
 }
 
 function decode(token: Buffer): DecodedToken {

@@ -1,0 +1,329 @@
+import fs from 'node:fs';
+import type { Module, Slot } from 'graphene-pk11';
+import { AgentFailure } from '../errors';
+import { ckr, pkcs11Code } from './returnValues';
+import { SerialQueue } from './serialQueue';
+
+export type Graphene = typeof import('graphene-pk11');
+
+/** A module the settings enable: its label (shown to people) and its file. */
+export interface ModuleSource {
+  label: string;
+  path: string;
+}
+
+/** A token present now. Slot ids change between plug-ins: serial number + label identify it. */
+export interface PresentToken {
+  /** The label of the module that drives it. */
+  module: string;
+  label: string;
+  serialNumber: string;
+  manufacturer: string;
+  model: string;
+  /** CK_TOKEN_INFO.flags when it was last read. */
+  flags: number;
+}
+
+export type ModuleState =
+  | { label: string; path: string; state: 'absent' }
+  | { label: string; path: string; state: 'loaded'; sameFileAs?: string }
+  | { label: string; path: string; state: 'failed'; reason: string };
+
+export interface TokenRegistryOptions {
+  /** The enabled modules, read again at each poll (the settings page may change them). */
+  modules(): readonly ModuleSource[];
+  pollIntervalMs: number;
+  /** Re-initialize idle modules every this many polls (many see new tokens only then). */
+  reinitializeEvery?: number;
+  log?(message: string): void;
+}
+
+const TOKEN_INITIALIZED = 0x400;
+
+class LoadedModule {
+  readonly queue = new SerialQueue();
+  tokens: PresentToken[] = [];
+
+  constructor(
+    readonly source: ModuleSource,
+    readonly file: string,
+    readonly module: Module,
+    /** False when someone else in this process initialized it: then we never finalize it. */
+    readonly ownsInitialization: boolean,
+  ) {}
+}
+
+/** The same token through two modules (a vendor's and OpenSC) counts once. */
+function tokenKey(token: { serialNumber: string; label: string }): string {
+  return `${token.serialNumber}\u0000${token.label}`;
+}
+
+/** CK_TOKEN_INFO strings are blank-padded (some modules pad with NUL). */
+function trimmed(value: string): string {
+  let end = value.length;
+  while (end > 0 && (value[end - 1] === ' ' || value.charCodeAt(end - 1) === 0)) end--;
+  return value.slice(0, end);
+}
+
+/**
+ * Every PKCS#11 module of the settings, loaded when its file exists (absent ones are skipped
+ * and looked for again at each poll: middleware installed while the agent runs is found), and
+ * the tokens they see. One queue per module serializes every call to it. Polls notice tokens
+ * plugged in or removed and tell the listeners.
+ */
+export class TokenRegistry {
+  private graphene: Graphene | undefined;
+  private readonly loaded = new Map<string, LoadedModule>();
+  /** Files that failed to load, with the mtime of the failed attempt (retried when it changes). */
+  private readonly failures = new Map<string, { mtimeMs: number; reason: string }>();
+  private readonly listeners = new Set<(tokens: PresentToken[]) => void>();
+  private present: PresentToken[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<PresentToken[]> | undefined;
+  private polls = 0;
+  private closed = false;
+
+  constructor(private readonly options: TokenRegistryOptions) {}
+
+  /** Starts polling; the first poll runs now. */
+  start(): Promise<PresentToken[]> {
+    const first = this.refresh();
+    this.timer = setInterval(() => {
+      void this.refresh().catch((error: unknown) =>
+        this.log(`token poll failed: ${String(error)}`),
+      );
+    }, this.options.pollIntervalMs);
+    this.timer.unref();
+    return first;
+  }
+
+  /** The tokens seen by the last poll. */
+  tokens(): PresentToken[] {
+    return [...this.present];
+  }
+
+  onChange(listener: (tokens: PresentToken[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Loads modules whose file appeared, reads every slot list, tells listeners of changes. */
+  refresh(): Promise<PresentToken[]> {
+    this.polling ??= this.poll().finally(() => {
+      this.polling = undefined;
+    });
+    return this.polling;
+  }
+
+  /** What became of each module of the settings (for the settings page and for support). */
+  moduleStates(): ModuleState[] {
+    const byFile = new Map<string, string>();
+    return this.options.modules().map(({ label, path }) => {
+      const file = realFile(path);
+      if (file === undefined) return { label, path, state: 'absent' };
+      const failure = this.failures.get(file);
+      if (failure) return { label, path, state: 'failed', reason: failure.reason };
+      if (!this.loaded.has(file)) return { label, path, state: 'absent' };
+      const first = byFile.get(file);
+      byFile.set(file, first ?? label);
+      return first === undefined
+        ? { label, path, state: 'loaded' }
+        : { label, path, state: 'loaded', sameFileAs: first };
+    });
+  }
+
+  /**
+   * Runs `work` on the slot holding the token (serial number + label), looked up afresh, inside
+   * that module's queue: nothing else touches the module until `work` ends. TOKEN_REMOVED when
+   * no module sees the token now.
+   */
+  async withToken<T>(
+    wanted: { serialNumber: string; label: string },
+    work: (slot: Slot, graphene: Graphene, token: PresentToken) => Promise<T>,
+  ): Promise<T> {
+    await this.loadNewModules();
+    for (const entry of this.loaded.values()) {
+      const found = await entry.queue.run(async () => {
+        const slot = this.findSlot(entry, wanted);
+        return slot ? { value: await work(slot.slot, this.graphene!, slot.token) } : undefined;
+      });
+      if (found) return found.value;
+    }
+    throw new AgentFailure(
+      'TOKEN_REMOVED',
+      `token "${wanted.label}" (serial ${wanted.serialNumber}) is not plugged in`,
+    );
+  }
+
+  /** Is this token still in its slot? (After a failure: tells removal from other errors.) */
+  stillPresent(slot: Slot, wanted: { serialNumber: string; label: string }): boolean {
+    try {
+      const token = slot.getToken();
+      return tokenKey(readToken(token, '')) === tokenKey(wanted);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Stops polling and finalizes the modules this registry initialized. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.polling?.catch(() => undefined);
+    for (const entry of this.loaded.values()) {
+      await entry.queue.run(() => {
+        if (!entry.ownsInitialization) return;
+        try {
+          entry.module.finalize();
+        } catch {
+          // Already finalized: nothing left to release.
+        }
+      });
+    }
+    this.loaded.clear();
+  }
+
+  private log(message: string): void {
+    this.options.log?.(message);
+  }
+
+  private async poll(): Promise<PresentToken[]> {
+    if (this.closed) return this.present;
+    this.polls++;
+    await this.loadNewModules();
+    const reinitialize = this.polls > 1 && this.polls % (this.options.reinitializeEvery ?? 4) === 0;
+    for (const entry of this.loaded.values()) {
+      // A module busy with a signature keeps its last list: the poll never waits for a user.
+      if (!entry.queue.idle) continue;
+      entry.tokens = await entry.queue.run(() => {
+        if (reinitialize && entry.ownsInitialization) this.reinitialize(entry);
+        return this.scan(entry);
+      });
+    }
+    const seen = new Set<string>();
+    const tokens: PresentToken[] = [];
+    for (const entry of this.loaded.values()) {
+      for (const token of entry.tokens) {
+        if (seen.has(tokenKey(token))) continue;
+        seen.add(tokenKey(token));
+        tokens.push(token);
+      }
+    }
+    const before = this.present.map((token) => `${token.module}\u0000${tokenKey(token)}`);
+    const after = tokens.map((token) => `${token.module}\u0000${tokenKey(token)}`);
+    this.present = tokens;
+    if (before.sort().join('\n') !== after.sort().join('\n')) {
+      for (const listener of this.listeners) listener(this.tokens());
+    }
+    return this.tokens();
+  }
+
+  private reinitialize(entry: LoadedModule): void {
+    try {
+      entry.module.finalize();
+      entry.module.initialize();
+    } catch (error) {
+      if (pkcs11Code(error) !== ckr.CRYPTOKI_ALREADY_INITIALIZED) {
+        this.log(`${entry.source.label}: re-initialization failed: ${String(error)}`);
+      }
+    }
+  }
+
+  /** The initialized tokens the module sees; a slot whose token vanished is skipped. */
+  private scan(entry: LoadedModule): PresentToken[] {
+    const tokens: PresentToken[] = [];
+    let slots: ReturnType<Module['getSlots']>;
+    try {
+      slots = entry.module.getSlots(true);
+    } catch (error) {
+      this.log(`${entry.source.label}: C_GetSlotList failed: ${String(error)}`);
+      return [];
+    }
+    for (let index = 0; index < slots.length; index++) {
+      try {
+        const token = slots.items(index).getToken();
+        if ((token.flags & TOKEN_INITIALIZED) === 0) continue;
+        tokens.push(readToken(token, entry.source.label));
+      } catch {
+        // Removed between C_GetSlotList and C_GetTokenInfo.
+      }
+    }
+    return tokens;
+  }
+
+  private findSlot(
+    entry: LoadedModule,
+    wanted: { serialNumber: string; label: string },
+  ): { slot: Slot; token: PresentToken } | undefined {
+    const slots = entry.module.getSlots(true);
+    for (let index = 0; index < slots.length; index++) {
+      const slot = slots.items(index);
+      try {
+        const token = readToken(slot.getToken(), entry.source.label);
+        if (tokenKey(token) === tokenKey(wanted)) return { slot, token };
+      } catch {
+        // Removed meanwhile.
+      }
+    }
+    return undefined;
+  }
+
+  private async loadNewModules(): Promise<void> {
+    this.graphene ??= await import('graphene-pk11');
+    for (const source of this.options.modules()) {
+      const file = realFile(source.path);
+      if (file === undefined || this.loaded.has(file)) continue;
+      const mtimeMs = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+      const failure = this.failures.get(file);
+      if (failure && failure.mtimeMs === mtimeMs) continue;
+      try {
+        const module = this.graphene.Module.load(file, source.label);
+        let owns = true;
+        try {
+          module.initialize();
+        } catch (error) {
+          // Another library in this process initialized it: use it, never finalize it.
+          if (pkcs11Code(error) !== ckr.CRYPTOKI_ALREADY_INITIALIZED) throw error;
+          owns = false;
+        }
+        this.loaded.set(file, new LoadedModule(source, file, module, owns));
+        this.failures.delete(file);
+        this.log(`${source.label}: loaded ${file}`);
+      } catch (error) {
+        // A wrong architecture or a broken install: reported on the settings page, not fatal.
+        const reason = error instanceof Error ? error.message : String(error);
+        this.failures.set(file, { mtimeMs, reason });
+        this.log(`${source.label}: cannot load ${file}: ${reason}`);
+      }
+    }
+  }
+}
+
+function readToken(
+  token: {
+    label: string;
+    serialNumber: string;
+    manufacturerID: string;
+    model: string;
+    flags: number;
+  },
+  module: string,
+): PresentToken {
+  return {
+    module,
+    label: trimmed(token.label),
+    serialNumber: trimmed(token.serialNumber),
+    manufacturer: trimmed(token.manufacturerID),
+    model: trimmed(token.model),
+    flags: token.flags,
+  };
+}
+
+/** The file behind a path (links resolved: Debian links one SoftHSM path to the other). */
+function realFile(modulePath: string): string | undefined {
+  try {
+    return fs.realpathSync(modulePath);
+  } catch {
+    return undefined;
+  }
+}

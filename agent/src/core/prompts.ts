@@ -1,0 +1,46 @@
+import type { SignRequest } from '@esign/shared';
+
+/** What the user is shown before a signature: everything needed to say yes or no. */
+export interface SignConsent {
+  /** The page's origin from the WebSocket handshake (not the page's own claim). */
+  origin: string;
+  serviceName: string;
+  documentTitle: string;
+  /** SHA-256 of the document's signed byte range, hex. */
+  documentDigestHex: string;
+  certificate: { subject: string; issuer: string; serialNumber: string; notAfter: string };
+  token: { label: string; serialNumber: string; module: string };
+}
+
+/** What the PIN window shows; the PIN goes from it to C_Login and nowhere else. */
+export interface PinQuestion {
+  origin: string;
+  token: { label: string; serialNumber: string; module: string };
+  certificateSubject: string;
+  /** The token reports few tries left (CKF_USER_PIN_COUNT_LOW). */
+  countLow: boolean;
+  /** The next wrong PIN locks the token (CKF_USER_PIN_FINAL_TRY). */
+  finalTry: boolean;
+}
+
+/**
+ * The three questions only the user answers. The Electron shell shows windows; tests and the
+ * headless mode answer from a policy. Each answer may take as long as the user needs.
+ */
+export interface UserPrompts {
+  /** May this origin use the agent? A yes is remembered (and revocable) by the caller. */
+  approveOrigin(origin: string): Promise<boolean>;
+  /** Consent to one signature. */
+  confirmSign(consent: SignConsent): Promise<boolean>;
+  /** The user PIN, or null when the user cancels. Not called for PIN-pad tokens. */
+  askPin(question: PinQuestion): Promise<string | null>;
+}
+
+/**
+ * A check of the server's signing ticket, run before the token is touched. Throws
+ * AgentFailure TICKET_INVALID to refuse. Without one, every `sign` of an admitted origin goes
+ * to the user's consent.
+ */
+export interface SignTicketCheck {
+  check(request: SignRequest, origin: string): Promise<void>;
+}

@@ -1,0 +1,252 @@
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { provisionSoftHsm, run, softHsmModule } from '../../../server/test/signing/keys/tools';
+
+/** Runs openssl with `dir` as working directory (file names in `args` are relative to it). */
+function ssl(dir: string, args: string[]): void {
+  const result = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`openssl ${args.join(' ')}: ${result.stderr}`);
+}
+
+export function derOf(dir: string, pemFile: string): Buffer {
+  ssl(dir, ['x509', '-in', pemFile, '-outform', 'DER', '-out', `${pemFile}.der`]);
+  return fs.readFileSync(path.join(dir, `${pemFile}.der`));
+}
+
+/**
+ * A test PKI made with openssl at run time: a root, an intermediate under it, and end-entity
+ * certificates under the intermediate with the extensions given.
+ */
+export class TestPki {
+  constructor(readonly dir: string) {
+    ssl(dir, [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'root.key',
+      '-out',
+      'root.pem',
+      '-days',
+      '30',
+      '-subj',
+      '/C=VN/O=Test Root CA/CN=Test Root',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ]);
+    this.issue(
+      'intermediate',
+      'rsa',
+      '/C=VN/O=Test CA/CN=Test Intermediate',
+      ['basicConstraints=critical,CA:TRUE,pathlen:0', 'keyUsage=critical,keyCertSign,cRLSign'],
+      'root',
+    );
+  }
+
+  get rootDer(): Buffer {
+    return derOf(this.dir, 'root.pem');
+  }
+
+  get intermediateDer(): Buffer {
+    return derOf(this.dir, 'intermediate.pem');
+  }
+
+  /** A key (PKCS#8 PEM `<name>.key`) and its certificate `<name>.pem` signed by `issuer`. */
+  issue(
+    name: string,
+    algorithm: 'rsa' | 'ec',
+    subject: string,
+    extensions: string[],
+    issuer = 'intermediate',
+  ): { keyFile: string; der: Buffer } {
+    const keyArgs =
+      algorithm === 'rsa'
+        ? ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048']
+        : ['-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256'];
+    ssl(this.dir, ['genpkey', ...keyArgs, '-out', `${name}.key`]);
+    ssl(this.dir, ['req', '-new', '-key', `${name}.key`, '-subj', subject, '-out', `${name}.csr`]);
+    fs.writeFileSync(path.join(this.dir, `${name}.ext`), `${extensions.join('\n')}\n`);
+    ssl(this.dir, [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${issuer}.pem`,
+      '-CAkey',
+      `${issuer}.key`,
+      '-set_serial',
+      `0x${Buffer.from(name).toString('hex')}`,
+      '-days',
+      '20',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.pem`,
+    ]);
+    return { keyFile: path.join(this.dir, `${name}.key`), der: derOf(this.dir, `${name}.pem`) };
+  }
+}
+
+export interface TestToken {
+  label: string;
+  pin: string;
+  soPin: string;
+}
+
+/** A SoftHSM token directory and configuration of its own; tokens are added with `addToken`. */
+export class SoftHsmLab {
+  readonly config: string;
+
+  constructor(readonly dir: string) {
+    this.config = provisionSoftHsm(dir, []).config;
+  }
+
+  private env() {
+    return { SOFTHSM2_CONF: this.config };
+  }
+
+  addToken(token: TestToken): void {
+    run(
+      'softhsm2-util',
+      [
+        '--init-token',
+        '--free',
+        '--label',
+        token.label,
+        '--so-pin',
+        token.soPin,
+        '--pin',
+        token.pin,
+      ],
+      this.env(),
+    );
+  }
+
+  /** Imports a key pair (PKCS#8 PEM) under CKA_ID `id`, and certificates, on the token. */
+  async addKeyAndCertificates(
+    token: TestToken,
+    key: { file: string; id: string } | null,
+    certificates: { id: string; label: string; der: Buffer }[],
+  ): Promise<void> {
+    if (key) {
+      run(
+        'softhsm2-util',
+        [
+          '--import',
+          key.file,
+          '--token',
+          token.label,
+          '--label',
+          `key-${key.id}`,
+          '--id',
+          key.id,
+          '--pin',
+          token.pin,
+        ],
+        this.env(),
+      );
+    }
+    await runTsx(
+      path.join(__dirname, 'writeCertificates.ts'),
+      [
+        JSON.stringify({
+          module: softHsmModule,
+          tokenLabel: token.label,
+          pin: token.pin,
+          certificates: certificates.map((entry) => ({
+            ...entry,
+            der: entry.der.toString('base64'),
+          })),
+        }),
+      ],
+      this.env(),
+    );
+  }
+
+  removeToken(label: string): void {
+    run('softhsm2-util', ['--delete-token', '--token', label], this.env());
+  }
+
+  /** Sets CK_TOKEN_INFO flags bits in the token's stored state (SoftHSM keeps them there). */
+  setTokenFlags(label: string, bits: number): void {
+    const tokens = path.join(this.dir, 'tokens');
+    const padded = Buffer.from(label.padEnd(32, ' '));
+    for (const entry of fs.readdirSync(tokens)) {
+      const file = path.join(tokens, entry, 'token.object');
+      if (!fs.existsSync(file)) continue;
+      const bytes = fs.readFileSync(file);
+      if (!bytes.includes(padded)) continue;
+      // CKA_OS_TOKENFLAGS (vendor attribute 0x8000534b), stored as a big-endian 64-bit value.
+      const marker = Buffer.from('000000008000534b0000000000000002', 'hex');
+      const at = bytes.indexOf(marker) + marker.length;
+      bytes.writeBigUInt64BE(bytes.readBigUInt64BE(at) | BigInt(bits), at);
+      fs.writeFileSync(file, bytes);
+      return;
+    }
+    throw new Error(`no token ${label}`);
+  }
+}
+
+export function runTsx(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'inherit', 'pipe'],
+    });
+    let errors = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      errors += chunk.toString();
+    });
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${script}: ${code}\n${errors}`)),
+    );
+  });
+}
+
+/** The agent core in a child process (agentProcess.ts); its events as they come. */
+export class AgentChild {
+  readonly events: Record<string, unknown>[] = [];
+  private readonly waiters: {
+    match: (e: Record<string, unknown>) => boolean;
+    resolve: (e: Record<string, unknown>) => void;
+  }[] = [];
+  private readonly child;
+  private readonly exited: Promise<void>;
+
+  constructor(config: string, args: Record<string, unknown>) {
+    this.child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(__dirname, 'agentProcess.ts'), JSON.stringify(args)],
+      { env: { ...process.env, SOFTHSM2_CONF: config }, stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    readline.createInterface({ input: this.child.stdout! }).on('line', (line) => {
+      const event = JSON.parse(line) as Record<string, unknown>;
+      this.events.push(event);
+      for (const waiter of [...this.waiters]) {
+        if (waiter.match(event)) {
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          waiter.resolve(event);
+        }
+      }
+    });
+    this.exited = new Promise((resolve) => this.child.on('exit', () => resolve()));
+  }
+
+  next(match: (event: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+    const seen = this.events.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => this.waiters.push({ match, resolve }));
+  }
+
+  async stop(): Promise<void> {
+    this.child.stdin!.end();
+    await this.exited;
+  }
+}
