@@ -11,6 +11,7 @@ import {
   oid,
   readDerElement,
   signatureHash,
+  timestampNonce,
 } from '@esign/shared/cms';
 import { ContentInfo, SignedData } from '@peculiar/asn1-cms';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
@@ -39,12 +40,6 @@ function failed(message: string): never {
   throw new AgentFailure('TIMESTAMP_FAILED', message);
 }
 
-/** A random positive 64-bit nonce as INTEGER content. */
-function newNonce(): Buffer {
-  const bytes = crypto.randomBytes(8);
-  return (bytes[0]! & 0x80) === 0 ? bytes : Buffer.concat([Buffer.from([0]), bytes]);
-}
-
 /**
  * An RFC 3161 timestamp over `imprint` (SHA-256, 32 bytes) from `tsaUrl`, checked before it is
  * returned: granted, our imprint and nonce, the TSA's signature over its signed attributes by
@@ -53,7 +48,7 @@ function newNonce(): Buffer {
  * signature and intact, so a bad TSA fails here with a message rather than at the server.
  */
 export async function requestTimestamp(tsaUrl: string, imprint: Buffer): Promise<Buffer> {
-  const nonce = newNonce();
+  const nonce = timestampNonce();
   const request = new TimeStampReq({
     version: 1,
     messageImprint: new MessageImprint({

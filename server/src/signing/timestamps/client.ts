@@ -1,5 +1,10 @@
-import crypto from 'node:crypto';
-import { derBytes, derChildren, derUnsignedMagnitude, readDerElement } from '@esign/shared/cms';
+import {
+  derBytes,
+  derChildren,
+  derUnsignedMagnitude,
+  readDerElement,
+  timestampNonce,
+} from '@esign/shared/cms';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import { MessageImprint, PKIStatus, TimeStampReq, TimeStampResp } from '@peculiar/asn1-tsp';
 import { AlgorithmIdentifier } from '@peculiar/asn1-x509';
@@ -52,12 +57,6 @@ export async function timestampTrustAnchors(
     anchors.push((await developmentTsa(deps)).caCertificate);
   }
   return anchors;
-}
-
-/** A random positive 64-bit nonce, as INTEGER content (a 0 byte in front of a high bit). */
-function newNonce(): Buffer {
-  const bytes = crypto.randomBytes(8);
-  return (bytes[0]! & 0x80) === 0 ? bytes : Buffer.concat([Buffer.from([0]), bytes]);
 }
 
 function timestampRequest(imprint: Buffer, nonce: Buffer): Buffer {
@@ -170,7 +169,7 @@ export async function requestTimestamp(
 ): Promise<Timestamp> {
   if (imprint.length !== 32)
     throw new TypeError('requestTimestamp: the imprint is a SHA-256 digest');
-  const nonce = newNonce();
+  const nonce = timestampNonce();
   const requestDer = timestampRequest(imprint, nonce);
   const trustAnchors =
     options.trustAnchors ?? (await timestampTrustAnchors(deps, options.tenantId ?? null));
