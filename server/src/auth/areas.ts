@@ -7,6 +7,11 @@ import type { AuthenticateOptions } from './authenticate';
 export const credentialAreas = {
   /** Contract API and signing API: `Authorization: Bearer` or `X-API-Key`. */
   contracts: { accepts: ['apiKey', 'accessToken'] },
+  /**
+   * Signing a dossier task: the web app's access token, a partner token of the person, or an
+   * organization key bound to them.
+   */
+  taskSigning: { accepts: ['apiKey', 'accessToken', 'partnerToken'] },
   /** Integration API, dossiers, files, tasks, history: `X-API-Key` or `x-access-token`. */
   integration: { accepts: ['apiKey', 'partnerToken'] },
   /** Directory: `X-API-Key` only; global keys allowed with `tenantCode`. */

@@ -621,8 +621,13 @@ export interface SigningSessionsTable {
   /** The `sessionId` partners see. */
   public_id: string;
   tenant_id: number;
-  contract_id: number;
-  signer_id: number;
+  /** A contract signer's session: the contract and the signer (null for a task's session). */
+  contract_id: number | null;
+  signer_id: number | null;
+  /** A dossier task's session: the task, the signing user, the MAIN file signed. */
+  task_id: number | null;
+  user_id: number | null;
+  file_id: number | null;
   method: SigningMethod;
   preparation_id: number;
   /** The contract file version the preparation was made from. */

@@ -101,6 +101,12 @@ export const sessionErrors = {
       'signatureImage: must be a data URL, data:image/png;base64,… or data:image/jpeg;base64,…',
       { field: 'signatureImage', detailCode: 'INVALID_DATA_URL' },
     ),
+  noOtpChannel: (name: string) =>
+    new ApiError(
+      409,
+      'SIGNER_UNREACHABLE',
+      `${name} has neither a phone nor an e-mail address to receive the code`,
+    ),
   linkNotFound: () => new ApiError(404, 'SIGNING_LINK_NOT_FOUND', 'Unknown signing link'),
   linkUsed: () =>
     new ApiError(

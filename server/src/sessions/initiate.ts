@@ -1,13 +1,13 @@
 import type { AppDeps } from '../context';
 import type { ContractCaller } from '../contracts/access';
 import { contractInScope } from '../contracts/access';
-import { type AuditOrigin, appendAuditEvent } from '../contracts/audit';
-import { contractById, fileVersion, signersOf } from '../contracts/queries';
+import type { AuditActor, AuditOrigin } from '../contracts/audit';
+import { signersOf } from '../contracts/queries';
 import { emailKey } from '../contracts/schemas';
 import { inTransaction } from '../db/database';
 import type { SigningMethod } from '../db/schema';
 import { findPreparation } from '../signing/finalize';
-import { signerActor } from './access';
+import { contractSubject } from './contractSubject';
 import { sessionErrors } from './errors';
 import { enrolledCloudKey } from './keys';
 import { dropPreparation, prepareForSigner } from './prepare';
@@ -25,6 +25,9 @@ import {
   sessionLifetimeMs,
 } from './rules';
 import { bearerHash, newBearer } from './secrets';
+import type { SigningSubject } from './subject';
+import { subjectOfSession } from './subjects';
+import { taskSubject } from './taskSubject';
 
 export interface InitiateInput {
   contractId: string;
@@ -43,43 +46,30 @@ export function tsaUrlOf(deps: Pick<AppDeps, 'config'>): string {
 }
 
 /**
- * POST /api/signing/initiate: opens a session for the signer whose turn it is, on the newest
- * version of the contract, with a single-use signing link; supersedes the signer's open session
- * (its preparation abandoned). Lives 30 minutes, never past the contract's deadline.
+ * Opens a session on `subject` for `method`: the revision prepared from the subject's newest
+ * file, a single-use signing link, the open session of the same signer superseded (its
+ * preparation abandoned). Lives 30 minutes, never past `deadline`.
  */
-export async function initiateSession(deps: AppDeps, caller: ContractCaller, input: InitiateInput) {
-  const contract = await contractInScope(deps, caller, input.contractId);
+async function openSession(
+  deps: AppDeps,
+  subject: SigningSubject,
+  method: SigningMethod,
+  by: { actor: AuditActor; origin: AuditOrigin },
+  deadline: Date | null,
+) {
   const now = deps.clock.now();
-  assertContractSigning(contract, now);
-  const signers = await signersOf(deps.db, contract.id);
-  const signer = signers.find((s) => s.email_key === emailKey(input.signerEmail));
-  if (!signer) throw sessionErrors.signerNotFound(input.signerEmail);
-  if (signer.role !== 'signer') throw sessionErrors.notASigner();
-  if (signer.status === 'signed') throw sessionErrors.alreadySigned();
-  const waitingFor = blockingOrder(signers, signer);
-  if (waitingFor !== null) throw sessionErrors.notYourTurn(waitingFor);
-  if (input.signingMethod === 'cloud_hsm') await enrolledCloudKey(deps, contract, signer, false);
-
-  const expiresAt = new Date(
-    Math.min(now.getTime() + sessionLifetimeMs, new Date(contract.expired_at).getTime()),
-  );
-  const version = (await fileVersion(deps.db, contract.id, 'newest'))!;
-  const preparation = await prepareForSigner(deps, {
-    contract,
-    signers,
-    signer,
-    method: input.signingMethod,
-    version,
-    expiresAt,
-  });
+  if (method === 'cloud_hsm') await enrolledCloudKey(deps, subject, false);
+  const lifetimeEnd = now.getTime() + sessionLifetimeMs;
+  const expiresAt = new Date(deadline ? Math.min(lifetimeEnd, deadline.getTime()) : lifetimeEnd);
+  const version = await subject.newestFile(deps.db);
+  const preparation = await prepareForSigner(deps, { subject, method, version, expiresAt });
   const sessionId = newBearer(deps.secrets).token;
   const link = newBearer(deps.secrets);
   let superseded: { preparationId: number } | undefined;
   try {
     await inTransaction(deps.db, async (trx) => {
-      const current = (await contractById(trx, contract.id))!;
-      assertContractSigning(current, deps.clock.now());
-      const open = await openSessionOf(trx, signer.id);
+      await subject.assertSignable(trx, deps.clock.now());
+      const open = await openSessionOf(trx, subject.sessionColumns);
       if (open) {
         await updateSessionIf(trx, open.id, 'open', {
           state: 'superseded',
@@ -89,10 +79,9 @@ export async function initiateSession(deps: AppDeps, caller: ContractCaller, inp
       }
       await insertSession(trx, {
         public_id: sessionId,
-        tenant_id: contract.tenant_id,
-        contract_id: contract.id,
-        signer_id: signer.id,
-        method: input.signingMethod,
+        tenant_id: subject.tenantId,
+        ...subject.sessionColumns,
+        method,
         preparation_id: preparation.id,
         source_version: version.version,
         state: 'open',
@@ -101,14 +90,14 @@ export async function initiateSession(deps: AppDeps, caller: ContractCaller, inp
         link_token_hash: link.hash,
         link_expires_at: expiresAt.toISOString(),
       });
-      await appendAuditEvent(trx, deps.clock, contract.id, {
+      await subject.audit(trx, {
         action: 'session_initiated',
-        actor: caller.auditActor,
-        origin: caller.origin,
+        actor: by.actor,
+        origin: by.origin,
         details: {
-          signer: signer.email,
-          signerName: signer.name,
-          method: input.signingMethod,
+          signer: subject.signer.email,
+          signerName: subject.signer.name,
+          method,
           contractHash: preparation.contractHash,
           fileVersion: version.version,
           expiresAt: expiresAt.toISOString(),
@@ -117,28 +106,75 @@ export async function initiateSession(deps: AppDeps, caller: ContractCaller, inp
       });
     });
   } catch (error) {
-    await dropPreparation(deps, preparation.id, contract.tenant_id);
+    await dropPreparation(deps, preparation.id, subject.tenantId);
     throw error;
   }
-  if (superseded) await dropPreparation(deps, superseded.preparationId, contract.tenant_id);
+  if (superseded) await dropPreparation(deps, superseded.preparationId, subject.tenantId);
   return {
     sessionId,
     contractHash: preparation.contractHash,
     expiresAt: expiresAt.toISOString(),
     signingUrl: signingLink(deps, link.token),
-    ...(input.signingMethod === 'usb_token' ? { tsaUrl: tsaUrlOf(deps) } : {}),
+    ...(method === 'usb_token' ? { tsaUrl: tsaUrlOf(deps) } : {}),
   };
+}
+
+/**
+ * POST /api/signing/initiate: opens a session for the contract signer whose turn it is, on
+ * the newest version of the contract; never past the contract's deadline.
+ */
+export async function initiateSession(deps: AppDeps, caller: ContractCaller, input: InitiateInput) {
+  const contract = await contractInScope(deps, caller, input.contractId);
+  assertContractSigning(contract, deps.clock.now());
+  const signers = await signersOf(deps.db, contract.id);
+  const signer = signers.find((s) => s.email_key === emailKey(input.signerEmail));
+  if (!signer) throw sessionErrors.signerNotFound(input.signerEmail);
+  if (signer.role !== 'signer') throw sessionErrors.notASigner();
+  if (signer.status === 'signed') throw sessionErrors.alreadySigned();
+  const waitingFor = blockingOrder(signers, signer);
+  if (waitingFor !== null) throw sessionErrors.notYourTurn(waitingFor);
+  const subject = contractSubject(deps, contract, signers, signer);
+  return openSession(
+    deps,
+    subject,
+    input.signingMethod,
+    { actor: caller.auditActor, origin: caller.origin },
+    new Date(contract.expired_at),
+  );
+}
+
+/**
+ * POST /api/tasks/{taskCode}/signing-session: opens a session for the caller's turn of a
+ * dossier task with a digital_signature or image_signature step, on the newest version of the
+ * dossier's MAIN file; the workflow's refusals apply (404 TASK_NOT_FOUND, 409 NOT_YOUR_TURN…).
+ */
+export async function initiateTaskSession(
+  deps: AppDeps,
+  userId: number,
+  input: { taskCode: string; signingMethod: SigningMethod },
+  origin: AuditOrigin,
+) {
+  const subject = await taskSubject(deps, input.taskCode, userId, input.signingMethod);
+  const opened = await openSession(
+    deps,
+    subject,
+    input.signingMethod,
+    { actor: subject.signerActor, origin },
+    null,
+  );
+  return { ...opened, taskCode: input.taskCode };
 }
 
 /**
  * POST /api/signing/page-credential: the signing page turns the token of its link into a page
  * credential for this session's steps (sent as X-Signing-Token), once. Records `viewed` by the
  * signer. 404 SIGNING_LINK_NOT_FOUND, 409 SIGNING_LINK_USED, 410 SIGNING_LINK_EXPIRED; a
- * session or contract that can no longer be signed answers as the steps do.
+ * session or subject that can no longer be signed answers as the steps do.
  */
 export async function exchangeSigningLink(deps: AppDeps, token: string, origin: AuditOrigin) {
   const found = await sessionByLinkHash(deps.db, bearerHash(deps.secrets, token));
   if (!found) throw sessionErrors.linkNotFound();
+  const subject = await subjectOfSession(deps, found);
   const page = newBearer(deps.secrets);
   const session = await inTransaction(deps.db, async (trx) => {
     const session = (await sessionById(trx, found.id))!;
@@ -147,35 +183,30 @@ export async function exchangeSigningLink(deps: AppDeps, token: string, origin: 
     if (session.link_expires_at <= now.toISOString()) {
       throw sessionErrors.linkExpired(session.link_expires_at);
     }
-    const contract = (await contractById(trx, session.contract_id))!;
-    assertContractSigning(contract, now);
+    await subject.assertSignable(trx, now);
     assertSessionOpen(session, now);
     await updateSessionIf(trx, session.id, 'open', {
       link_used_at: now.toISOString(),
       page_token_hash: page.hash,
     });
-    const signer = (await signersOf(trx, contract.id)).find((s) => s.id === session.signer_id)!;
-    await appendAuditEvent(trx, deps.clock, contract.id, {
+    await subject.audit(trx, {
       action: 'viewed',
-      actor: signerActor(signer),
+      actor: subject.signerActor,
       origin,
       details: { via: 'signing_link', method: session.method },
     });
-    return { session, contract, signer };
+    return session;
   });
-  const preparation = await findPreparation(
-    deps,
-    session.session.preparation_id,
-    session.contract.tenant_id,
-  );
+  const preparation = await findPreparation(deps, session.preparation_id, subject.tenantId);
+  const described = { id: subject.summary.id, title: subject.summary.title };
   return {
-    sessionId: session.session.public_id,
+    sessionId: session.public_id,
     pageCredential: page.token,
-    expiresAt: session.session.expires_at,
-    signingMethod: session.session.method,
+    expiresAt: session.expires_at,
+    signingMethod: session.method,
     contractHash: preparation.contractHash,
-    contract: { id: session.contract.uuid, title: session.contract.title },
-    signer: { name: session.signer.name, email: session.signer.email },
-    ...(session.session.method === 'usb_token' ? { tsaUrl: tsaUrlOf(deps) } : {}),
+    ...(subject.kind === 'contract' ? { contract: described } : { task: described }),
+    signer: { name: subject.signer.name, email: subject.signer.email },
+    ...(session.method === 'usb_token' ? { tsaUrl: tsaUrlOf(deps) } : {}),
   };
 }

@@ -1,11 +1,11 @@
 import type { AppDeps } from '../context';
-import type { ContractRow, ContractSignerRow } from '../contracts/queries';
 import { findSignerKey } from '../signing/keys/queries';
 import { type SigningKey, toSigningKey } from '../signing/keys/signingKey';
 import { issueSignerCertificate, sealKey, signerEmailKey } from '../signing/keys/signingKeys';
 import { tenantById } from '../tenancy/queries';
 import { sessionErrors } from './errors';
 import type { SessionRow } from './queries';
+import type { SigningSubject } from './subject';
 
 /**
  * A cloud_hsm signer's own key. Development and sandbox: made with its development certificate
@@ -14,29 +14,30 @@ import type { SessionRow } from './queries';
  */
 export async function enrolledCloudKey(
   deps: AppDeps,
-  contract: ContractRow,
-  signer: ContractSignerRow,
+  subject: SigningSubject,
   create: boolean,
 ): Promise<SigningKey | undefined> {
+  const { email, name } = subject.signer;
+  // A cloud key is the signer's by e-mail: without one there is none to enrol.
+  if (email === null) throw sessionErrors.keyNotEnrolled(name);
   if (deps.config.environment !== 'production') {
     if (!create) return undefined;
-    const tenant = await tenantById(deps.db, contract.tenant_id);
-    return issueSignerCertificate(deps, tenant, { email: signer.email, name: signer.name });
+    const tenant = await tenantById(deps.db, subject.tenantId);
+    return issueSignerCertificate(deps, tenant, { email, name });
   }
-  const row = await findSignerKey(deps.db, contract.tenant_id, signerEmailKey(signer.email));
-  if (!row?.certificate_der) throw sessionErrors.keyNotEnrolled(signer.email);
+  const row = await findSignerKey(deps.db, subject.tenantId, signerEmailKey(email));
+  if (!row?.certificate_der) throw sessionErrors.keyNotEnrolled(email);
   return toSigningKey(row);
 }
 
 /** The key a server-side method signs with: the signer's own (cloud_hsm) or the service seal. */
 export async function serverKeyFor(
   deps: AppDeps,
-  contract: ContractRow,
-  signer: ContractSignerRow,
+  subject: SigningSubject,
   session: SessionRow,
 ): Promise<SigningKey> {
   if (session.method === 'cloud_hsm') {
-    return (await enrolledCloudKey(deps, contract, signer, true))!;
+    return (await enrolledCloudKey(deps, subject, true))!;
   }
   return sealKey(deps);
 }

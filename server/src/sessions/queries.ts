@@ -31,12 +31,21 @@ export function sessionByLinkHash(db: Db, hash: string): Promise<SessionRow | un
     .executeTakeFirst();
 }
 
-/** The signer's open session, if any (at most one: a partial unique index). */
-export function openSessionOf(db: Db, signerId: number): Promise<SessionRow | undefined> {
+/**
+ * The signer's open session, if any (at most one, by partial unique indexes): a contract
+ * signer's, or a task user's on that task.
+ */
+export function openSessionOf(
+  db: Db,
+  of: Pick<SessionRow, 'signer_id' | 'task_id' | 'user_id'>,
+): Promise<SessionRow | undefined> {
   return db
     .selectFrom('signing_sessions')
     .selectAll()
-    .where('signer_id', '=', signerId)
+    .$if(of.signer_id !== null, (query) => query.where('signer_id', '=', of.signer_id))
+    .$if(of.signer_id === null, (query) =>
+      query.where('task_id', '=', of.task_id).where('user_id', '=', of.user_id),
+    )
     .where('state', '=', 'open')
     .executeTakeFirst();
 }
@@ -69,4 +78,15 @@ export async function addOtpFailure(trx: Db, id: number): Promise<number> {
     .returning('otp_failures')
     .executeTakeFirstOrThrow();
   return row.otp_failures;
+}
+
+/** Whether `publicId` names a dossier task's session (its steps take the task signer's credential). */
+export async function isTaskSession(db: Db, publicId: string | undefined): Promise<boolean> {
+  if (publicId === undefined) return false;
+  const row = await db
+    .selectFrom('signing_sessions')
+    .select('task_id')
+    .where('public_id', '=', publicId)
+    .executeTakeFirst();
+  return row !== undefined && row.task_id !== null;
 }

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { credentialAreas } from '../auth/areas';
-import { authenticate } from '../auth/authenticate';
+import { credentialAreas, integrationSecurity } from '../auth/areas';
+import { authenticate, requireActor } from '../auth/authenticate';
 import { requireAnyPermission, requirePermission } from '../auth/permissions';
 import { type RateLimiter, rateLimit } from '../auth/rateLimit';
 import type { AppEnv } from '../context';
@@ -18,7 +18,8 @@ import {
 } from '../http/openapi';
 import { pageCredentialHeader, stepContext } from './access';
 import { contractStateCodes } from './errors';
-import { exchangeSigningLink, initiateSession } from './initiate';
+import { exchangeSigningLink, initiateSession, initiateTaskSession } from './initiate';
+import { isTaskSession } from './queries';
 import {
   ConfirmBody,
   ExchangeBody,
@@ -30,6 +31,9 @@ import {
   SessionIdParam,
   SessionStartedEnvelope,
   SignatureResultEnvelope,
+  TaskSessionBody,
+  TaskSessionParam,
+  TaskSessionStartedEnvelope,
   TokenSignatureBody,
   VerificationEnvelope,
   VerifyParam,
@@ -38,7 +42,17 @@ import { confirm, reject, sendOtp, signWithToken } from './steps';
 import { verifyContract } from './verify';
 
 /** The steps also take the signing page's credential (from the link exchange). */
-const stepSecurity: Record<string, string[]>[] = [...contractSecurity, { SigningPage: [] }];
+const stepSecurity: Record<string, string[]>[] = [
+  ...contractSecurity,
+  ...integrationSecurity.filter((scheme) => !('ApiKey' in scheme)),
+  { SigningPage: [] },
+];
+
+/** A task's signer: the web app's Bearer token, a partner token, or a key bound to them. */
+const taskSigningSecurity: Record<string, string[]>[] = [
+  ...contractSecurity,
+  ...integrationSecurity.filter((scheme) => !('ApiKey' in scheme)),
+];
 
 /** What every step answers before its own work: the session, its contract, its state. */
 const sessionStateErrors = {
@@ -104,8 +118,15 @@ export function sessionRoutes(limiter: RateLimiter) {
     requirePermission('signing:initiate'),
   ];
   const page = [rateLimit(limiter, 'api')];
+  // A task's signer holds no contract permission: stepContext checks the session is theirs.
+  const taskSigner = [authenticate(credentialAreas.taskSigning), rateLimit(limiter, 'api')];
   const stepGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
-    const chain = c.req.header(pageCredentialHeader) === undefined ? partner : page;
+    const chain =
+      c.req.header(pageCredentialHeader) !== undefined
+        ? page
+        : (await isTaskSession(c.get('deps').db, c.req.param('sessionId')))
+          ? taskSigner
+          : partner;
     const run = async (index: number): Promise<void> => {
       const middleware = chain[index];
       if (!middleware) {
@@ -117,6 +138,50 @@ export function sessionRoutes(limiter: RateLimiter) {
     await run(0);
   };
   const step = { tags: ['Signing sessions'], security: stepSecurity, middleware: [stepGuard] };
+
+  const taskInitiate = createRoute({
+    tags: ['Signing sessions'],
+    security: taskSigningSecurity,
+    middleware: taskSigner,
+    method: 'post',
+    path: '/tasks/{taskCode}/signing-session',
+    operationId: 'initiateTaskSigning',
+    summary: 'Open a signing session for the caller’s turn of a dossier task',
+    description:
+      'For the web app (and partners acting for the person): a digital_signature step signs with usb_token or cloud_hsm, an image_signature step with image_signature. Prepares the newest version of the dossier’s MAIN file; the session’s steps are those of /api/signing/{sessionId}/…, and a signature completes the turn (the signed PDF becomes the file’s next version).',
+    request: {
+      params: TaskSessionParam,
+      body: { required: true, content: { 'application/json': { schema: TaskSessionBody } } },
+    },
+    responses: {
+      200: jsonContent(TaskSessionStartedEnvelope, 'The session'),
+      ...errorResponses(guardErrors, jsonBodyErrors, {
+        404: ['TASK_NOT_FOUND'],
+        409: [
+          'DOSSIER_ENDED',
+          'TASK_ALREADY_HANDLED',
+          'TASK_EXPIRED',
+          'NOT_YOUR_TURN',
+          'MAIN_FILE_NOT_SINGLE',
+          'SIGNER_KEY_NOT_ENROLLED',
+          'PDF_CHANGES_NOT_ALLOWED',
+        ],
+        422: ['SIGNATURE_NOT_EXPECTED', 'SIGNING_METHOD_NOT_ALLOWED'],
+      }),
+    },
+  });
+  router.openapi(taskInitiate, async (c) => {
+    const { taskCode } = c.req.valid('param');
+    const { signingMethod } = c.req.valid('json');
+    const userId = requireActor(c.get('principal')).id;
+    const data = await initiateTaskSession(
+      c.get('deps'),
+      userId,
+      { taskCode, signingMethod },
+      originOf(c),
+    );
+    return c.json(envelopeOf(c, data), 200);
+  });
 
   const initiate = createRoute({
     tags: ['Signing sessions'],

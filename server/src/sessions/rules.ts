@@ -75,6 +75,15 @@ export function signatureBox(
     return { page, rect: [x, y, x + placement.width, y + placement.height] };
   }
   const index = signers.filter((s) => s.role === 'signer').findIndex((s) => s.id === signer.id);
+  return defaultSignatureBox(index, lastPage);
+}
+
+/** The `index`-th default box (from 0) at the bottom of the last page, kept inside the page. */
+export function defaultSignatureBox(
+  index: number,
+  lastPage: PageBox,
+): { page: number; rect: SignatureRect } {
+  const [x0, y0, x1, y1] = lastPage.mediaBox;
   const column = Math.max(0, index) % defaultBox.perRow;
   const row = Math.floor(Math.max(0, index) / defaultBox.perRow);
   const width = Math.min(defaultBox.width, (x1 - x0 - 2 * defaultBox.margin) / defaultBox.perRow);

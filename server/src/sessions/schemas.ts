@@ -58,8 +58,15 @@ export const PageCredential = z
     expiresAt: isoDateTime,
     signingMethod: z.enum(signingMethods),
     contractHash: z.string(),
-    contract: z.object({ id: z.string(), title: z.string() }),
-    signer: z.object({ name: z.string(), email: z.string() }),
+    contract: z
+      .object({ id: z.string(), title: z.string() })
+      .optional()
+      .openapi({ description: 'A contract session: the contract' }),
+    task: z
+      .object({ id: z.string(), title: z.string() })
+      .optional()
+      .openapi({ description: 'A dossier task session: the task code and the dossier title' }),
+    signer: z.object({ name: z.string(), email: z.string().nullable() }),
     tsaUrl: z.string().optional(),
   })
   .openapi('SigningPageCredential');
@@ -108,23 +115,60 @@ export const RejectBody = z
   .object({ reason: requiredText(contractLimits.reason) })
   .openapi('SigningRejectBody');
 
-export const SignatureResult = z
+/** Where a dossier task stands after its turn was signed or rejected through a session. */
+export const TaskOutcome = z
   .object({
-    signatureId: z.string(),
-    signedAt: isoDateTime,
-    certificateInfo: z.object({
-      subject: z.string().openapi({ example: 'CN=Nguyễn Văn A, O=ACME, C=VN' }),
-      issuer: z.string(),
-      validFrom: isoDateTime,
-      validTo: isoDateTime,
-    }),
-    contractStatus: z.enum(['signing', 'completed']),
+    taskCode: z.string(),
+    taskStatus: z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED']),
+    documentId: z.string().nullable(),
+    dossierStatus: z.string(),
+    signedCount: z.number().int(),
+    requiredCount: z.number().int(),
+    nextTaskCode: z.string().nullable(),
   })
-  .openapi('SignatureResult');
+  .openapi('SigningTaskOutcome');
+
+const signatureFields = {
+  signatureId: z.string(),
+  signedAt: isoDateTime,
+  certificateInfo: z.object({
+    subject: z.string().openapi({ example: 'CN=Nguyễn Văn A, O=ACME, C=VN' }),
+    issuer: z.string(),
+    validFrom: isoDateTime,
+    validTo: isoDateTime,
+  }),
+};
+
+export const SignatureResult = z
+  .union([
+    z.object({ ...signatureFields, contractStatus: z.enum(['signing', 'completed']) }),
+    z.object({ ...signatureFields, task: TaskOutcome }),
+  ])
+  .openapi('SignatureResult', {
+    description: 'A contract session answers contractStatus; a dossier task session task',
+  });
 
 export const Rejected = z
-  .object({ contractId: z.string(), contractStatus: z.literal('rejected') })
+  .union([
+    z.object({ contractId: z.string(), contractStatus: z.literal('rejected') }),
+    z.object({ task: TaskOutcome }),
+  ])
   .openapi('SigningRejected');
+
+export const TaskSessionParam = z.object({
+  taskCode: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: 'taskCode', in: 'path' }, description: 'The task code' }),
+});
+
+export const TaskSessionBody = z
+  .object({ signingMethod: z.enum(signingMethods) })
+  .openapi('TaskSigningSessionBody');
+
+export const TaskSessionStartedEnvelope = envelope(
+  SessionStarted.extend({ taskCode: z.string() }).openapi('TaskSigningSession'),
+);
 
 export const SessionStartedEnvelope = envelope(SessionStarted);
 export const PageCredentialEnvelope = envelope(PageCredential);

@@ -1,7 +1,4 @@
 import type { AppDeps } from '../context';
-import { appendAuditEvent } from '../contracts/audit';
-import { queueContractMail } from '../contracts/invitations';
-import { contractById, fileVersion, transitionContract, updateSigner } from '../contracts/queries';
 import { inTransaction } from '../db/database';
 import { otpSms, queueSms } from '../notify';
 import { readSignatureImage, type SignatureImage } from '../pdf/signing';
@@ -17,9 +14,8 @@ import { sessionErrors } from './errors';
 import { serverKeyFor } from './keys';
 import { dropPreparation, prepareForSigner } from './prepare';
 import { addOtpFailure, sessionById, updateSessionIf } from './queries';
-import { creatorOf, recordSignature, type SignatureResult } from './record';
+import { recordSignature, type SignatureResult } from './record';
 import {
-  assertContractSigning,
   assertSessionOpen,
   maskEmail,
   maskPhone,
@@ -40,7 +36,8 @@ async function stillOpen(trx: Parameters<typeof sessionById>[0], id: number, now
  * most one a minute (429 OTP_RESEND_TOO_SOON with Retry-After).
  */
 export async function sendOtp(deps: AppDeps, step: StepContext) {
-  const { session, contract, signer } = step;
+  const { session, subject } = step;
+  const { signer } = subject;
   if (session.method !== 'otp_sms' && session.method !== 'cloud_hsm') {
     throw sessionErrors.methodMismatch(session.method, 'send-otp');
   }
@@ -53,7 +50,8 @@ export async function sendOtp(deps: AppDeps, step: StepContext) {
   const expiresAt = new Date(now.getTime() + otpLifetimeMs);
   const locale = deps.config.notify.locale;
   const channel: 'sms' | 'email' = signer.phone ? 'sms' : 'email';
-  const maskedTo = signer.phone ? maskPhone(signer.phone) : maskEmail(signer.email);
+  if (!signer.phone && !signer.email) throw sessionErrors.noOtpChannel(signer.name);
+  const maskedTo = signer.phone ? maskPhone(signer.phone) : maskEmail(signer.email!);
   await inTransaction(deps.db, async (trx) => {
     const moved = await updateSessionIf(trx, session.id, 'open', {
       otp_hash: otpHash(deps.secrets, session.public_id, otp),
@@ -63,18 +61,16 @@ export async function sendOtp(deps: AppDeps, step: StepContext) {
     if (!moved) await stillOpen(trx, session.id, now);
     const queued = signer.phone
       ? await queueSms(trx, deps, {
-          tenantId: contract.tenant_id,
-          kind: 'contract_otp',
+          tenantId: subject.tenantId,
+          kind: `${subject.kind}_otp`,
           to: signer.phone,
           text: otpSms(locale, otp, otpLifetimeMs / 60_000),
           sensitive: true,
           discardAfter: expiresAt,
         })
       : null;
-    if (!signer.phone) {
-      await queueContractMail(trx, deps, contract, 'otp', signer, { otp });
-    }
-    await appendAuditEvent(trx, deps.clock, contract.id, {
+    if (!signer.phone) await subject.mailOtp(trx, deps, otp);
+    await subject.audit(trx, {
       action: 'otp_sent',
       actor: step.actor,
       origin: step.origin,
@@ -120,7 +116,7 @@ async function checkOtp(deps: AppDeps, step: StepContext, otp: string | undefine
         otp_hash: null,
       });
     }
-    await appendAuditEvent(trx, deps.clock, step.contract.id, {
+    await step.subject.audit(trx, {
       action: 'otp_failed',
       actor: step.actor,
       origin: step.origin,
@@ -163,19 +159,19 @@ export async function confirm(
   step: StepContext,
   body: { otp?: string | undefined; signatureImage?: string | undefined },
 ): Promise<SignatureResult> {
-  const { session, contract, signer } = step;
+  const { session, subject } = step;
   if (session.method === 'usb_token') throw sessionErrors.methodMismatch('usb_token', 'confirm');
   const image = session.method === 'image_signature' ? imageOf(body.signatureImage) : undefined;
   if (session.method !== 'image_signature') await checkOtp(deps, step, body.otp);
-  const key = await serverKeyFor(deps, contract, signer, session);
+  const key = await serverKeyFor(deps, subject, session);
   let preparationId = session.preparation_id;
   for (let attempt = 1; ; attempt++) {
-    const current = await findPreparation(deps, preparationId, contract.tenant_id);
+    const current = await findPreparation(deps, preparationId, subject.tenantId);
     const preparation = await freshPreparation(deps, step, current, image);
     preparationId = preparation.id;
     try {
       const result = await signWithServerKey(deps, preparation.id, key, {
-        tenantId: contract.tenant_id,
+        tenantId: subject.tenantId,
         commit: (trx, signed) =>
           recordSignature(trx, deps, step, signed, () => new DocumentChanged()),
       });
@@ -199,13 +195,11 @@ async function freshPreparation(
   current: Preparation,
   image: SignatureImage | undefined,
 ): Promise<Preparation> {
-  const { session, contract, signer, signers } = step;
-  const newest = (await fileVersion(deps.db, contract.id, 'newest'))!;
+  const { session, subject } = step;
+  const newest = await subject.newestFile(deps.db);
   if (!image && current.state === 'open' && current.sourceSha256 === newest.sha256) return current;
   const preparation = await prepareForSigner(deps, {
-    contract,
-    signers,
-    signer,
+    subject,
     method: session.method,
     version: newest,
     expiresAt: new Date(session.expires_at),
@@ -218,10 +212,10 @@ async function freshPreparation(
     }),
   );
   if (!moved) {
-    await dropPreparation(deps, preparation.id, contract.tenant_id);
+    await dropPreparation(deps, preparation.id, subject.tenantId);
     await stillOpen(deps.db, session.id, deps.clock.now());
   }
-  await dropPreparation(deps, current.id, contract.tenant_id);
+  await dropPreparation(deps, current.id, subject.tenantId);
   return preparation;
 }
 
@@ -236,15 +230,15 @@ export async function signWithToken(
   step: StepContext,
   input: TokenSignatureInput,
 ): Promise<SignatureResult> {
-  const { session, contract } = step;
+  const { session, subject } = step;
   if (session.method !== 'usb_token') {
     throw sessionErrors.methodMismatch(session.method, 'sign-with-token');
   }
-  const preparation = await findPreparation(deps, session.preparation_id, contract.tenant_id);
-  const newest = (await fileVersion(deps.db, contract.id, 'newest'))!;
+  const preparation = await findPreparation(deps, session.preparation_id, subject.tenantId);
+  const newest = await subject.newestFile(deps.db);
   if (newest.sha256 !== preparation.sourceSha256) throw sessionErrors.documentChanged();
   const result = await finalizeWithToken(deps, preparation.id, input, {
-    tenantId: contract.tenant_id,
+    tenantId: subject.tenantId,
     notBefore: new Date(session.created_at),
     commit: (trx, signed) =>
       recordSignature(trx, deps, step, signed, () => sessionErrors.documentChanged()),
@@ -253,44 +247,22 @@ export async function signWithToken(
 }
 
 /**
- * POST /api/signing/{sessionId}/reject: the signer declines; the contract is rejected with the
- * reason and its creator e-mailed.
+ * POST /api/signing/{sessionId}/reject: the signer declines; the subject says what that ends
+ * (a contract rejected and its creator e-mailed; a dossier task rejected by the workflow).
  */
 export async function reject(deps: AppDeps, step: StepContext, reason: string) {
-  const { session, signer } = step;
+  const { session, subject } = step;
   const now = deps.clock.now();
-  const at = now.toISOString();
-  const contract = await inTransaction(deps.db, async (trx) => {
-    const contract = (await contractById(trx, session.contract_id))!;
-    assertContractSigning(contract, now);
+  const result = await inTransaction(deps.db, async (trx) => {
+    await subject.assertSignable(trx, now);
     const ended = await updateSessionIf(trx, session.id, 'open', {
       state: 'rejected',
-      ended_at: at,
+      ended_at: now.toISOString(),
       otp_hash: null,
     });
     if (!ended) await stillOpen(trx, session.id, now);
-    await transitionContract(trx, contract.id, ['signing'], {
-      status: 'rejected',
-      rejected_at: at,
-      ended_at: at,
-      updated_at: at,
-    });
-    await updateSigner(trx, signer.id, { status: 'rejected' });
-    await appendAuditEvent(trx, deps.clock, contract.id, {
-      action: 'rejected',
-      actor: step.actor,
-      origin: step.origin,
-      details: { signer: signer.email, signerName: signer.name, reason },
-    });
-    const creator = await creatorOf(trx, contract.created_by_user_id);
-    if (creator) {
-      await queueContractMail(trx, deps, contract, 'rejected', creator, {
-        reason,
-        senderName: signer.name,
-      });
-    }
-    return contract;
+    return subject.reject(trx, deps, reason, { actor: step.actor, origin: step.origin });
   });
-  await dropPreparation(deps, session.preparation_id, contract.tenant_id);
-  return { contractId: contract.uuid, contractStatus: 'rejected' as const };
+  await dropPreparation(deps, session.preparation_id, subject.tenantId);
+  return result;
 }

@@ -114,7 +114,8 @@ function taskNotFound(taskCode: string): ApiError {
   return new ApiError(404, 'TASK_NOT_FOUND', `No task ${taskCode}`, { field: 'taskCode' });
 }
 
-interface Acting {
+/** The active turn of a task, its context, and the user about to perform it. */
+export interface Acting {
   context: TaskContext;
   turn: TurnRow;
   actor: UserRow;
@@ -318,21 +319,56 @@ export async function acknowledge(
 }
 
 /**
- * Rejects the active turn of any step: the turn REJECTED, REJECT history with the step's reject
- * label and the reason, the task rejected (3), every remaining turn CANCELLED and the dossier
- * REJECTED.
+ * The turn REJECTED, REJECT history with the step's reject label and the reason, the task
+ * rejected (3), every remaining turn CANCELLED and the dossier REJECTED.
  */
+async function rejectTurn(
+  trx: Db,
+  deps: ActionDeps,
+  acting: Acting,
+  reason: string | null,
+): Promise<ActionOutcome> {
+  const now = deps.clock.now().toISOString();
+  await closeTurn(trx, acting, 'REJECTED', now, reason);
+  await recordHistory(trx, acting, 'REJECT', acting.context.step.reject_label, now, reason);
+  await updateTask(trx, acting.context.task.id, { status: 3, action_at: now, comment: reason });
+  await cancelRemainingTurns(trx, acting.context.dossier.id);
+  await dossierEnded(trx, deps, acting.context.dossier.id, 'REJECTED', now);
+  return outcomeOf(trx, acting, false);
+}
+
+/** Rejects the active turn of any step (rejectTurn); a reason is required. */
 export async function reject(deps: ActionDeps, input: RejectInput): Promise<ActionOutcome> {
   const reason = cleanText(input.reason, 'reason', true);
-  return perform(deps, input, async (trx, acting) => {
-    const now = deps.clock.now().toISOString();
-    await closeTurn(trx, acting, 'REJECTED', now, reason);
-    await recordHistory(trx, acting, 'REJECT', acting.context.step.reject_label, now, reason);
-    await updateTask(trx, acting.context.task.id, { status: 3, action_at: now, comment: reason });
-    await cancelRemainingTurns(trx, acting.context.dossier.id);
-    await dossierEnded(trx, deps, acting.context.dossier.id, 'REJECTED', now);
-    return outcomeOf(trx, acting, false);
-  });
+  return perform(deps, input, (trx, acting) => rejectTurn(trx, deps, acting, reason));
+}
+
+/**
+ * `reject` inside the caller's transaction (the signing sessions end their session in the same
+ * one). An overdue task is refused with 409 TASK_EXPIRED and left to the scheduler.
+ */
+export async function rejectInTransaction(
+  trx: Db,
+  deps: ActionDeps,
+  input: RejectInput,
+): Promise<ActionOutcome> {
+  const reason = cleanText(input.reason, 'reason', true);
+  return rejectTurn(trx, deps, await performable(trx, deps.clock, input), reason);
+}
+
+/**
+ * The active turn `actorUserId` may perform now, with the same refusals as the actions (404
+ * TASK_NOT_FOUND, 409 DOSSIER_ENDED, TASK_ALREADY_HANDLED, NOT_YOUR_TURN, TASK_EXPIRED), for
+ * the signing pipeline to check before it prepares anything.
+ */
+export async function performable(
+  db: Db,
+  clock: Clock,
+  input: { taskCode: string; actorUserId: number },
+): Promise<Acting> {
+  const acting = await actingTurn(db, clock, input.taskCode, input.actorUserId);
+  if (acting === 'overdue') throw taskExpired(input.taskCode);
+  return acting;
 }
 
 const sha256Pattern = /^[0-9a-f]{64}$/;
@@ -351,8 +387,7 @@ export async function completeSignedTurn(
 ): Promise<ActionOutcome> {
   const { clock } = deps;
   const comment = cleanText(input.comment, 'comment', false);
-  const acting = await actingTurn(trx, clock, input.taskCode, input.actorUserId);
-  if (acting === 'overdue') throw taskExpired(input.taskCode);
+  const acting = await performable(trx, clock, input);
   requireSignType(
     acting,
     ['digital_signature', 'image_signature'],

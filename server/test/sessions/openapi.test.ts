@@ -30,9 +30,12 @@ const codes = (operation: Operation, status: string) =>
 
 describe('the signing-session API in the OpenAPI document', () => {
   const partner = [{ ApiKey: [] }, { Bearer: [] }];
-  const step = [...partner, { SigningPage: [] }];
+  // A dossier task's signer may also use a partner token (x-access-token).
+  const taskSigner = [...partner, { PartnerToken: [] }];
+  const step = [...taskSigner, { SigningPage: [] }];
   it.each([
     ['/api/signing/initiate', 'initiateSigning', partner],
+    ['/api/tasks/{taskCode}/signing-session', 'initiateTaskSigning', taskSigner],
     ['/api/signing/page-credential', 'exchangeSigningLink', []],
     ['/api/signing/{sessionId}/send-otp', 'sendSigningOtp', step],
     ['/api/signing/{sessionId}/confirm', 'confirmSigning', step],
@@ -74,6 +77,11 @@ describe('the signing-session API in the OpenAPI document', () => {
     expect(codes(initiate, '409')).toEqual(
       expect.arrayContaining(['NOT_SIGNER_TURN', 'SIGNER_ALREADY_SIGNED', 'CONTRACT_CANCELLED']),
     );
+    const task = paths['/api/tasks/{taskCode}/signing-session']!.post!;
+    expect(codes(task, '409')).toEqual(
+      expect.arrayContaining(['NOT_YOUR_TURN', 'TASK_ALREADY_HANDLED', 'MAIN_FILE_NOT_SINGLE']),
+    );
+    expect(codes(task, '422')).toEqual(['SIGNATURE_NOT_EXPECTED', 'SIGNING_METHOD_NOT_ALLOWED']);
     const token = paths['/api/signing/{sessionId}/sign-with-token']!.post!;
     expect(codes(token, '422')).toEqual(
       expect.arrayContaining([

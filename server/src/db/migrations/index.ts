@@ -13,6 +13,7 @@ import { signaturePreparations } from './012_signature_preparations';
 import { contracts } from './013_contracts';
 import { preparationValidationMaterial } from './014_preparation_validation_material';
 import { signingSessions } from './015_signing_sessions';
+import { taskSigningSessions } from './016_task_signing_sessions';
 
 export interface Migration {
   version: number;
@@ -37,4 +38,5 @@ export const migrations: Migration[] = [
   { version: 13, name: 'contracts', sql: contracts },
   { version: 14, name: 'preparation_validation_material', sql: preparationValidationMaterial },
   { version: 15, name: 'signing_sessions', sql: signingSessions },
+  { version: 16, name: 'task_signing_sessions', sql: taskSigningSessions },
 ];

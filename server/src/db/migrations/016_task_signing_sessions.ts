@@ -1,0 +1,64 @@
+/**
+ * Signing sessions of dossier tasks: the same sessions, whose subject is either a contract signer
+ * (`contract_id`, `signer_id`) or a dossier task's turn (`task_id`, the signing user `user_id`,
+ * the MAIN file `file_id` being signed). SQLite cannot relax NOT NULL in place, so the table is
+ * rebuilt with its rows; nothing references it.
+ *
+ * - Exactly one subject per row (CHECK).
+ * - At most one open session per contract signer, and per (task, user): a new initiate
+ *   supersedes the open one.
+ */
+export const taskSigningSessions = `
+CREATE TABLE signing_sessions_next (
+  id INTEGER PRIMARY KEY,
+  public_id TEXT NOT NULL UNIQUE,
+  tenant_id INTEGER NOT NULL REFERENCES tenants(id),
+  contract_id INTEGER REFERENCES contracts(id),
+  signer_id INTEGER REFERENCES contract_signers(id),
+  task_id INTEGER REFERENCES tasks(id),
+  user_id INTEGER REFERENCES users(id),
+  file_id INTEGER REFERENCES dossier_files(id),
+  method TEXT NOT NULL CHECK (method IN ('usb_token', 'cloud_hsm', 'otp_sms', 'image_signature')),
+  preparation_id INTEGER NOT NULL REFERENCES signature_preparations(id),
+  source_version INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('open', 'signed', 'rejected', 'superseded', 'locked')),
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  ended_at TEXT,
+  link_token_hash TEXT NOT NULL UNIQUE,
+  link_expires_at TEXT NOT NULL,
+  link_used_at TEXT,
+  page_token_hash TEXT UNIQUE,
+  otp_hash TEXT,
+  otp_expires_at TEXT,
+  otp_sent_at TEXT,
+  otp_failures INTEGER NOT NULL DEFAULT 0,
+  signature_id TEXT UNIQUE,
+  signed_at TEXT,
+  certificate_info TEXT,
+  CHECK (
+    (contract_id IS NOT NULL AND signer_id IS NOT NULL
+      AND task_id IS NULL AND user_id IS NULL AND file_id IS NULL)
+    OR (contract_id IS NULL AND signer_id IS NULL
+      AND task_id IS NOT NULL AND user_id IS NOT NULL AND file_id IS NOT NULL)
+  )
+);
+INSERT INTO signing_sessions_next (
+  id, public_id, tenant_id, contract_id, signer_id, method, preparation_id, source_version,
+  state, created_at, expires_at, ended_at, link_token_hash, link_expires_at, link_used_at,
+  page_token_hash, otp_hash, otp_expires_at, otp_sent_at, otp_failures, signature_id,
+  signed_at, certificate_info)
+SELECT
+  id, public_id, tenant_id, contract_id, signer_id, method, preparation_id, source_version,
+  state, created_at, expires_at, ended_at, link_token_hash, link_expires_at, link_used_at,
+  page_token_hash, otp_hash, otp_expires_at, otp_sent_at, otp_failures, signature_id,
+  signed_at, certificate_info
+FROM signing_sessions;
+DROP TABLE signing_sessions;
+ALTER TABLE signing_sessions_next RENAME TO signing_sessions;
+CREATE UNIQUE INDEX signing_sessions_one_open ON signing_sessions(signer_id)
+  WHERE state = 'open' AND signer_id IS NOT NULL;
+CREATE UNIQUE INDEX signing_sessions_one_open_task ON signing_sessions(task_id, user_id)
+  WHERE state = 'open' AND task_id IS NOT NULL;
+CREATE INDEX signing_sessions_contract ON signing_sessions(contract_id);
+`;
