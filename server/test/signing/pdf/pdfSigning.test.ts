@@ -27,6 +27,7 @@ import {
   pdfsigSignatures,
   qpdf,
   qpdfCheck,
+  writeLargePdf,
 } from './corpus';
 
 jest.setTimeout(120_000);
@@ -573,37 +574,8 @@ describe('readSignatures and tampering', () => {
 
 describe('a 50 MB file', () => {
   it('is prepared by streaming: the digest matches and memory does not grow with the file', async () => {
-    // A one-page PDF whose content stream is 50 MB, written without holding it in memory.
     const file = path.join(dir, 'large.pdf');
-    const fd = fs.openSync(file, 'w');
-    let offset = 0;
-    const put = (text: string | Buffer) => {
-      const b = typeof text === 'string' ? Buffer.from(text, 'latin1') : text;
-      fs.writeSync(fd, b);
-      offset += b.length;
-    };
-    const offsets: number[] = [];
-    put('%PDF-1.7\n');
-    offsets.push(offset);
-    put('1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n');
-    offsets.push(offset);
-    put('2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n');
-    offsets.push(offset);
-    put(
-      '3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>\nendobj\n',
-    );
-    offsets.push(offset);
-    const chunk = Buffer.alloc(1024 * 1024, '% padding line of the content stream\n');
-    const length = 50 * chunk.length;
-    put(`4 0 obj\n<< /Length ${length} >>\nstream\n`);
-    for (let i = 0; i < 50; i++) put(chunk);
-    put('\nendstream\nendobj\n');
-    const xref = offset;
-    put(
-      `xref\n0 5\n0000000000 65535 f\r\n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n\r\n`).join('')}`,
-    );
-    put(`trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
-    fs.closeSync(fd);
+    writeLargePdf(file, 50);
 
     const rssBefore = process.memoryUsage().rss;
     const prepared = await preparePdfSignature(file, { signingTime, tempDir: dir });
