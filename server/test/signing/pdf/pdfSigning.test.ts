@@ -14,6 +14,7 @@ import {
   preparePdfSignature,
   readDss,
   readSignatures,
+  writeSignedCopy,
 } from '../../../src/pdf/signing';
 import {
   acroFormPdf,
@@ -453,6 +454,44 @@ describe('embedSignature', () => {
   });
 });
 
+describe('writeSignedCopy', () => {
+  it('writes the signed file in one read: the digest read back, its own SHA-256 and size', async () => {
+    const source = write('copy.pdf', await classicPdf());
+    const prepared = await preparePdfSignature(source, { signingTime, tempDir: dir });
+    const cms = opensslCms(prepared.path, prepared.byteRange, signer, dir);
+    const before = fs.readFileSync(prepared.path);
+    const target = path.join(dir, 'copy-signed.pdf');
+    const copy = await writeSignedCopy(prepared.path, target, prepared, cms);
+    expect(fs.readFileSync(prepared.path).equals(before)).toBe(true);
+    await embedSignature(prepared.path, prepared, cms);
+    const signed = fs.readFileSync(target);
+    expect(signed.equals(fs.readFileSync(prepared.path))).toBe(true);
+    expect(copy).toEqual({
+      documentDigest: prepared.documentDigest,
+      sha256: crypto.createHash('sha256').update(signed).digest('hex'),
+      size: signed.length,
+    });
+    expect(pdfsigSignatures(pdfsig(target)).map((s) => s.valid)).toEqual([true]);
+  });
+
+  it('refuses a placement whose byte range is not around its placeholder, writing nothing', async () => {
+    const source = write('copy-moved.pdf', await classicPdf());
+    const prepared = await preparePdfSignature(source, { signingTime, tempDir: dir });
+    const [a, b, c, d] = prepared.byteRange;
+    const target = path.join(dir, 'copy-moved-signed.pdf');
+    const error = await refusal(
+      writeSignedCopy(
+        prepared.path,
+        target,
+        { ...prepared, byteRange: [a, b, c + 1, d - 1] },
+        Buffer.alloc(16, 1),
+      ),
+    );
+    expect([error.status, error.code]).toEqual([422, 'PDF_PLACEHOLDER_NOT_FOUND']);
+    expect(fs.existsSync(target)).toBe(false);
+  });
+});
+
 describe('appendDss', () => {
   it('adds a DSS after the signature, merges with an existing one, and the signature stays valid', async () => {
     const source = write('dss.pdf', await objectStreamPdf());
@@ -584,6 +623,12 @@ describe('a 50 MB file', () => {
     expect(
       (await digestByteRange(prepared.path, prepared.byteRange)).equals(prepared.documentDigest),
     ).toBe(true);
+    const whole = crypto.createHash('sha256');
+    for await (const chunk of fs.createReadStream(prepared.path)) whole.update(chunk as Buffer);
+    expect([prepared.sha256, prepared.size]).toEqual([
+      whole.digest('hex'),
+      fs.statSync(prepared.path).size,
+    ]);
     await sign(prepared);
     expect(pdfsigSignatures(pdfsig(prepared.path)).map((s) => s.valid)).toEqual([true]);
     const read = readSignatures(prepared.path);

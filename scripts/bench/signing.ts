@@ -1,0 +1,278 @@
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../server/src/platform/config';
+import { createLogger } from '../../server/src/platform/logger';
+import { openRuntime } from '../../server/src/runtime';
+import { prepareRevision, signWithServerKey } from '../../server/src/signing/finalize';
+import { closeKeyStore } from '../../server/src/signing/keys/keyStores';
+import { sealKey } from '../../server/src/signing/keys/signingKeys';
+import { prepareSigningKeys } from '../../server/src/signing/keys/startup';
+import { requestTimestamp } from '../../server/src/signing/timestamps/client';
+import { createTenant } from '../../server/src/tenancy/service';
+import { TestPki } from '../../server/test/signing/cms/testPki';
+import { opensslP12, signWithSignpdf } from '../../server/test/signing/foreignSigners';
+import { writeLargePdf } from '../../server/test/signing/pdf/corpus';
+
+/**
+ * Signing bench, on ONE generated PDF of BENCH_SIGNING_MB MB (50; four pages of incompressible
+ * image samples, classic xref so that @signpdf can read it):
+ * - prepare + finalize: ours is prepareRevision + signWithServerKey with the seal (a software
+ *   RSA-2048 key of the embedded key store, development CA certificate) timestamped by the
+ *   development TSA in-process (no network), the files in the FileStore (fsync'd); the reference
+ *   is @signpdf/signpdf 3.x (plainAddPlaceholder + P12Signer, node-forge) with an RSA-2048 P12
+ *   made by openssl, reading and writing the files. Time and peak RSS growth of the signing call.
+ * Each side runs in a child process of its own (same Node flags), one signature each, the sides
+ * alternating for BENCH_SIGNING_ROUNDS rounds (5); medians. Prints figures only; asserts nothing.
+ * Runs alone with `node --import tsx scripts/bench/signing.ts`.
+ */
+
+const root = path.resolve(__dirname, '..', '..');
+const role = process.env.BENCH_SIGNING_ROLE;
+const megabytes = Number(process.env.BENCH_SIGNING_MB || 50);
+const rounds = Number(process.env.BENCH_SIGNING_ROUNDS || 5);
+const passphrase = 'bench';
+const mb = 1024 * 1024;
+
+/** What a child reports: the work's time and its memory (maxRSS is the process's peak so far). */
+interface Sample {
+  ms: number;
+  /** Resident set just before the work. */
+  rssBefore: number;
+  /** Peak resident set before the work (start-up) and after it, in bytes. */
+  peakBefore: number;
+  peakAfter: number;
+}
+
+/** How far the work raised the process's resident set: exact when the peak is the work's. */
+function peakGrowth(sample: Sample): { bytes: number; bound: boolean } {
+  // When start-up peaked higher than the work, the work's growth is at most that peak.
+  return {
+    bytes: sample.peakAfter - sample.rssBefore,
+    bound: sample.peakAfter <= sample.peakBefore,
+  };
+}
+
+async function measured(work: () => Promise<void>): Promise<Sample> {
+  const rssBefore = process.memoryUsage().rss;
+  const peakBefore = process.resourceUsage().maxRSS * 1024;
+  const began = performance.now();
+  await work();
+  const ms = performance.now() - began;
+  return { ms, rssBefore, peakBefore, peakAfter: process.resourceUsage().maxRSS * 1024 };
+}
+
+/** The environment of the service the children share: development, its CA and TSA, no network. */
+function serviceConfig(dataDir: string) {
+  return loadConfig({
+    DATA_DIR: dataDir,
+    APP_ENV: 'development',
+    PUBLIC_URL: 'http://127.0.0.1:3000',
+  });
+}
+
+interface Setup {
+  dataDir: string;
+  tenantId: number;
+  sourceSha256: string;
+}
+
+/** A DATA_DIR with a tenant, the development CA, seal and TSA made, and the PDF stored. */
+async function setUpService(dataDir: string, source: string): Promise<Setup> {
+  const config = serviceConfig(dataDir);
+  const { deps, database } = openRuntime(config, { logger: createLogger('silent') });
+  try {
+    await prepareSigningKeys(deps);
+    // The development TSA's key and certificate are made on its first answer.
+    await requestTimestamp(deps, crypto.createHash('sha256').digest());
+    const { tenant } = await createTenant(deps.db, deps.clock.now().toISOString(), {
+      code: 'BENCH',
+      name: 'Bench tenant',
+    });
+    const stored = await deps.files.put(source);
+    deps.files.keep(stored);
+    return { dataDir, tenantId: tenant.id, sourceSha256: stored.sha256 };
+  } finally {
+    await closeKeyStore(config);
+    await database.close();
+  }
+}
+
+/** Child: one prepare + finalize with the seal; the signed file is copied to `keep` if given. */
+async function oursSign(setup: Setup, keep?: string): Promise<Sample> {
+  const config = serviceConfig(setup.dataDir);
+  const { deps, database } = openRuntime(config, { logger: createLogger('silent') });
+  try {
+    const key = await sealKey(deps);
+    let stored: string[] = [];
+    const sample = await measured(async () => {
+      const now = deps.clock.now();
+      const preparation = await prepareRevision(deps, {
+        tenantId: setup.tenantId,
+        sourceSha256: setup.sourceSha256,
+        signingTime: now,
+        signerName: 'Bench',
+        expiresAt: new Date(now.getTime() + 3600_000),
+      });
+      const signed = await signWithServerKey(deps, preparation.id, key, {
+        tenantId: setup.tenantId,
+        commit: async () => null,
+      });
+      stored = [preparation.preparedSha256, signed.sha256];
+    });
+    const [prepared, signed] = stored.map((sha256) => deps.files.pathOf(sha256));
+    if (keep) fs.copyFileSync(signed!, keep);
+    for (const file of [prepared!, signed!]) fs.rmSync(file, { force: true });
+    return sample;
+  } finally {
+    await closeKeyStore(config);
+    await database.close();
+  }
+}
+
+/** Child: @signpdf signs the file from disk to disk. */
+function signpdfSign(source: string, p12: string, output: string): Promise<Sample> {
+  return measured(() => signWithSignpdf(source, output, { p12Path: p12, passphrase }));
+}
+
+type Job =
+  | { role: 'ours-sign'; setup: Setup; keep?: string }
+  | { role: 'signpdf-sign'; source: string; p12: string; output: string };
+
+/** Runs `job` in a child process with this one's Node flags; its one line of JSON. */
+function inChild(job: Job): Promise<Sample> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, __filename], {
+      cwd: root,
+      env: { ...process.env, BENCH_SIGNING_ROLE: JSON.stringify(job) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      out += text;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`bench child ${job.role} exited ${code}`));
+      else resolve(JSON.parse(out.trim().split('\n').pop()!) as Sample);
+    });
+  });
+}
+
+async function runChild(job: Job): Promise<void> {
+  const sample =
+    job.role === 'ours-sign'
+      ? await oursSign(job.setup, job.keep)
+      : await signpdfSign(job.source, job.p12, job.output);
+  process.stdout.write(`${JSON.stringify(sample)}\n`);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+interface Row {
+  name: string;
+  ours: string;
+  reference: string;
+  ratio: number;
+  target: string;
+  met: boolean;
+}
+
+function printTable(rows: Row[]): void {
+  const table = [
+    ['case', 'ours', 'reference', 'ratio', 'target', 'verdict'],
+    ...rows.map((row) => [
+      row.name,
+      row.ours,
+      row.reference,
+      `${row.ratio.toFixed(3)}x`,
+      row.target,
+      row.met ? 'met' : 'MISSED',
+    ]),
+  ];
+  const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
+  for (const row of table) {
+    process.stdout.write(
+      `${row
+        .map((cell, column) =>
+          column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
+        )
+        .join('  ')}\n`,
+    );
+  }
+}
+
+const megabytesOf = (bytes: number) => `${(bytes / mb).toFixed(1)} MB`;
+
+export async function benchSigning(): Promise<void> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-bench-signing-'));
+  const pki = new TestPki();
+  try {
+    const source = path.join(scratch, 'contract.pdf');
+    writeLargePdf(source, megabytes);
+    const p12 = opensslP12(pki, 'bench-signer', passphrase);
+    const setup = await setUpService(path.join(scratch, 'data'), source);
+    const ours: Sample[] = [];
+    const reference: Sample[] = [];
+    // Alternating, so a change in the machine's load touches both sides alike.
+    for (let round = 0; round < rounds; round += 1) {
+      ours.push(await inChild({ role: 'ours-sign', setup }));
+      reference.push(
+        await inChild({
+          role: 'signpdf-sign',
+          source,
+          p12,
+          output: path.join(scratch, 'signpdf.pdf'),
+        }),
+      );
+    }
+
+    const ourMs = median(ours.map((sample) => sample.ms));
+    const referenceMs = median(reference.map((sample) => sample.ms));
+    const ourGrowth = ours.map(peakGrowth);
+    const ourPeak = median(ourGrowth.map((growth) => growth.bytes));
+    const referencePeak = median(reference.map((sample) => peakGrowth(sample).bytes));
+    const bounded = ourGrowth.some((growth) => growth.bound) ? '≤ ' : '';
+    const size = fs.statSync(source).size;
+    process.stdout.write(
+      `Signing: ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}; one ${megabytesOf(size)} PDF, ${rounds} alternating rounds of one child process per side, medians.\n`,
+    );
+    printTable([
+      {
+        name: 'prepare + finalize vs @signpdf (P12), time',
+        ours: `${ourMs.toFixed(0)} ms`,
+        reference: `${referenceMs.toFixed(0)} ms`,
+        ratio: ourMs / referenceMs,
+        target: '≤ 0.10x',
+        met: ourMs / referenceMs <= 0.1,
+      },
+      {
+        name: 'prepare + finalize, peak RSS growth',
+        ours: `${bounded}${megabytesOf(ourPeak)}`,
+        reference: megabytesOf(referencePeak),
+        ratio: ourPeak / referencePeak,
+        target: '≤ 32 MB',
+        met: ourPeak <= 32 * mb,
+      },
+    ]);
+  } finally {
+    pki.remove();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  const run = role ? runChild(JSON.parse(role) as Job) : benchSigning();
+  run.catch((error: unknown) => {
+    process.stderr.write(
+      `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  });
+}
