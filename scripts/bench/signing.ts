@@ -14,7 +14,7 @@ import { requestTimestamp } from '../../server/src/signing/timestamps/client';
 import { createTenant } from '../../server/src/tenancy/service';
 import { TestPki } from '../../server/test/signing/cms/testPki';
 import { opensslP12, signWithSignpdf } from '../../server/test/signing/foreignSigners';
-import { writeLargePdf } from '../../server/test/signing/pdf/corpus';
+import { classicPdf, writeLargePdf } from '../../server/test/signing/pdf/corpus';
 
 /**
  * Signing bench, on ONE generated PDF of BENCH_SIGNING_MB MB (50; four pages of incompressible
@@ -24,8 +24,10 @@ import { writeLargePdf } from '../../server/test/signing/pdf/corpus';
  *   development TSA in-process (no network), the files in the FileStore (fsync'd); the reference
  *   is @signpdf/signpdf 3.x (plainAddPlaceholder + P12Signer, node-forge) with an RSA-2048 P12
  *   made by openssl, reading and writing the files. Time and peak RSS growth of the signing call.
- * Each side runs in a child process of its own (same Node flags), one signature each, the sides
- * alternating for BENCH_SIGNING_ROUNDS rounds (5); medians. Prints figures only; asserts nothing.
+ * Each side runs in a child process of its own (same Node flags), the sides alternating for
+ * BENCH_SIGNING_ROUNDS rounds (5); medians. Each child first signs a one-page PDF the same way,
+ * unmeasured, as a running server has (modules loaded, code compiled, key read), then the large
+ * one, measured. Prints figures only; asserts nothing.
  * Runs alone with `node --import tsx scripts/bench/signing.ts`.
  */
 
@@ -77,10 +79,12 @@ interface Setup {
   dataDir: string;
   tenantId: number;
   sourceSha256: string;
+  /** The one-page PDF of the warm-up signature. */
+  warmUpSha256: string;
 }
 
-/** A DATA_DIR with a tenant, the development CA, seal and TSA made, and the PDF stored. */
-async function setUpService(dataDir: string, source: string): Promise<Setup> {
+/** A DATA_DIR with a tenant, the development CA, seal and TSA made, and the PDFs stored. */
+async function setUpService(dataDir: string, source: string, warmUp: string): Promise<Setup> {
   const config = serviceConfig(dataDir);
   const { deps, database } = openRuntime(config, { logger: createLogger('silent') });
   try {
@@ -91,40 +95,48 @@ async function setUpService(dataDir: string, source: string): Promise<Setup> {
       code: 'BENCH',
       name: 'Bench tenant',
     });
-    const stored = await deps.files.put(source);
+    const [stored, small] = [await deps.files.put(source), await deps.files.put(warmUp)];
     deps.files.keep(stored);
-    return { dataDir, tenantId: tenant.id, sourceSha256: stored.sha256 };
+    deps.files.keep(small);
+    return {
+      dataDir,
+      tenantId: tenant.id,
+      sourceSha256: stored.sha256,
+      warmUpSha256: small.sha256,
+    };
   } finally {
     await closeKeyStore(config);
     await database.close();
   }
 }
 
-/** Child: one prepare + finalize with the seal; the signed file is copied to `keep` if given. */
+/** Child: prepare + finalize with the seal, the warm-up then the measured one. */
 async function oursSign(setup: Setup, keep?: string): Promise<Sample> {
   const config = serviceConfig(setup.dataDir);
   const { deps, database } = openRuntime(config, { logger: createLogger('silent') });
-  try {
-    const key = await sealKey(deps);
-    let stored: string[] = [];
-    const sample = await measured(async () => {
-      const now = deps.clock.now();
-      const preparation = await prepareRevision(deps, {
-        tenantId: setup.tenantId,
-        sourceSha256: setup.sourceSha256,
-        signingTime: now,
-        signerName: 'Bench',
-        expiresAt: new Date(now.getTime() + 3600_000),
-      });
-      const signed = await signWithServerKey(deps, preparation.id, key, {
-        tenantId: setup.tenantId,
-        commit: async () => null,
-      });
-      stored = [preparation.preparedSha256, signed.sha256];
+  const sign = async (sourceSha256: string) => {
+    const now = deps.clock.now();
+    const preparation = await prepareRevision(deps, {
+      tenantId: setup.tenantId,
+      sourceSha256,
+      signingTime: now,
+      signerName: 'Bench',
+      expiresAt: new Date(now.getTime() + 3600_000),
     });
-    const [prepared, signed] = stored.map((sha256) => deps.files.pathOf(sha256));
-    if (keep) fs.copyFileSync(signed!, keep);
-    for (const file of [prepared!, signed!]) fs.rmSync(file, { force: true });
+    const signed = await signWithServerKey(deps, preparation.id, await sealKey(deps), {
+      tenantId: setup.tenantId,
+      commit: async () => null,
+    });
+    return [preparation.preparedSha256, signed.sha256].map((sha256) => deps.files.pathOf(sha256));
+  };
+  try {
+    await sign(setup.warmUpSha256);
+    let written: string[] = [];
+    const sample = await measured(async () => {
+      written = await sign(setup.sourceSha256);
+    });
+    if (keep) fs.copyFileSync(written[1]!, keep);
+    for (const file of written) fs.rmSync(file, { force: true });
     return sample;
   } finally {
     await closeKeyStore(config);
@@ -132,14 +144,20 @@ async function oursSign(setup: Setup, keep?: string): Promise<Sample> {
   }
 }
 
-/** Child: @signpdf signs the file from disk to disk. */
-function signpdfSign(source: string, p12: string, output: string): Promise<Sample> {
+/** Child: @signpdf signs from disk to disk, the warm-up then the measured one. */
+async function signpdfSign(
+  source: string,
+  warmUp: string,
+  p12: string,
+  output: string,
+): Promise<Sample> {
+  await signWithSignpdf(warmUp, output, { p12Path: p12, passphrase });
   return measured(() => signWithSignpdf(source, output, { p12Path: p12, passphrase }));
 }
 
 type Job =
   | { role: 'ours-sign'; setup: Setup; keep?: string }
-  | { role: 'signpdf-sign'; source: string; p12: string; output: string };
+  | { role: 'signpdf-sign'; source: string; warmUp: string; p12: string; output: string };
 
 /** Runs `job` in a child process with this one's Node flags; its one line of JSON. */
 function inChild(job: Job): Promise<Sample> {
@@ -165,7 +183,7 @@ async function runChild(job: Job): Promise<void> {
   const sample =
     job.role === 'ours-sign'
       ? await oursSign(job.setup, job.keep)
-      : await signpdfSign(job.source, job.p12, job.output);
+      : await signpdfSign(job.source, job.warmUp, job.p12, job.output);
   process.stdout.write(`${JSON.stringify(sample)}\n`);
 }
 
@@ -216,8 +234,10 @@ export async function benchSigning(): Promise<void> {
   try {
     const source = path.join(scratch, 'contract.pdf');
     writeLargePdf(source, megabytes);
+    const warmUp = path.join(scratch, 'one-page.pdf');
+    fs.writeFileSync(warmUp, await classicPdf(1));
     const p12 = opensslP12(pki, 'bench-signer', passphrase);
-    const setup = await setUpService(path.join(scratch, 'data'), source);
+    const setup = await setUpService(path.join(scratch, 'data'), source, warmUp);
     const ours: Sample[] = [];
     const reference: Sample[] = [];
     // Alternating, so a change in the machine's load touches both sides alike.
@@ -227,6 +247,7 @@ export async function benchSigning(): Promise<void> {
         await inChild({
           role: 'signpdf-sign',
           source,
+          warmUp,
           p12,
           output: path.join(scratch, 'signpdf.pdf'),
         }),
@@ -241,7 +262,7 @@ export async function benchSigning(): Promise<void> {
     const bounded = ourGrowth.some((growth) => growth.bound) ? '≤ ' : '';
     const size = fs.statSync(source).size;
     process.stdout.write(
-      `Signing: ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}; one ${megabytesOf(size)} PDF, ${rounds} alternating rounds of one child process per side, medians.\n`,
+      `Signing: ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}; one ${megabytesOf(size)} PDF, ${rounds} alternating rounds of one child process per side (warm), medians.\n`,
     );
     printTable([
       {
