@@ -7,6 +7,11 @@ import { pdfErrors } from './errors';
  * the main thread hashes the current chunk. Three buffers whatever the file's size.
  */
 const chunkSize = 1024 * 1024;
+/**
+ * A copy asks the disk to write back what it has written every so many chunks, without waiting:
+ * the store's fsync at the end then flushes only the tail instead of the whole file.
+ */
+const chunksPerWriteBack = 8;
 
 /**
  * Hands the bytes [start, start + length) of `source` to `use` chunk by chunk and, when `target`
@@ -26,9 +31,12 @@ export async function streamChunks(
   const end = start + length;
   const readInto = (index: number, offset: number) =>
     offset < end
-      ? source.read(buffers[index % 3]!, 0, Math.min(buffers[0]!.length, end - offset), offset)
+      ? settledLater(
+          source.read(buffers[index % 3]!, 0, Math.min(buffers[0]!.length, end - offset), offset),
+        )
       : undefined;
   let writing: Promise<unknown> = Promise.resolve();
+  let writingBack: Promise<unknown> = Promise.resolve();
   let offset = start;
   let reading = readInto(0, offset);
   try {
@@ -43,13 +51,31 @@ export async function streamChunks(
       use(chunk);
       if (target) {
         await writing;
-        writing = target.file.write(chunk, 0, bytesRead, target.offset + chunkOffset - start);
+        writing = settledLater(
+          target.file.write(chunk, 0, bytesRead, target.offset + chunkOffset - start),
+        );
+        if (index % chunksPerWriteBack === chunksPerWriteBack - 1) {
+          // One write-back at a time; it follows the writes before it.
+          const written = writing;
+          writingBack = settledLater(
+            Promise.all([writingBack, written]).then(() => target.file.datasync()),
+          );
+        }
       }
     }
-    await writing;
+    await Promise.all([writing, writingBack]);
   } catch (error) {
     // Nothing may still be reading into or writing from the buffers when the caller goes on.
-    await Promise.allSettled([reading, writing]);
+    await Promise.allSettled([reading, writing, writingBack]);
     throw error;
   }
+}
+
+/**
+ * `promise`, marked as handled: it is awaited later, maybe after it failed while another one
+ * was awaited, which must not count as an unhandled rejection.
+ */
+function settledLater<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }
