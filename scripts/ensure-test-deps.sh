@@ -9,11 +9,12 @@
 #   chromium       headless browser for the signing pages
 #   qpdf           PDF signing tests: object-stream, linearized and encrypted variants, qpdf --check
 #   libreoffice-writer-nogui  soffice --headless: .docx contract uploads converted to PDF
+#   libnss3-tools  certutil: the NSS database that makes pdfsig trust the test CA
 set -euo pipefail
 
 # Debian package -> the command that shows it is installed.
-packages=(openssl poppler-utils softhsm2 chromium qpdf libreoffice-writer-nogui)
-commands=(openssl pdfsig softhsm2-util chromium qpdf soffice)
+packages=(openssl poppler-utils softhsm2 chromium qpdf libreoffice-writer-nogui libnss3-tools)
+commands=(openssl pdfsig softhsm2-util chromium qpdf soffice certutil)
 
 missing=()
 for i in "${!packages[@]}"; do

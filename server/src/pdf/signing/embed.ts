@@ -109,10 +109,15 @@ export async function writeSignedCopy(
 }
 
 /**
- * SHA-256 over a byte range of a file, streamed (what a signature's message-digest covers).
- * Refuses (422) a range that is not inside the file, in order.
+ * SHA-256 (or the hash named, for signatures made by other tools) over a byte range of a file,
+ * streamed (what a signature's message-digest covers). Refuses (422) a range that is not inside
+ * the file, in order.
  */
-export async function digestByteRange(filePath: string, byteRange: ByteRange): Promise<Buffer> {
+export async function digestByteRange(
+  filePath: string,
+  byteRange: ByteRange,
+  hashName: 'sha1' | 'sha256' | 'sha384' | 'sha512' = 'sha256',
+): Promise<Buffer> {
   const file = await fs.open(filePath, 'r');
   try {
     const { size } = await file.stat();
@@ -121,7 +126,7 @@ export async function digestByteRange(filePath: string, byteRange: ByteRange): P
     if (a < 0 || b < 0 || c < a + b || d < 0 || c + d > size) {
       throw pdfErrors.unreadable('the signature byte range lies outside the file');
     }
-    const hash = crypto.createHash('sha256');
+    const hash = crypto.createHash(hashName);
     await streamChunks(file, a, b, (chunk) => hash.update(chunk));
     await streamChunks(file, c, d, (chunk) => hash.update(chunk));
     return hash.digest();

@@ -16,5 +16,6 @@ export type {
   PdfRevision,
   PdfSignatureInfo,
   PdfSignatureReport,
+  ReferenceListChange,
 } from './readSignatures';
 export { readSignatures } from './readSignatures';

@@ -7,6 +7,7 @@ import {
   PdfRef,
   PdfStream,
   PdfString,
+  type PdfValue,
   parsePdfDate,
   serialize,
 } from './objects';
@@ -27,6 +28,14 @@ export type ChangedObjectKind =
   | 'array'
   | 'other';
 
+/** How a list of references (an /Annots or /Fields array) changed. */
+export interface ReferenceListChange {
+  /** What each newly listed object is. */
+  added: ('signatureField' | 'annotation' | 'other')[];
+  /** How many entries the list no longer holds. */
+  removed: number;
+}
+
 export interface ChangedObject {
   num: number;
   gen: number;
@@ -34,6 +43,14 @@ export interface ChangedObject {
   kind: ChangedObjectKind;
   /** For a modified dictionary: the keys added, removed or changed. */
   changedKeys?: string[];
+  /** For a modified dictionary: the keys it did not have before. */
+  addedKeys?: string[];
+  /**
+   * For a modified array (key `[]`) and a modified dictionary's changed array entries (by key):
+   * what the list gained and lost, so that "a signature widget was appended" can be told from
+   * other edits.
+   */
+  lists?: Record<string, ReferenceListChange>;
 }
 
 /** One revision of the file: the original, then one per incremental update. */
@@ -43,6 +60,8 @@ export interface PdfRevision {
   /** Just after its `%%EOF` (and end-of-line). */
   endOffset: number;
   xref: 'table' | 'hybrid' | 'stream';
+  /** The update points the trailer at another document catalog (a different document). */
+  rootChanged: boolean;
   /** Objects this revision's update writes (empty for the original). */
   changes: ChangedObject[];
 }
@@ -214,11 +233,18 @@ function buildRevisions(reader: PdfReader): PdfRevision[] {
             cumulative,
             group.map((s) => s.streamObject),
           );
+    const previousRoot = groups[index - 1]?.[0]?.trailer.get('Root');
+    const root = main.trailer.get('Root');
     revisions.push({
       index,
       startOffset,
       endOffset,
       xref: main.hybrid ? 'hybrid' : main.type,
+      rootChanged:
+        index > 0 &&
+        (root === undefined ||
+          previousRoot === undefined ||
+          serialize(root) !== serialize(previousRoot)),
       changes,
     });
     startOffset = endOffset;
@@ -274,9 +300,21 @@ function describeChanges(
     const object = reader.getObject(ref, after);
     const kind = fontParts.has(num) ? 'font' : classify(object, num, dssRefs, acroFormNum);
     const change: ChangedObject = { num, gen, status, kind };
-    if (status === 'modified' && object instanceof PdfDict) {
+    if (status === 'modified') {
       const old = reader.getObject(ref, before);
-      if (old instanceof PdfDict) change.changedKeys = changedKeys(old, object);
+      const lists: Record<string, ReferenceListChange> = {};
+      const itemKind = (value: PdfValue) => listItemKind(reader, value, after);
+      if (object instanceof PdfDict && old instanceof PdfDict) {
+        change.changedKeys = changedKeys(old, object);
+        change.addedKeys = change.changedKeys.filter((key) => old.get(key) === undefined);
+        for (const key of change.changedKeys) {
+          const list = listChange(old.get(key), object.get(key), itemKind);
+          if (list) lists[key] = list;
+        }
+      } else if (Array.isArray(object) && Array.isArray(old)) {
+        lists['[]'] = listChange(old, object, itemKind)!;
+      }
+      if (Object.keys(lists).length > 0) change.lists = lists;
     }
     changes.push(change);
   }
@@ -318,6 +356,51 @@ function fontPartsOf(
     }
   }
   return parts;
+}
+
+/** A field or annotation listed in an /Annots or /Fields array, as the allowed-changes rules see it. */
+function listItemKind(
+  reader: PdfReader,
+  value: PdfValue,
+  xref: Map<number, XrefEntry>,
+): ReferenceListChange['added'][number] {
+  const object = value instanceof PdfRef ? reader.getObject(value, xref) : value;
+  if (!(object instanceof PdfDict)) return 'other';
+  const parentRef = object.get('Parent');
+  const parent = parentRef instanceof PdfRef ? reader.getObject(parentRef, xref) : undefined;
+  if (
+    isName(object.get('FT'), 'Sig') ||
+    (parent instanceof PdfDict && isName(parent.get('FT'), 'Sig'))
+  )
+    return 'signatureField';
+  if (isName(object.get('Type'), 'Annot') || isName(object.get('Subtype'))) return 'annotation';
+  return 'other';
+}
+
+/**
+ * What an array gained and lost between two versions (a direct array, or one absent before);
+ * undefined when either version is not an array.
+ */
+function listChange(
+  before: PdfValue | undefined,
+  after: PdfValue | undefined,
+  kindOf: (value: PdfValue) => ReferenceListChange['added'][number],
+): ReferenceListChange | undefined {
+  if (!Array.isArray(after) || (before !== undefined && !Array.isArray(before))) return undefined;
+  const remaining = new Map<string, number>();
+  for (const item of before ?? []) {
+    const key = serialize(item);
+    remaining.set(key, (remaining.get(key) ?? 0) + 1);
+  }
+  const added: ReferenceListChange['added'] = [];
+  for (const item of after) {
+    const key = serialize(item);
+    const count = remaining.get(key) ?? 0;
+    if (count > 0) remaining.set(key, count - 1);
+    else added.push(kindOf(item));
+  }
+  const removed = [...remaining.values()].reduce((sum, count) => sum + count, 0);
+  return { added, removed };
 }
 
 function classify(

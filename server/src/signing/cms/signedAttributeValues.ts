@@ -14,7 +14,10 @@ import {
 } from '@esign/shared/cms';
 import { cmsErrors } from './errors';
 
-/** signing-certificate-v2's first ESSCertIDv2: the one naming the signer (RFC 5035 section 5.4). */
+/**
+ * The first ESSCertID(v2) of signing-certificate(-v2): the one naming the signer (RFC 5035
+ * section 5.4; RFC 2634 section 5.4 for v1, whose hash is always SHA-1).
+ */
 export interface SigningCertificateReference {
   hashAlgorithmOid: string;
   certHash: Buffer;
@@ -29,24 +32,36 @@ export interface SignedAttributeValues {
   contentType: string | undefined;
   messageDigest: Buffer | undefined;
   signingCertificateV2: SigningCertificateReference | undefined;
+  /** signing-certificate (v1), which older tools write instead of v2. */
+  signingCertificateV1: SigningCertificateReference | undefined;
 }
+
+const signingCertificateV1Oid = '1.2.840.113549.1.9.16.2.12';
+const sha1Oid = '1.3.14.3.2.26';
 
 function fail(what: string): never {
   throw new DerError(what);
 }
 
-function essCertIdV2(bytes: Uint8Array, value: DerElement): SigningCertificateReference {
+function essCertId(
+  bytes: Uint8Array,
+  value: DerElement,
+  defaultHashOid: string,
+): SigningCertificateReference {
   const [certs] = derChildren(bytes, value);
   const [first] = certs ? derChildren(bytes, certs) : [];
-  if (!first) fail('signing-certificate-v2 names no certificate');
+  if (!first) fail('signing-certificate names no certificate');
   const fields = derChildren(bytes, first);
-  // hashAlgorithm DEFAULT id-sha256: present only when it is another algorithm.
-  const [algorithm] = fields[0]?.tag === derTag.sequence ? fields.splice(0, 1) : [];
+  // v2's hashAlgorithm DEFAULT id-sha256: present only when it is another algorithm (v1 has none).
+  const [algorithm] =
+    defaultHashOid === cmsOids.sha256 && fields[0]?.tag === derTag.sequence
+      ? fields.splice(0, 1)
+      : [];
   const [algorithmOid] = algorithm ? derChildren(bytes, algorithm) : [];
   if (algorithm && !algorithmOid) fail('an empty hashAlgorithm');
   const hashAlgorithmOid = algorithmOid
     ? readDerObjectIdentifier(bytes, algorithmOid)
-    : cmsOids.sha256;
+    : defaultHashOid;
   const [certHash, issuerSerial] = fields;
   if (certHash?.tag !== derTag.octetString) fail('an ESSCertIDv2 without certHash');
   let reference: SigningCertificateReference['issuerSerial'];
@@ -70,7 +85,7 @@ function essCertIdV2(bytes: Uint8Array, value: DerElement): SigningCertificateRe
 
 /**
  * Reads the signed attributes (the SET as signed, tag 0x31) of any CMS signature: content-type,
- * message-digest and signing-certificate-v2, each required to be single-valued and present at
+ * message-digest and signing-certificate-v2 (or v1), each required to be single-valued and present at
  * most once (RFC 5652 section 11, RFC 5035). Throws 400 SIGNED_ATTRIBUTES_MALFORMED.
  */
 export function readSignedAttributes(signedAttributes: Uint8Array): SignedAttributeValues {
@@ -82,6 +97,7 @@ export function readSignedAttributes(signedAttributes: Uint8Array): SignedAttrib
       contentType: undefined,
       messageDigest: undefined,
       signingCertificateV2: undefined,
+      signingCertificateV1: undefined,
     };
     for (const attribute of derChildren(signedAttributes, set)) {
       const [typeElement, valueSet, extra] = derChildren(signedAttributes, attribute);
@@ -102,7 +118,10 @@ export function readSignedAttributes(signedAttributes: Uint8Array): SignedAttrib
         values.messageDigest = Buffer.from(derValue(signedAttributes, value));
       } else if (type === cmsOids.signingCertificateV2) {
         if (!single) fail('signing-certificate-v2 is not single-valued');
-        values.signingCertificateV2 = essCertIdV2(signedAttributes, value);
+        values.signingCertificateV2 = essCertId(signedAttributes, value, cmsOids.sha256);
+      } else if (type === signingCertificateV1Oid) {
+        if (!single) fail('signing-certificate is not single-valued');
+        values.signingCertificateV1 = essCertId(signedAttributes, value, sha1Oid);
       }
     }
     return values;
@@ -115,13 +134,14 @@ export function readSignedAttributes(signedAttributes: Uint8Array): SignedAttrib
 }
 
 const hashNames: Record<string, string> = {
+  [sha1Oid]: 'sha1',
   [cmsOids.sha256]: 'sha256',
   [cmsOids.sha384]: 'sha384',
   '2.16.840.1.101.3.4.2.3': 'sha512',
 };
 
 /**
- * Whether signing-certificate-v2 names this certificate: its hash matches and, when the
+ * Whether signing-certificate(-v2) names this certificate: its hash matches and, when the
  * reference has an IssuerSerial, the issuer and serial are the certificate's. A hash algorithm
  * the engine does not know gives false.
  */

@@ -298,12 +298,16 @@ export function makeSigner(dir: string): { key: string; cert: string } {
   return { key, cert };
 }
 
-/** A detached CMS (openssl) over the two byte ranges' content. */
+/**
+ * A detached CMS (openssl cms -sign) over the two byte ranges' content; `extraCertificates` (a
+ * PEM file) adds the chain, `cades` the signing-certificate-v2 attribute.
+ */
 export function opensslCms(
   file: string,
   byteRange: [number, number, number, number],
   signer: { key: string; cert: string },
   dir: string,
+  options: { extraCertificates?: string; cades?: boolean } = {},
 ): Buffer {
   const bytes = fs.readFileSync(file);
   const content = Buffer.concat([
@@ -328,6 +332,8 @@ export function opensslCms(
       signer.cert,
       '-inkey',
       signer.key,
+      ...(options.extraCertificates === undefined ? [] : ['-certfile', options.extraCertificates]),
+      ...(options.cades ? ['-cades'] : []),
       '-in',
       input,
       '-out',
