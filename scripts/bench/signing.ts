@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -6,15 +6,17 @@ import path from 'node:path';
 import { loadConfig } from '../../server/src/platform/config';
 import { createLogger } from '../../server/src/platform/logger';
 import { openRuntime } from '../../server/src/runtime';
+import { developmentCa } from '../../server/src/signing/ca/developmentCa';
 import { prepareRevision, signWithServerKey } from '../../server/src/signing/finalize';
 import { closeKeyStore } from '../../server/src/signing/keys/keyStores';
 import { sealKey } from '../../server/src/signing/keys/signingKeys';
 import { prepareSigningKeys } from '../../server/src/signing/keys/startup';
 import { requestTimestamp } from '../../server/src/signing/timestamps/client';
+import { verifyPdfSignatures } from '../../server/src/signing/verification';
 import { createTenant } from '../../server/src/tenancy/service';
 import { TestPki } from '../../server/test/signing/cms/testPki';
 import { opensslP12, signWithSignpdf } from '../../server/test/signing/foreignSigners';
-import { classicPdf, writeLargePdf } from '../../server/test/signing/pdf/corpus';
+import { classicPdf, nssDatabase, writeLargePdf } from '../../server/test/signing/pdf/corpus';
 
 /**
  * Signing bench, on ONE generated PDF of BENCH_SIGNING_MB MB (50; four pages of incompressible
@@ -24,6 +26,14 @@ import { classicPdf, writeLargePdf } from '../../server/test/signing/pdf/corpus'
  *   development TSA in-process (no network), the files in the FileStore (fsync'd); the reference
  *   is @signpdf/signpdf 3.x (plainAddPlaceholder + P12Signer, node-forge) with an RSA-2048 P12
  *   made by openssl, reading and writing the files. Time and peak RSS growth of the signing call.
+ * - verification: verifyPdfSignatures on our signed file (byte range, digest, CMS signature,
+ *   signing-certificate-v2, chain to the development CA, validity and revocation, the
+ *   timestamp, later changes), in-process, against poppler's `pdfsig -nssdir <db>` on the same
+ *   file, the whole process (its start-up is in its figure: see its one-page time). The NSS
+ *   database trusts the development CA, so pdfsig checks the chain as we do (no `-nocert`). It
+ *   would ask an OCSP responder, but the development certificates name none, so neither side
+ *   goes to the network (`-no-ocsp` is left out: poppler 22 then fails every chain with
+ *   "Unknown issue"). pdfsig does not check the timestamp at all; we do.
  * Each side runs in a child process of its own (same Node flags), the sides alternating for
  * BENCH_SIGNING_ROUNDS rounds (5); medians. Each child first signs a one-page PDF the same way,
  * unmeasured, as a running server has (modules loaded, code compiled, key read), then the large
@@ -81,6 +91,8 @@ interface Setup {
   sourceSha256: string;
   /** The one-page PDF of the warm-up signature. */
   warmUpSha256: string;
+  /** The development CA certificate, PEM: pdfsig's NSS database trusts it. */
+  caPem: string;
 }
 
 /** A DATA_DIR with a tenant, the development CA, seal and TSA made, and the PDFs stored. */
@@ -103,6 +115,7 @@ async function setUpService(dataDir: string, source: string, warmUp: string): Pr
       tenantId: tenant.id,
       sourceSha256: stored.sha256,
       warmUpSha256: small.sha256,
+      caPem: (await developmentCa(deps)).certificatePem,
     };
   } finally {
     await closeKeyStore(config);
@@ -110,8 +123,14 @@ async function setUpService(dataDir: string, source: string, warmUp: string): Pr
   }
 }
 
+/** Where a signing child copies the signed files to (for the verification part). */
+interface Keep {
+  large: string;
+  warmUp: string;
+}
+
 /** Child: prepare + finalize with the seal, the warm-up then the measured one. */
-async function oursSign(setup: Setup, keep?: string): Promise<Sample> {
+async function oursSign(setup: Setup, keep?: Keep): Promise<Sample> {
   const config = serviceConfig(setup.dataDir);
   const { deps, database } = openRuntime(config, { logger: createLogger('silent') });
   const sign = async (sourceSha256: string) => {
@@ -130,13 +149,16 @@ async function oursSign(setup: Setup, keep?: string): Promise<Sample> {
     return [preparation.preparedSha256, signed.sha256].map((sha256) => deps.files.pathOf(sha256));
   };
   try {
-    await sign(setup.warmUpSha256);
+    const warmUp = await sign(setup.warmUpSha256);
     let written: string[] = [];
     const sample = await measured(async () => {
       written = await sign(setup.sourceSha256);
     });
-    if (keep) fs.copyFileSync(written[1]!, keep);
-    for (const file of written) fs.rmSync(file, { force: true });
+    if (keep) {
+      fs.copyFileSync(written[1]!, keep.large);
+      fs.copyFileSync(warmUp[1]!, keep.warmUp);
+    }
+    for (const file of [...warmUp, ...written]) fs.rmSync(file, { force: true });
     return sample;
   } finally {
     await closeKeyStore(config);
@@ -155,8 +177,44 @@ async function signpdfSign(
   return measured(() => signWithSignpdf(source, output, { p12Path: p12, passphrase }));
 }
 
+/** Child: verifyPdfSignatures, the warm-up file then the measured one; every signature valid. */
+async function oursVerify(setup: Setup, signed: Keep): Promise<Sample> {
+  const config = serviceConfig(setup.dataDir);
+  const { deps, database } = openRuntime(config, { logger: createLogger('silent') });
+  const verify = async (file: string) => {
+    const verification = await verifyPdfSignatures(deps, file, { tenantId: setup.tenantId });
+    const [signature] = verification.signatures;
+    // A bench of a verification that fails early would time nothing worth knowing.
+    if (!signature?.timestampVerified || signature.integrityCheck !== 'passed') {
+      throw new Error(`${file}: not verified as signed (${JSON.stringify(verification)})`);
+    }
+  };
+  try {
+    await verify(signed.warmUp);
+    return await measured(() => verify(signed.large));
+  } finally {
+    await closeKeyStore(config);
+    await database.close();
+  }
+}
+
+/** pdfsig's flags (see the header) on `file`: its wall time, and whether it says valid. */
+function pdfsigRun(nssDir: string, file: string): { ms: number; valid: boolean } {
+  const began = performance.now();
+  const run = spawnSync('pdfsig', ['-nssdir', `sql:${nssDir}`, file], {
+    encoding: 'utf8',
+  });
+  const ms = performance.now() - began;
+  const valid =
+    run.status === 0 &&
+    run.stdout.includes('Signature is Valid.') &&
+    run.stdout.includes('Certificate is Trusted.');
+  return { ms, valid };
+}
+
 type Job =
-  | { role: 'ours-sign'; setup: Setup; keep?: string }
+  | { role: 'ours-sign'; setup: Setup; keep?: Keep }
+  | { role: 'ours-verify'; setup: Setup; signed: Keep }
   | { role: 'signpdf-sign'; source: string; warmUp: string; p12: string; output: string };
 
 /** Runs `job` in a child process with this one's Node flags; its one line of JSON. */
@@ -183,7 +241,9 @@ async function runChild(job: Job): Promise<void> {
   const sample =
     job.role === 'ours-sign'
       ? await oursSign(job.setup, job.keep)
-      : await signpdfSign(job.source, job.warmUp, job.p12, job.output);
+      : job.role === 'ours-verify'
+        ? await oursVerify(job.setup, job.signed)
+        : await signpdfSign(job.source, job.warmUp, job.p12, job.output);
   process.stdout.write(`${JSON.stringify(sample)}\n`);
 }
 
@@ -241,8 +301,14 @@ export async function benchSigning(): Promise<void> {
     const ours: Sample[] = [];
     const reference: Sample[] = [];
     // Alternating, so a change in the machine's load touches both sides alike.
+    const signed: Keep = {
+      large: path.join(scratch, 'ours-signed.pdf'),
+      warmUp: path.join(scratch, 'ours-signed-one-page.pdf'),
+    };
     for (let round = 0; round < rounds; round += 1) {
-      ours.push(await inChild({ role: 'ours-sign', setup }));
+      ours.push(
+        await inChild({ role: 'ours-sign', setup, ...(round === 0 ? { keep: signed } : {}) }),
+      );
       reference.push(
         await inChild({
           role: 'signpdf-sign',
@@ -266,6 +332,26 @@ export async function benchSigning(): Promise<void> {
     process.stdout.write(
       `Signing: ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}; one ${megabytesOf(size)} PDF, ${rounds} alternating rounds of one child process per side (warm), medians (ratios: of each round's).\n`,
     );
+    // Verification: ours in a child per round (warm), pdfsig right after it on the same file.
+    const caFile = path.join(scratch, 'development-ca.pem');
+    fs.writeFileSync(caFile, setup.caPem);
+    const nssDir = nssDatabase(path.join(scratch, 'nss'), [caFile]);
+    const verifications: Sample[] = [];
+    const pdfsigTimes: number[] = [];
+    const pdfsigStarts: number[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      verifications.push(await inChild({ role: 'ours-verify', setup, signed }));
+      const large = pdfsigRun(nssDir, signed.large);
+      const small = pdfsigRun(nssDir, signed.warmUp);
+      if (!large.valid || !small.valid) throw new Error('pdfsig does not find our signature valid');
+      pdfsigTimes.push(large.ms);
+      pdfsigStarts.push(small.ms);
+    }
+    const verifyMs = median(verifications.map((sample) => sample.ms));
+    const pdfsigMs = median(pdfsigTimes);
+    const verifyRatio = median(
+      verifications.map((sample, round) => sample.ms / pdfsigTimes[round]!),
+    );
     printTable([
       {
         name: 'prepare + finalize vs @signpdf (P12), time',
@@ -283,7 +369,18 @@ export async function benchSigning(): Promise<void> {
         target: '≤ 32 MB',
         met: ourPeak <= 32 * mb,
       },
+      {
+        name: 'verification (with timestamp) vs pdfsig, time',
+        ours: `${verifyMs.toFixed(0)} ms`,
+        reference: `${pdfsigMs.toFixed(0)} ms`,
+        ratio: verifyRatio,
+        target: '≤ 1.0x',
+        met: verifyRatio <= 1,
+      },
     ]);
+    process.stdout.write(
+      `pdfsig -nssdir <db trusting the development CA>, whole process; on the one-page signed PDF it takes ${median(pdfsigStarts).toFixed(0)} ms (its start-up). Ours: in a warm process.\n`,
+    );
   } finally {
     pki.remove();
     fs.rmSync(scratch, { recursive: true, force: true });

@@ -76,7 +76,7 @@ export class FileSource implements ByteSource {
   }
 
   /** The block byteAt read last: the lexer reads byte after byte, mostly from one block. */
-  private current = { index: -1, block: Buffer.alloc(0) };
+  private current: { index: number; block: Buffer } = { index: -1, block: Buffer.alloc(0) };
 
   byteAt(pos: number): number {
     if (pos < 0 || pos >= this.length) return -1;
