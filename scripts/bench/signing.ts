@@ -17,6 +17,7 @@ import { createTenant } from '../../server/src/tenancy/service';
 import { TestPki } from '../../server/test/signing/cms/testPki';
 import { opensslP12, signWithSignpdf } from '../../server/test/signing/foreignSigners';
 import { classicPdf, nssDatabase, writeLargePdf } from '../../server/test/signing/pdf/corpus';
+import { median, printColumns } from './figures';
 
 /**
  * Signing bench, on ONE generated PDF of BENCH_SIGNING_MB MB (50; four pages of incompressible
@@ -247,12 +248,6 @@ async function runChild(job: Job): Promise<void> {
   process.stdout.write(`${JSON.stringify(sample)}\n`);
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
 interface Row {
   name: string;
   ours: string;
@@ -274,16 +269,7 @@ function printTable(rows: Row[]): void {
       row.met ? 'met' : 'MISSED',
     ]),
   ];
-  const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
-  for (const row of table) {
-    process.stdout.write(
-      `${row
-        .map((cell, column) =>
-          column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
-        )
-        .join('  ')}\n`,
-    );
-  }
+  printColumns(table);
 }
 
 /** Reads a file through once (into the page cache). */
