@@ -4,6 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { median, printColumns } from './figures';
 
 /**
  * Start-up bench: the built server (`node --enable-source-maps server/dist/main.js`, what
@@ -80,12 +81,6 @@ async function measure(args: string[], env: Record<string, string>): Promise<Sam
   }
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
 export async function benchStartup(): Promise<void> {
   execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], {
     cwd: root,
@@ -136,21 +131,10 @@ serve({ fetch: app.fetch, hostname: '127.0.0.1', port: Number(process.env.PORT) 
         ];
       }),
     ];
-    const widths = table[0]!.map((_, column) =>
-      Math.max(...table.map((row) => row[column]!.length)),
-    );
     process.stdout.write(
       `Start-up: ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}; idle ${idleMs} ms before RSS.\n`,
     );
-    for (const row of table) {
-      process.stdout.write(
-        `${row
-          .map((cell, column) =>
-            column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
-          )
-          .join('  ')}\n`,
-      );
-    }
+    printColumns(table);
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }

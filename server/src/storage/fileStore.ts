@@ -117,6 +117,34 @@ export class FileStore {
     }
   }
 
+  /**
+   * Takes over a temp file its writer hashed while writing it (a prepared or signed PDF, where
+   * one read feeds the copy and its hashes): fsyncs it and renames it into place without reading
+   * it again. The temp file is gone afterwards, whatever happens.
+   */
+  async putHashed(
+    tempPath: string,
+    written: { sha256: string; size: number },
+  ): Promise<StoredFile> {
+    try {
+      if (!sha256Pattern.test(written.sha256)) {
+        throw new TypeError(`not a SHA-256 hex digest: ${written.sha256}`);
+      }
+      const file = await fs.open(tempPath, 'r+');
+      try {
+        const { size } = await file.stat();
+        if (size !== written.size) throw new Error(`${tempPath} is not the size it was written`);
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      return await this.adopt(tempPath, written.sha256, written.size);
+    } catch (error) {
+      await fs.rm(tempPath, { force: true });
+      throw error;
+    }
+  }
+
   async exists(sha256: string): Promise<boolean> {
     try {
       return (await fs.stat(this.pathOf(sha256))).isFile();

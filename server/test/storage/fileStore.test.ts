@@ -147,6 +147,30 @@ describe('File store: adopting a downloaded temp file', () => {
   });
 });
 
+describe('File store: adopting a temp file its writer hashed', () => {
+  it('renames it into place under the given SHA-256 without reading it again', async () => {
+    const bytes = Buffer.from('%PDF- prepared');
+    const temp = tempFile(bytes);
+    const stored = await store.putHashed(temp, { sha256: sha256(bytes), size: bytes.length });
+    expect(stored).toEqual({ sha256: sha256(bytes), size: bytes.length, created: true });
+    expect(fs.existsSync(temp)).toBe(false);
+    expect(fs.readFileSync(store.pathOf(stored.sha256)).equals(bytes)).toBe(true);
+  });
+
+  it('refuses a file whose size is not the one written, or a name that is no SHA-256, and drops it', async () => {
+    const bytes = Buffer.from('%PDF- changed since');
+    const grown = tempFile(bytes);
+    await expect(
+      store.putHashed(grown, { sha256: sha256(bytes), size: bytes.length - 1 }),
+    ).rejects.toThrow('not the size it was written');
+    const named = tempFile(bytes);
+    await expect(store.putHashed(named, { sha256: '../x', size: bytes.length })).rejects.toThrow(
+      TypeError,
+    );
+    expect(fs.readdirSync(store.tempDir)).toEqual([]);
+  });
+});
+
 describe('File store: reading', () => {
   it('opens a stored file as a stream with its size', async () => {
     const bytes = Buffer.from('read me back');

@@ -73,6 +73,31 @@ export function certificateIssuerAndSerial(certificate: Uint8Array): {
   issuer: Uint8Array;
   serialNumber: Uint8Array;
 } {
+  const key = createHash('sha256').update(certificate).digest('hex');
+  let named = namedCertificates.get(key);
+  if (named === undefined) {
+    named = readIssuerAndSerial(certificate);
+    if (namedCertificates.size >= maxNamedCertificates) {
+      namedCertificates.delete(namedCertificates.keys().next().value!);
+    }
+    namedCertificates.set(key, named);
+  }
+  // Copies: what is remembered stays as it was read, whatever a caller does with its result.
+  return { issuer: named.issuer.slice(), serialNumber: named.serialNumber.slice() };
+}
+
+/**
+ * Issuers and serials read lately, by SHA-256 of the certificate: one signature names the same
+ * signer and TSA certificates several times (attributes built, then rebuilt and checked), and
+ * the schema parse of a certificate costs far more than its hash. The oldest go first.
+ */
+const namedCertificates = new Map<string, { issuer: Uint8Array; serialNumber: Uint8Array }>();
+const maxNamedCertificates = 256;
+
+function readIssuerAndSerial(certificate: Uint8Array): {
+  issuer: Uint8Array;
+  serialNumber: Uint8Array;
+} {
   try {
     // The schema parse validates the whole certificate; the DER walk then slices the issuer and
     // serial exactly as the certificate holds them (a re-encoded Name could differ from them).
@@ -86,7 +111,11 @@ export function certificateIssuerAndSerial(certificate: Uint8Array): {
     if (serial?.tag !== derTag.integer || issuer?.tag !== derTag.sequence) {
       throw new DerError('no serial number and issuer where X.509 puts them');
     }
-    return { issuer: derBytes(certificate, issuer), serialNumber: derBytes(certificate, serial) };
+    // Copies, not views: the caller's buffer may be reused after this call.
+    return {
+      issuer: derBytes(certificate, issuer).slice(),
+      serialNumber: derBytes(certificate, serial).slice(),
+    };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new SignedAttributesError(

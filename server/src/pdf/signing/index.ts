@@ -5,7 +5,8 @@
 export type { SignatureImage, SignatureRect } from './appearance';
 export type { DssMaterial } from './dss';
 export { appendDss, readDss } from './dss';
-export { digestByteRange, embedSignature } from './embed';
+export type { SignedCopy } from './embed';
+export { digestByteRange, embedSignature, writeSignedCopy } from './embed';
 export { pdfErrors } from './errors';
 export { readSignatureImage } from './images';
 export type { PageBox } from './pages';

@@ -75,9 +75,14 @@ export class FileSource implements ByteSource {
     return block;
   }
 
+  /** The block byteAt read last: the lexer reads byte after byte, mostly from one block. */
+  private current: { index: number; block: Buffer } = { index: -1, block: Buffer.alloc(0) };
+
   byteAt(pos: number): number {
     if (pos < 0 || pos >= this.length) return -1;
-    return this.block(Math.floor(pos / blockSize))[pos % blockSize]!;
+    const index = Math.floor(pos / blockSize);
+    if (index !== this.current.index) this.current = { index, block: this.block(index) };
+    return this.current.block[pos - index * blockSize]!;
   }
 
   slice(start: number, end: number): Buffer {

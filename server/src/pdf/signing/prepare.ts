@@ -1,10 +1,7 @@
 import crypto from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { validationError } from '../../errors/apiError';
 import {
@@ -22,6 +19,7 @@ import { PdfReader } from './document';
 import { addToDss, type DssMaterial } from './dss';
 import { putFontSubset } from './embeddedFont';
 import { pdfErrors } from './errors';
+import { streamChunks } from './fileChunks';
 import { IncrementalUpdate } from './incrementalUpdate';
 import {
   dict,
@@ -72,6 +70,9 @@ export interface PreparedSignature {
   contentsHexLength: number;
   /** SHA-256 over the two byte ranges: what the CMS message-digest must be. */
   documentDigest: Buffer;
+  /** SHA-256 (hex) and size of the whole prepared file, as written: its FileStore name. */
+  sha256: string;
+  size: number;
 }
 
 export const defaultContentsSize = 32 * 1024;
@@ -333,31 +334,41 @@ export async function preparePdfSignature(
   update.write(rangeText, markerAt + '/ByteRange ['.length, 'latin1');
 
   const target = path.join(options.tempDir ?? os.tmpdir(), `prepared-${crypto.randomUUID()}.pdf`);
-  const hash = crypto.createHash('sha256');
+  // One read of the source feeds the copy and one hash; at the hole the hash is forked into the
+  // document digest (which skips the hole) and the file's own SHA-256 (which does not).
+  const prefix = crypto.createHash('sha256');
   try {
-    await pipeline(
-      createReadStream(source, { start: 0, end: sourceSize - 1 }),
-      new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          hash.update(chunk);
-          callback(null, chunk);
-        },
-      }),
-      createWriteStream(target, { flags: 'wx' }),
-    );
-    await fs.appendFile(target, update);
+    const input = await fs.open(source, 'r');
+    try {
+      const output = await fs.open(target, 'wx');
+      try {
+        await streamChunks(input, 0, sourceSize, (chunk) => prefix.update(chunk), {
+          file: output,
+          offset: 0,
+        });
+        await output.write(update, 0, update.length, sourceSize);
+      } finally {
+        await output.close();
+      }
+    } finally {
+      await input.close();
+    }
   } catch (error) {
     await fs.rm(target, { force: true });
     throw error;
   }
-  hash.update(update.subarray(0, contentsAt - 1));
-  hash.update(update.subarray(contentsAt + contentsHexLength + 1));
+  prefix.update(update.subarray(0, contentsAt - 1));
+  const documentHash = prefix.copy();
+  documentHash.update(update.subarray(contentsAt + contentsHexLength + 1));
+  prefix.update(update.subarray(contentsAt - 1));
   return {
     path: target,
     fieldName,
     byteRange,
     contentsOffset,
     contentsHexLength,
-    documentDigest: hash.digest(),
+    documentDigest: documentHash.digest(),
+    sha256: prefix.digest('hex'),
+    size: sourceSize + update.length,
   };
 }

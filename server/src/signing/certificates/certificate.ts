@@ -124,6 +124,27 @@ function extension<T>(asn: Certificate, id: string, type: new () => T): T | null
  * CERTIFICATE_INVALID, naming which certificate when `label` says).
  */
 export function readCertificate(der: Buffer, label = 'certificate'): CertificateFacts {
+  const key = crypto.createHash('sha256').update(der).digest('hex');
+  const known = readCertificates.get(key);
+  if (known) return known;
+  // Its own copy of the bytes: the caller's buffer may be a view into something reused.
+  const facts = parseCertificate(Buffer.from(der), key, label);
+  if (readCertificates.size >= maxReadCertificates) {
+    readCertificates.delete(readCertificates.keys().next().value!);
+  }
+  readCertificates.set(key, facts);
+  return facts;
+}
+
+/**
+ * The certificates read lately, by SHA-256 of their DER: every signature and every check reads
+ * the same trust anchors, CA, TSA and seal certificates again, and parsing them three ways costs
+ * more than the rest of a chain check. Facts follow from the bytes alone; the oldest go first.
+ */
+const readCertificates = new Map<string, CertificateFacts>();
+const maxReadCertificates = 512;
+
+function parseCertificate(der: Buffer, fingerprint: string, label: string): CertificateFacts {
   let asn: Certificate;
   let x509: crypto.X509Certificate;
   let parts: CertificateParts;
@@ -148,7 +169,7 @@ export function readCertificate(der: Buffer, label = 'certificate'): Certificate
       parts,
       x509,
       asn,
-      fingerprint: crypto.createHash('sha256').update(der).digest('hex'),
+      fingerprint,
       serialHex: serialHexOf(tbs.serialNumber),
       notBefore: tbs.validity.notBefore.getTime(),
       notAfter: tbs.validity.notAfter.getTime(),

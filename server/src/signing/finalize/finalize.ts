@@ -128,8 +128,8 @@ async function finalizePreparation<T>(
     },
     evidence,
   );
-  const signedPath = await writeSignedFile(deps.files.tempDir, preparedPath, preparation, checked);
-  const stored = await deps.files.putFile(signedPath);
+  const signedFile = await writeSignedFile(deps.files.tempDir, preparedPath, preparation, checked);
+  const stored = await deps.files.putHashed(signedFile.path, signedFile);
   try {
     const signed: SignedRevision = {
       preparationId: preparation.id,

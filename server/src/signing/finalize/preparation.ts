@@ -130,7 +130,7 @@ export async function prepareRevision(
     ...(dss ? { dss } : {}),
     tempDir: deps.files.tempDir,
   });
-  const stored = await deps.files.putFile(prepared.path);
+  const stored = await deps.files.putHashed(prepared.path, prepared);
   try {
     const row = await insertPreparation(deps.db, {
       tenant_id: tenantId,

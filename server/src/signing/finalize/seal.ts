@@ -55,7 +55,7 @@ export async function sealPdf(
       },
       evidence,
     );
-    return await writeSignedFile(deps.files.tempDir, prepared.path, prepared, checked);
+    return (await writeSignedFile(deps.files.tempDir, prepared.path, prepared, checked)).path;
   } finally {
     await fs.rm(prepared.path, { force: true });
   }

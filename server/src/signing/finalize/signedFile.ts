@@ -1,14 +1,18 @@
 import crypto from 'node:crypto';
-import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { digestByteRange, embedSignature, type PreparedSignature } from '../../pdf/signing';
+import { type PreparedSignature, type SignedCopy, writeSignedCopy } from '../../pdf/signing';
 import type { CheckedSignature } from './checkSignature';
 
 export type Placement = Pick<
   PreparedSignature,
   'byteRange' | 'contentsOffset' | 'contentsHexLength' | 'documentDigest'
 >;
+
+/** A signed file in the temp directory, with the SHA-256 and size it was written with. */
+export interface SignedFile extends Pick<SignedCopy, 'sha256' | 'size'> {
+  path: string;
+}
 
 /**
  * A new temp file in `tempDir`: a copy of the prepared file with the CMS in its placeholder,
@@ -21,19 +25,17 @@ export async function writeSignedFile(
   preparedPath: string,
   placement: Placement,
   checked: Pick<CheckedSignature, 'cms'>,
-): Promise<string> {
+): Promise<SignedFile> {
   const target = path.join(tempDir, `signed-${crypto.randomUUID()}.pdf`);
-  await fs.copyFile(preparedPath, target, constants.COPYFILE_EXCL);
   try {
+    const copy = await writeSignedCopy(preparedPath, target, placement, checked.cms);
     // The bytes must still be the revision whose digest was signed (a damaged store is no PDF).
-    const digest = await digestByteRange(target, placement.byteRange);
-    if (!digest.equals(placement.documentDigest)) {
+    if (!copy.documentDigest.equals(placement.documentDigest)) {
       throw new Error(
         `the prepared file ${preparedPath} no longer has the digest it was signed for`,
       );
     }
-    await embedSignature(target, placement, checked.cms);
-    return target;
+    return { path: target, sha256: copy.sha256, size: copy.size };
   } catch (error) {
     await fs.rm(target, { force: true });
     throw error;

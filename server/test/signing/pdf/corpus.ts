@@ -1,4 +1,5 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -145,6 +146,66 @@ export function hybridPdf(): Buffer {
     `trailer\n<< /Size 8 /Root 1 0 R /XRefStm ${xrefStmOffset} >>\nstartxref\n${xrefOffset}\n%%EOF\n`,
   );
   return Buffer.concat(parts);
+}
+
+/**
+ * A PDF of about `megabytes` MB (MiB) written straight to `file`, never held in memory: `pages`
+ * pages, each showing one image of random RGB samples (incompressible, so the size is real for
+ * every tool) and a classic xref table with /Info, which @signpdf's plain placeholder needs.
+ * For the 50 MB tests and the signing bench.
+ */
+export function writeLargePdf(file: string, megabytes: number, pages = 4): void {
+  const width = 1024;
+  const rowBytes = width * 3;
+  const height = Math.max(1, Math.ceil((megabytes * 1024 * 1024) / pages / rowBytes));
+  const imageBytes = rowBytes * height;
+  const fd = fs.openSync(file, 'w');
+  try {
+    let offset = 0;
+    const offsets: number[] = [];
+    const put = (bytes: string | Buffer) => {
+      const b = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes;
+      fs.writeSync(fd, b);
+      offset += b.length;
+    };
+    const object = (body: string) => {
+      offsets.push(offset);
+      put(`${offsets.length} 0 obj\n${body}\nendobj\n`);
+    };
+    put('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n');
+    // 1 catalog, 2 page tree, 3 info, then per page: page, content stream, image.
+    const pageNumber = (i: number) => 4 + i * 3;
+    object('<< /Type /Catalog /Pages 2 0 R >>');
+    const kids = Array.from({ length: pages }, (_, i) => `${pageNumber(i)} 0 R`).join(' ');
+    object(`<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`);
+    object('<< /Producer (esign test corpus) >>');
+    const drawImage = 'q 595 0 0 842 0 0 cm /Im0 Do Q';
+    const chunk = Buffer.alloc(1024 * 1024);
+    for (let i = 0; i < pages; i++) {
+      const page = pageNumber(i);
+      object(
+        `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents ${page + 1} 0 R /Resources << /XObject << /Im0 ${page + 2} 0 R >> >> >>`,
+      );
+      object(`<< /Length ${drawImage.length} >>\nstream\n${drawImage}\nendstream`);
+      offsets.push(offset);
+      put(
+        `${page + 2} 0 obj\n<< /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Length ${imageBytes} >>\nstream\n`,
+      );
+      for (let written = 0; written < imageBytes; written += chunk.length) {
+        const part = chunk.subarray(0, Math.min(chunk.length, imageBytes - written));
+        put(crypto.randomFillSync(part));
+      }
+      put('\nendstream\nendobj\n');
+    }
+    const xref = offset;
+    const entries = offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n\r\n`).join('');
+    put(`xref\n0 ${offsets.length + 1}\n0000000000 65535 f\r\n${entries}`);
+    put(
+      `trailer\n<< /Size ${offsets.length + 1} /Root 1 0 R /Info 3 0 R >>\nstartxref\n${xref}\n%%EOF\n`,
+    );
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 export const hasQpdf = spawnSync('qpdf', ['--version']).status === 0;

@@ -14,6 +14,7 @@ import {
   preparePdfSignature,
   readDss,
   readSignatures,
+  writeSignedCopy,
 } from '../../../src/pdf/signing';
 import {
   acroFormPdf,
@@ -27,6 +28,7 @@ import {
   pdfsigSignatures,
   qpdf,
   qpdfCheck,
+  writeLargePdf,
 } from './corpus';
 
 jest.setTimeout(120_000);
@@ -452,6 +454,44 @@ describe('embedSignature', () => {
   });
 });
 
+describe('writeSignedCopy', () => {
+  it('writes the signed file in one read: the digest read back, its own SHA-256 and size', async () => {
+    const source = write('copy.pdf', await classicPdf());
+    const prepared = await preparePdfSignature(source, { signingTime, tempDir: dir });
+    const cms = opensslCms(prepared.path, prepared.byteRange, signer, dir);
+    const before = fs.readFileSync(prepared.path);
+    const target = path.join(dir, 'copy-signed.pdf');
+    const copy = await writeSignedCopy(prepared.path, target, prepared, cms);
+    expect(fs.readFileSync(prepared.path).equals(before)).toBe(true);
+    await embedSignature(prepared.path, prepared, cms);
+    const signed = fs.readFileSync(target);
+    expect(signed.equals(fs.readFileSync(prepared.path))).toBe(true);
+    expect(copy).toEqual({
+      documentDigest: prepared.documentDigest,
+      sha256: crypto.createHash('sha256').update(signed).digest('hex'),
+      size: signed.length,
+    });
+    expect(pdfsigSignatures(pdfsig(target)).map((s) => s.valid)).toEqual([true]);
+  });
+
+  it('refuses a placement whose byte range is not around its placeholder, writing nothing', async () => {
+    const source = write('copy-moved.pdf', await classicPdf());
+    const prepared = await preparePdfSignature(source, { signingTime, tempDir: dir });
+    const [a, b, c, d] = prepared.byteRange;
+    const target = path.join(dir, 'copy-moved-signed.pdf');
+    const error = await refusal(
+      writeSignedCopy(
+        prepared.path,
+        target,
+        { ...prepared, byteRange: [a, b, c + 1, d - 1] },
+        Buffer.alloc(16, 1),
+      ),
+    );
+    expect([error.status, error.code]).toEqual([422, 'PDF_PLACEHOLDER_NOT_FOUND']);
+    expect(fs.existsSync(target)).toBe(false);
+  });
+});
+
 describe('appendDss', () => {
   it('adds a DSS after the signature, merges with an existing one, and the signature stays valid', async () => {
     const source = write('dss.pdf', await objectStreamPdf());
@@ -573,37 +613,8 @@ describe('readSignatures and tampering', () => {
 
 describe('a 50 MB file', () => {
   it('is prepared by streaming: the digest matches and memory does not grow with the file', async () => {
-    // A one-page PDF whose content stream is 50 MB, written without holding it in memory.
     const file = path.join(dir, 'large.pdf');
-    const fd = fs.openSync(file, 'w');
-    let offset = 0;
-    const put = (text: string | Buffer) => {
-      const b = typeof text === 'string' ? Buffer.from(text, 'latin1') : text;
-      fs.writeSync(fd, b);
-      offset += b.length;
-    };
-    const offsets: number[] = [];
-    put('%PDF-1.7\n');
-    offsets.push(offset);
-    put('1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n');
-    offsets.push(offset);
-    put('2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n');
-    offsets.push(offset);
-    put(
-      '3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>\nendobj\n',
-    );
-    offsets.push(offset);
-    const chunk = Buffer.alloc(1024 * 1024, '% padding line of the content stream\n');
-    const length = 50 * chunk.length;
-    put(`4 0 obj\n<< /Length ${length} >>\nstream\n`);
-    for (let i = 0; i < 50; i++) put(chunk);
-    put('\nendstream\nendobj\n');
-    const xref = offset;
-    put(
-      `xref\n0 5\n0000000000 65535 f\r\n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n\r\n`).join('')}`,
-    );
-    put(`trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
-    fs.closeSync(fd);
+    writeLargePdf(file, 50);
 
     const rssBefore = process.memoryUsage().rss;
     const prepared = await preparePdfSignature(file, { signingTime, tempDir: dir });
@@ -612,6 +623,12 @@ describe('a 50 MB file', () => {
     expect(
       (await digestByteRange(prepared.path, prepared.byteRange)).equals(prepared.documentDigest),
     ).toBe(true);
+    const whole = crypto.createHash('sha256');
+    for await (const chunk of fs.createReadStream(prepared.path)) whole.update(chunk as Buffer);
+    expect([prepared.sha256, prepared.size]).toEqual([
+      whole.digest('hex'),
+      fs.statSync(prepared.path).size,
+    ]);
     await sign(prepared);
     expect(pdfsigSignatures(pdfsig(prepared.path)).map((s) => s.valid)).toEqual([true]);
     const read = readSignatures(prepared.path);
