@@ -1,15 +1,24 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { TestHttpsServer } from '../../../test/support/httpsServer';
+import { addTrustAnchor } from '../../src/signing/trust/service';
 import { contractsPath } from '../contracts/fixtures';
 import { parseMail } from '../notify/support';
 import { pdfsig, pdfsigSignatures } from '../signing/pdf/corpus';
 import { strokePng } from '../signing/pdf/pngs';
 import {
+  createOpensslPki,
+  type OpensslPki,
+  opensslReply,
+  sendReply,
+  startTsaServer,
+} from '../signing/timestamps/opensslTsa';
+import {
   dataOf,
-  developmentTsa,
   json,
   openSessionWorld,
+  remoteTsa,
   type SessionWorld,
   SoftToken,
   signingPath,
@@ -19,13 +28,29 @@ jest.setTimeout(180_000);
 
 let world: SessionWorld;
 let token: SoftToken;
+/** The TSA: `openssl ts` behind an HTTPS wrapper, trusted as a global anchor; TSA_URL names it. */
+let tsaPki: OpensslPki;
+let tsaServer: TestHttpsServer;
 beforeAll(async () => {
-  world = await openSessionWorld();
+  tsaPki = createOpensslPki();
+  tsaServer = await startTsaServer({
+    '/tsa': (query, _request, response) => sendReply(response, opensslReply(tsaPki, query)),
+  });
+  world = await openSessionWorld({
+    TSA_URL: tsaServer.url('/tsa'),
+    OUTBOUND_ALLOWLIST: '127.0.0.1',
+  });
+  await addTrustAnchor(world.h.deps.db, world.h.now(), {
+    tenantId: null,
+    certificateFile: tsaPki.rootDer,
+  });
   token = await SoftToken.create(world, { name: 'Nguyễn Văn Ánh', email: 'anh@partner.example' });
 });
 afterAll(async () => {
   token?.remove();
   await world?.close();
+  await tsaServer?.close();
+  tsaPki?.remove();
 });
 
 const signers = [
@@ -70,11 +95,11 @@ describe('a contract signed by usb_token, cloud_hsm and image_signature in turn'
     expect(usb.signingUrl).toMatch(
       /^https:\/\/app\.esign\.example\/ky-so\/phien\/[A-Za-z0-9_-]{43}$/,
     );
-    expect(usb.tsaUrl).toBe('http://127.0.0.1:3000/api/dev/tsa');
+    expect(usb.tsaUrl).toBe(tsaServer.url('/tsa'));
     expect(new Date(usb.expiresAt).getTime() - world.h.clock.now().getTime()).toBeLessThanOrEqual(
       30 * 60_000,
     );
-    const tsa = developmentTsa(world, usb.tsaUrl);
+    const tsa = remoteTsa(usb.tsaUrl);
     const body = await token.signAsClient(usb.contractHash, tsa.stamp);
     tsa.remove();
     const first = await dataOf<SignatureResult>(

@@ -246,6 +246,30 @@ export function developmentTsa(world: SessionWorld, tsaUrl: string) {
   return { stamp, remove: () => scratch.remove() };
 }
 
+/**
+ * A timestamp from an RFC 3161 TSA over HTTP(S), the way a partner's client gets one: an
+ * `openssl ts -query` over SHA-256 of the signature POSTed to `tsaUrl`, the token cut out of
+ * the reply by `openssl ts -reply -token_out`.
+ */
+export function remoteTsa(tsaUrl: string) {
+  const scratch = tempDir('esign-tsa-query-');
+  const stamp = async (signature: Buffer): Promise<Buffer> => {
+    const data = path.join(scratch.dir, `value-${Date.now()}`);
+    fs.writeFileSync(data, signature);
+    const query = execFileSync('openssl', ['ts', '-query', '-data', data, '-sha256', '-cert']);
+    const response = await fetch(tsaUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/timestamp-query' },
+      body: new Uint8Array(query),
+    });
+    if (response.status !== 200) throw new Error(`TSA: HTTP ${response.status}`);
+    const reply = path.join(scratch.dir, `reply-${Date.now()}.tsr`);
+    fs.writeFileSync(reply, Buffer.from(await response.arrayBuffer()));
+    return execFileSync('openssl', ['ts', '-reply', '-in', reply, '-token_out']);
+  };
+  return { stamp, remove: () => scratch.remove() };
+}
+
 /** Everything a refused step must leave as it was: rows of every table it could touch, stored files. */
 export async function persisted(world: SessionWorld) {
   const db = world.h.deps.db;
