@@ -222,22 +222,16 @@ export class SoftToken {
 }
 
 /**
- * A timestamp from the TSA the session named (the development TSA at /api/dev/tsa): an
- * `openssl ts -query` over SHA-256 of the signature, POSTed through the app, the token cut out
- * of the reply by `openssl ts -reply -token_out`.
+ * A timestamp client as a partner's would be: an `openssl ts -query` over SHA-256 of the
+ * signature, sent by `post`, the token cut out of the reply by `openssl ts -reply -token_out`.
  */
-export function developmentTsa(world: SessionWorld, tsaUrl: string) {
+function tsaClient(post: (query: Buffer) => Promise<Response>) {
   const scratch = tempDir('esign-tsa-query-');
   const stamp = async (signature: Buffer): Promise<Buffer> => {
     const data = path.join(scratch.dir, `value-${Date.now()}`);
     fs.writeFileSync(data, signature);
     const query = execFileSync('openssl', ['ts', '-query', '-data', data, '-sha256', '-cert']);
-    world.tick();
-    const response = await world.h.app.request(new URL(tsaUrl).pathname, {
-      method: 'POST',
-      headers: { 'content-type': 'application/timestamp-query' },
-      body: new Uint8Array(query),
-    });
+    const response = await post(query);
     if (response.status !== 200) throw new Error(`TSA: HTTP ${response.status}`);
     const reply = path.join(scratch.dir, `reply-${Date.now()}.tsr`);
     fs.writeFileSync(reply, Buffer.from(await response.arrayBuffer()));
@@ -246,28 +240,23 @@ export function developmentTsa(world: SessionWorld, tsaUrl: string) {
   return { stamp, remove: () => scratch.remove() };
 }
 
-/**
- * A timestamp from an RFC 3161 TSA over HTTP(S), the way a partner's client gets one: an
- * `openssl ts -query` over SHA-256 of the signature POSTed to `tsaUrl`, the token cut out of
- * the reply by `openssl ts -reply -token_out`.
- */
+const timestampQuery = (query: Buffer): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/timestamp-query' },
+  body: new Uint8Array(query),
+});
+
+/** The development TSA the session named (POST /api/dev/tsa), reached through the app. */
+export function developmentTsa(world: SessionWorld, tsaUrl: string) {
+  return tsaClient((query) => {
+    world.tick();
+    return Promise.resolve(world.h.app.request(new URL(tsaUrl).pathname, timestampQuery(query)));
+  });
+}
+
+/** An RFC 3161 TSA over HTTP(S) (TSA_URL), reached over the network. */
 export function remoteTsa(tsaUrl: string) {
-  const scratch = tempDir('esign-tsa-query-');
-  const stamp = async (signature: Buffer): Promise<Buffer> => {
-    const data = path.join(scratch.dir, `value-${Date.now()}`);
-    fs.writeFileSync(data, signature);
-    const query = execFileSync('openssl', ['ts', '-query', '-data', data, '-sha256', '-cert']);
-    const response = await fetch(tsaUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/timestamp-query' },
-      body: new Uint8Array(query),
-    });
-    if (response.status !== 200) throw new Error(`TSA: HTTP ${response.status}`);
-    const reply = path.join(scratch.dir, `reply-${Date.now()}.tsr`);
-    fs.writeFileSync(reply, Buffer.from(await response.arrayBuffer()));
-    return execFileSync('openssl', ['ts', '-reply', '-in', reply, '-token_out']);
-  };
-  return { stamp, remove: () => scratch.remove() };
+  return tsaClient((query) => fetch(tsaUrl, timestampQuery(query)));
 }
 
 /** Everything a refused step must leave as it was: rows of every table it could touch, stored files. */
