@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { Busboy, type BusboyFileStream } from '@fastify/busboy';
+import type { Busboy as BusboyFactory, BusboyFileStream } from '@fastify/busboy';
 import type { ContractSourceKind } from '../db/schema';
 import { ApiError } from '../errors/apiError';
 
@@ -71,6 +71,8 @@ export async function receiveUpload(request: Request, tempDir: string): Promise<
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > uploadLimits.fileBytes + uploadLimits.overheadBytes) throw tooLarge();
   await fs.mkdir(tempDir, { recursive: true, mode: 0o700 });
+  // Loaded with the first upload: start-up does not need the multipart parser.
+  const { Busboy } = await import('@fastify/busboy');
 
   const source = Readable.fromWeb(request.body as unknown as WebReadableStream<Uint8Array>);
   const fields: Record<string, string> = {};
@@ -91,7 +93,7 @@ export async function receiveUpload(request: Request, tempDir: string): Promise<
       activeStream?.destroy();
       reject(failure);
     };
-    let busboy: ReturnType<typeof Busboy>;
+    let busboy: ReturnType<typeof BusboyFactory>;
     try {
       busboy = Busboy({
         headers: { 'content-type': contentType },

@@ -29,13 +29,16 @@ function extendedValue(name: string): string {
 
 /** ASCII fallback for old clients: "Hợp đồng" becomes "Hop dong". */
 function asciiFallback(name: string): string {
-  return name
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/đ/g, 'd')
-    .replace(/Đ/g, 'D')
-    .replace(/[^\x20-\x7e]/g, '_')
-    .replace(/["\\]/g, '_');
+  return (
+    name
+      .normalize('NFD')
+      .replace(/[\u0300-\u036f]/g, '')
+      // Escaped (đ, Đ): an all-ASCII bundle is held by V8 at one byte a character, not two.
+      .replace(/\u0111/g, 'd')
+      .replace(/\u0110/g, 'D')
+      .replace(/[^\x20-\x7e]/g, '_')
+      .replace(/["\\]/g, '_')
+  );
 }
 
 /**

@@ -82,6 +82,22 @@ const retryAfter = {
 };
 
 /**
+ * One schema per list of codes, shared by every route answering with that list (most share the
+ * guards' 401, 403 and 429): hundreds of routes' copies were memory held from start to exit.
+ */
+const errorBodies = new Map<string, z.ZodType>();
+
+function errorBodyWithCodes(codes: string[]): z.ZodType {
+  const key = JSON.stringify(codes);
+  let schema = errorBodies.get(key);
+  if (!schema) {
+    schema = ErrorBodySchema.extend({ code: z.enum(codes as [string, ...string[]]) });
+    errorBodies.set(key, schema);
+  }
+  return schema;
+}
+
+/**
  * The error responses of a route, for the OpenAPI document: each status with the `code` values
  * the route can answer (an enum in the schema), merged from several lists in order, e.g.
  * `errorResponses(guardErrors, { 404: ['DOCUMENT_NOT_FOUND'] })`. A 429 documents Retry-After.
@@ -101,11 +117,7 @@ export function errorResponses(...lists: ErrorCodes[]) {
       {
         description: errorDescriptions[status],
         ...(status === 429 ? { headers: retryAfter } : {}),
-        content: {
-          'application/json': {
-            schema: ErrorBodySchema.extend({ code: z.enum(codes as [string, ...string[]]) }),
-          },
-        },
+        content: { 'application/json': { schema: errorBodyWithCodes(codes) } },
       },
     ]),
   );

@@ -18,7 +18,6 @@ import {
 } from '../http/openapi';
 import { pageCredentialHeader, stepContext } from './access';
 import { contractStateCodes } from './errors';
-import { exchangeSigningLink, initiateSession, initiateTaskSession } from './initiate';
 import { isTaskSession } from './queries';
 import {
   ConfirmBody,
@@ -38,8 +37,14 @@ import {
   VerificationEnvelope,
   VerifyParam,
 } from './schemas';
-import { confirm, reject, sendOtp, signWithToken } from './steps';
-import { verifyContract } from './verify';
+
+/**
+ * The handlers' modules load with the first request that needs them: they bring the signing
+ * stack (ASN.1 and CMS libraries, PDF signing), which would otherwise cost every start memory.
+ */
+const initiateModule = () => import('./initiate');
+const stepsModule = () => import('./steps');
+const verifyModule = () => import('./verify');
 
 /** The steps also take the signing page's credential (from the link exchange). */
 const stepSecurity: Record<string, string[]>[] = [
@@ -174,6 +179,7 @@ export function sessionRoutes(limiter: RateLimiter) {
     const { taskCode } = c.req.valid('param');
     const { signingMethod } = c.req.valid('json');
     const userId = requireActor(c.get('principal')).id;
+    const { initiateTaskSession } = await initiateModule();
     const data = await initiateTaskSession(
       c.get('deps'),
       userId,
@@ -212,6 +218,7 @@ export function sessionRoutes(limiter: RateLimiter) {
     },
   });
   router.openapi(initiate, async (c) => {
+    const { initiateSession } = await initiateModule();
     const data = await initiateSession(c.get('deps'), await callerOf(c), c.req.valid('json'));
     return c.json(envelopeOf(c, data), 200);
   });
@@ -242,6 +249,7 @@ export function sessionRoutes(limiter: RateLimiter) {
   });
   router.openapi(exchange, async (c) => {
     const { token } = c.req.valid('json');
+    const { exchangeSigningLink } = await initiateModule();
     const data = await exchangeSigningLink(c.get('deps'), token, originOf(c));
     return c.json(envelopeOf(c, data), 200);
   });
@@ -263,6 +271,7 @@ export function sessionRoutes(limiter: RateLimiter) {
   router.openapi(sendOtpRoute, async (c) => {
     const { sessionId } = c.req.valid('param');
     const deps = c.get('deps');
+    const { sendOtp } = await stepsModule();
     const { message, data } = await sendOtp(deps, await stepContext(c, sessionId));
     return c.json(envelopeOf(c, data, message), 200);
   });
@@ -299,6 +308,7 @@ export function sessionRoutes(limiter: RateLimiter) {
   });
   router.openapi(confirmRoute, async (c) => {
     const { sessionId } = c.req.valid('param');
+    const { confirm } = await stepsModule();
     const data = await confirm(c.get('deps'), await stepContext(c, sessionId), c.req.valid('json'));
     return c.json(envelopeOf(c, data), 200);
   });
@@ -325,6 +335,7 @@ export function sessionRoutes(limiter: RateLimiter) {
   });
   router.openapi(tokenRoute, async (c) => {
     const { sessionId } = c.req.valid('param');
+    const { signWithToken } = await stepsModule();
     const data = await signWithToken(
       c.get('deps'),
       await stepContext(c, sessionId),
@@ -352,6 +363,7 @@ export function sessionRoutes(limiter: RateLimiter) {
   router.openapi(rejectRoute, async (c) => {
     const { sessionId } = c.req.valid('param');
     const { reason } = c.req.valid('json');
+    const { reject } = await stepsModule();
     const data = await reject(c.get('deps'), await stepContext(c, sessionId), reason);
     return c.json(envelopeOf(c, data), 200);
   });
@@ -378,6 +390,7 @@ export function sessionRoutes(limiter: RateLimiter) {
   });
   router.openapi(verify, async (c) => {
     const { contractId } = c.req.valid('param');
+    const { verifyContract } = await verifyModule();
     const data = await verifyContract(c.get('deps'), await callerOf(c), contractId);
     return c.json(envelopeOf(c, data), 200);
   });
