@@ -44,7 +44,7 @@ admin sms last       [--limit N] [--to PHONE] [--tenant T]    # newest SMS first
 admin domain list    [--tenant T]        admin domain remove --tenant T --origin O
 admin contract-type create --tenant T --name N     # the next contractTypeId of the tenant (1 "Hợp đồng" exists)
 admin contract-type list   [--tenant T]
-admin audit verify   --contract ID           # recomputes the hash chain; exit 1 names the first broken link
+admin audit verify   --contract ID | --dossier ID   # recomputes the hash chain; exit 1 names the first broken link
 admin help                               # this text (also: --help on any command)
 
 Every command: --json prints exactly one JSON object on stdout ({"error":{"code","message"}} on

@@ -1,11 +1,10 @@
 import type { Context } from 'hono';
+import { originOf, userActor } from '../audit/origin';
+import type { AuditActor, AuditOrigin } from '../audit/subject';
 import { requireActor } from '../auth/authenticate';
 import { holdsPermission } from '../auth/permissions';
-import { findUserById } from '../auth/queries';
-import { clientAddress } from '../auth/rateLimit';
 import type { Actor, AppDeps, AppEnv, Principal } from '../context';
 import { ApiError } from '../errors/apiError';
-import type { AuditActor, AuditOrigin } from './audit';
 import { type ContractRow, type ContractScope, contractByUuid } from './queries';
 
 /** A caller of the contract API: who, in which tenant, seeing which contracts. */
@@ -16,18 +15,6 @@ export interface ContractCaller {
   scope: ContractScope;
   organizationId: number | null;
   origin: AuditOrigin;
-}
-
-/** User agents are kept for the trail, not as an unbounded input. */
-const userAgentLimit = 512;
-
-/** Where the request came from: the address (TRUST_PROXY decides) and the user agent. */
-export function originOf(c: Context<AppEnv>): AuditOrigin {
-  const userAgent = c.req.header('user-agent');
-  return {
-    clientAddress: clientAddress(c),
-    userAgent: userAgent ? userAgent.slice(0, userAgentLimit) : null,
-  };
 }
 
 /**
@@ -43,15 +30,9 @@ export async function callerOf(c: Context<AppEnv>): Promise<ContractCaller> {
     throw new ApiError(403, 'FORBIDDEN', 'The account belongs to no tenant');
   }
   const seesAll = await holdsPermission(deps, principal, 'contract:view-all');
-  const user = await findUserById(deps.db, actor.id);
-  const name = user?.name?.trim() || actor.username;
   return {
     actor,
-    auditActor: {
-      kind: 'user',
-      userId: actor.id,
-      name: user?.email ? `${name} <${user.email}>` : name,
-    },
+    auditActor: await userActor(deps.db, actor.id, actor.username),
     scope: { tenantId, ownerUserId: seesAll ? null : actor.id },
     organizationId: principal.kind === 'apiKey' ? principal.organizationId : null,
     origin: originOf(c),

@@ -1,54 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { auditEventsOf } from '../audit/queries';
+import { renderedEvent } from '../audit/render';
+import { contractTrail } from '../audit/subject';
 import type { AppDeps } from '../context';
-import type { AuditTrailEvent } from '../pdf/auditTrail/types';
-import type { AuditAction } from './audit';
-import {
-  auditEventsOf,
-  type ContractAuditEventRow,
-  type ContractRow,
-  fileVersion,
-} from './queries';
-
-/** Vietnamese first, English beneath: the audit PDF's readers are Vietnamese. */
-const actionLabels: Record<AuditAction, string> = {
-  created: 'Tạo hợp đồng / Created',
-  sent: 'Gửi ký / Sent for signing',
-  viewed: 'Xem / Viewed',
-  downloaded: 'Tải xuống / Downloaded',
-  cancelled: 'Huỷ / Cancelled',
-  expired: 'Hết hạn / Expired',
-  session_initiated: 'Bắt đầu phiên ký / Signing session started',
-  otp_sent: 'Gửi OTP / OTP sent',
-  otp_failed: 'OTP sai / Wrong OTP',
-  signed: 'Đã ký / Signed',
-  rejected: 'Từ chối / Rejected',
-  completed: 'Hoàn tất / Completed',
-};
-
-function labelOf(action: string): string {
-  return (actionLabels as Record<string, string | undefined>)[action] ?? action;
-}
-
-/** The event's facts as "key: value" lines; nested values as compact JSON. */
-function detailsOf(event: ContractAuditEventRow): string | undefined {
-  const facts = JSON.parse(event.details) as Record<string, unknown>;
-  const lines = Object.entries(facts).map(
-    ([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
-  );
-  if (event.client_address) lines.push(`IP: ${event.client_address}`);
-  return lines.length === 0 ? undefined : lines.join('\n');
-}
-
-function trailEvent(event: ContractAuditEventRow): AuditTrailEvent {
-  const details = detailsOf(event);
-  return {
-    at: new Date(event.at),
-    actor: event.actor_name,
-    action: labelOf(event.action),
-    ...(details === undefined ? {} : { details }),
-  };
-}
+import { type ContractRow, fileVersion } from './queries';
 
 /**
  * Renders the contract's audit trail (every event so far, with the chain's head hash) and seals
@@ -58,7 +14,7 @@ function trailEvent(event: ContractAuditEventRow): AuditTrailEvent {
  */
 export async function auditPdf(deps: AppDeps, contract: ContractRow): Promise<string> {
   const [events, original] = await Promise.all([
-    auditEventsOf(deps.db, contract.id),
+    auditEventsOf(deps.db, contractTrail(contract.id)),
     fileVersion(deps.db, contract.id, 'original'),
   ]);
   // Loaded on first use: the renderer (pdf-lib) and the signing stack stay out of start-up.
@@ -74,7 +30,7 @@ export async function auditPdf(deps: AppDeps, contract: ContractRow): Promise<st
         title: `Nhật ký ký số: ${contract.title}`,
         documentName: contract.source_name,
         documentHash: `sha256:${original?.sha256 ?? ''} · chain head ${contract.audit_head}`,
-        events: events.map(trailEvent),
+        events: events.map((event) => renderedEvent('contract', event)),
         generatedAt: deps.clock.now(),
       },
       rendered,

@@ -1,11 +1,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
+import { appendAuditEvent, genesisHash } from '../audit/chain';
+import { contractTrail } from '../audit/subject';
 import type { AppDeps } from '../context';
 import { inTransaction } from '../db/database';
 import { ApiError, validationError } from '../errors/apiError';
 import type { StoredFile } from '../storage/fileStore';
 import type { ContractCaller } from './access';
-import { appendAuditEvent, genesisHash } from './audit';
 import { assertSignablePdf, conversionDirectory, convertDocx } from './document';
 import { contractTypeByNumber, insertContract, insertFileVersion, insertSigners } from './queries';
 import { ContractCreateFields, emailKey } from './schemas';
@@ -129,7 +130,7 @@ export async function createContract(
         signer_id: null,
         created_at: at,
       });
-      await appendAuditEvent(trx, deps.clock, contract.id, {
+      await appendAuditEvent(trx, deps.clock, contractTrail(contract.id), {
         action: 'created',
         actor: caller.auditActor,
         origin: caller.origin,

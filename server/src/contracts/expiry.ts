@@ -1,7 +1,8 @@
+import { appendAuditEvent } from '../audit/chain';
+import { contractTrail, systemActor } from '../audit/subject';
 import { findUserById } from '../auth/queries';
 import type { AppDeps } from '../context';
 import { inTransaction } from '../db/database';
-import { appendAuditEvent, systemActor } from './audit';
 import { queueContractMail } from './invitations';
 import { contractById, overdueContracts, transitionContract } from './queries';
 
@@ -26,7 +27,7 @@ async function expireContract(deps: ExpiryDeps, contractId: number): Promise<boo
       updated_at: now,
     });
     if (!moved) return false;
-    await appendAuditEvent(trx, deps.clock, contract.id, {
+    await appendAuditEvent(trx, deps.clock, contractTrail(contract.id), {
       action: 'expired',
       actor: systemActor,
       details: { deadline: contract.expired_at, from: contract.status },

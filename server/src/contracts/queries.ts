@@ -1,7 +1,6 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import type { Db } from '../db/database';
 import type {
-  ContractAuditEventsTable,
   ContractFileVersionsTable,
   ContractSignersTable,
   ContractStatus,
@@ -12,7 +11,6 @@ import type {
 export type ContractRow = Selectable<ContractsTable>;
 export type ContractSignerRow = Selectable<ContractSignersTable>;
 export type ContractFileVersionRow = Selectable<ContractFileVersionsTable>;
-export type ContractAuditEventRow = Selectable<ContractAuditEventsTable>;
 export type ContractTypeRow = Selectable<ContractTypesTable>;
 
 // --- Contract types ---------------------------------------------------------------------------
@@ -294,46 +292,4 @@ export function overdueContracts(db: Db, now: string, limit: number): Promise<{ 
     .orderBy('expired_at')
     .limit(limit)
     .execute();
-}
-
-// --- Audit trail ------------------------------------------------------------------------------
-
-export function auditEventsOf(db: Db, contractId: number): Promise<ContractAuditEventRow[]> {
-  return db
-    .selectFrom('contract_audit_events')
-    .selectAll()
-    .where('contract_id', '=', contractId)
-    .orderBy('seq')
-    .execute();
-}
-
-/** The newest event's seq and hash (the chain's head), or undefined for none. */
-export function lastAuditEvent(
-  trx: Db,
-  contractId: number,
-): Promise<Pick<ContractAuditEventRow, 'seq' | 'hash'> | undefined> {
-  return trx
-    .selectFrom('contract_audit_events')
-    .select(['seq', 'hash'])
-    .where('contract_id', '=', contractId)
-    .orderBy('seq', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-}
-
-export async function insertAuditEvent(
-  trx: Db,
-  values: Insertable<ContractAuditEventsTable>,
-): Promise<void> {
-  await trx.insertInto('contract_audit_events').values(values).execute();
-  await trx
-    .updateTable('contracts')
-    .set({ audit_head: values.hash })
-    .where('id', '=', values.contract_id)
-    .execute();
-}
-
-/** For `admin audit verify`: the contract by its public id, any tenant. */
-export function contractByUuidAnyTenant(db: Db, uuid: string): Promise<ContractRow | undefined> {
-  return db.selectFrom('contracts').selectAll().where('uuid', '=', uuid).executeTakeFirst();
 }

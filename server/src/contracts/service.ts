@@ -1,16 +1,18 @@
 import fs from 'node:fs/promises';
+import { appendAuditEvent } from '../audit/chain';
+import { auditEventsOf } from '../audit/queries';
+import { eventView } from '../audit/render';
+import { type AuditOrigin, contractTrail } from '../audit/subject';
 import { findUserById } from '../auth/queries';
 import type { AppDeps } from '../context';
 import { inTransaction } from '../db/database';
 import { ApiError } from '../errors/apiError';
 import { fileResponse, temporaryFileResponse } from '../files/download';
 import { type ContractCaller, contractInScope } from './access';
-import { type AuditOrigin, appendAuditEvent } from './audit';
 import { auditPdf } from './auditPdf';
 import { contractFileUrl } from './create';
 import { firstTurn, invitationTokenHash, inviteSigners, queueContractMail } from './invitations';
 import {
-  auditEventsOf,
   type ContractRow,
   type ContractSignerRow,
   contractById,
@@ -90,7 +92,7 @@ export async function listContractPage(
 export async function contractDetail(deps: AppDeps, caller: ContractCaller, id: string) {
   const found = await contractInScope(deps, caller, id);
   await inTransaction(deps.db, (trx) =>
-    appendAuditEvent(trx, deps.clock, found.id, {
+    appendAuditEvent(trx, deps.clock, contractTrail(found.id), {
       action: 'viewed',
       actor: caller.auditActor,
       origin: caller.origin,
@@ -99,7 +101,7 @@ export async function contractDetail(deps: AppDeps, caller: ContractCaller, id: 
   const contract = (await contractById(deps.db, found.id))!;
   const [signers, events, type, creator, newest] = await Promise.all([
     signersOf(deps.db, contract.id),
-    auditEventsOf(deps.db, contract.id),
+    auditEventsOf(deps.db, contractTrail(contract.id)),
     contractTypeById(deps.db, contract.contract_type_id),
     findUserById(deps.db, contract.created_by_user_id),
     fileVersion(deps.db, contract.id, 'newest'),
@@ -121,16 +123,7 @@ export async function contractDetail(deps: AppDeps, caller: ContractCaller, id: 
     rejectedAt: contract.rejected_at,
     cancelledAt: contract.cancelled_at,
     cancelReason: contract.cancel_reason,
-    auditTrail: events.map((event) => ({
-      seq: event.seq,
-      action: event.action,
-      at: event.at,
-      actor: { kind: event.actor_kind, name: event.actor_name },
-      clientAddress: event.client_address,
-      userAgent: event.user_agent,
-      details: JSON.parse(event.details) as Record<string, unknown>,
-      hash: event.hash,
-    })),
+    auditTrail: events.map(eventView),
   };
 }
 
@@ -172,7 +165,7 @@ export async function sendContract(deps: AppDeps, caller: ContractCaller, id: st
       firstTurn(await signersOf(trx, contract.id)),
       senderName,
     );
-    await appendAuditEvent(trx, deps.clock, contract.id, {
+    await appendAuditEvent(trx, deps.clock, contractTrail(contract.id), {
       action: 'sent',
       actor: caller.auditActor,
       origin: caller.origin,
@@ -210,7 +203,7 @@ export async function cancelContract(
       if (signer.status !== 'invited') continue;
       await queueContractMail(trx, deps, contract, 'cancelled', signer, { reason });
     }
-    await appendAuditEvent(trx, deps.clock, contract.id, {
+    await appendAuditEvent(trx, deps.clock, contractTrail(contract.id), {
       action: 'cancelled',
       actor: caller.auditActor,
       origin: caller.origin,
@@ -240,7 +233,7 @@ export async function downloadContract(
   const contract = await contractInScope(deps, caller, id);
   const record = () =>
     inTransaction(deps.db, (trx) =>
-      appendAuditEvent(trx, deps.clock, contract.id, {
+      appendAuditEvent(trx, deps.clock, contractTrail(contract.id), {
         action: 'downloaded',
         actor: caller.auditActor,
         origin: caller.origin,
@@ -300,7 +293,7 @@ export async function openInvitation(deps: AppDeps, token: string, origin: Audit
     );
   }
   await inTransaction(deps.db, (trx) =>
-    appendAuditEvent(trx, deps.clock, contract.id, {
+    appendAuditEvent(trx, deps.clock, contractTrail(contract.id), {
       action: 'viewed',
       actor: { kind: 'signer', signerId: signer.id, name: `${signer.name} <${signer.email}>` },
       origin,

@@ -198,6 +198,8 @@ export interface DossiersTable {
   completed_at: string | null;
   rejected_at: string | null;
   expired_at: string | null;
+  /** Hash of the newest audit event (the genesis hash before the first). */
+  audit_head: Generated<string>;
 }
 
 export type FileKind = 'MAIN' | 'ATTACHMENT';
@@ -473,6 +475,7 @@ export interface Database {
   contract_signers: ContractSignersTable;
   contract_file_versions: ContractFileVersionsTable;
   contract_audit_events: ContractAuditEventsTable;
+  dossier_audit_events: DossierAuditEventsTable;
   signing_sessions: SigningSessionsTable;
 }
 
@@ -604,6 +607,25 @@ export interface ContractAuditEventsTable {
   actor_kind: AuditActorKind;
   actor_user_id: number | null;
   actor_signer_id: number | null;
+  actor_name: string;
+  client_address: string | null;
+  user_agent: string | null;
+  /** Canonical JSON object. */
+  details: string;
+  prev_hash: string;
+  hash: string;
+}
+
+/** The same events for dossiers (audit/); a dossier's signers are accounts: no signer column. */
+export interface DossierAuditEventsTable {
+  id: Generated<number>;
+  dossier_id: number;
+  /** 1, 2, … per dossier. */
+  seq: number;
+  action: string;
+  at: string;
+  actor_kind: Exclude<AuditActorKind, 'signer'>;
+  actor_user_id: number | null;
   actor_name: string;
   client_address: string | null;
   user_agent: string | null;

@@ -1,11 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { originOf, userActor } from '../audit/origin';
 import { credentialAreas, integrationSecurity } from '../auth/areas';
-import { authenticate } from '../auth/authenticate';
+import { authenticate, requireActor } from '../auth/authenticate';
 import { type RateLimiter, rateLimit } from '../auth/rateLimit';
 import { fileNotFound, fileResponse } from '../files/download';
 import { presignedUrlCodes, verifyPresigned } from '../files/presign';
 import { fileByUuid } from '../files/queries';
 import { createRouter, errorResponses, guardErrors } from '../http/openapi';
+import { presignedUrlActor, recordFileDownload } from './downloads';
 import { fileInScope } from './queries';
 import { requirePermissionOrSigner, scopeOf } from './scope';
 
@@ -56,6 +58,12 @@ export function fileRoutes(limiter: RateLimiter) {
     const scope = await scopeOf(deps.db, c.get('principal'));
     const file = await fileInScope(deps.db, scope, fileUuid);
     if (!file) throw fileNotFound(fileUuid);
+    const caller = requireActor(c.get('principal'));
+    await recordFileDownload(deps, file, {
+      actor: await userActor(deps.db, caller.id, caller.username),
+      origin: originOf(c),
+      via: 'api',
+    });
     return fileResponse(deps, file);
   });
 
@@ -88,6 +96,11 @@ export function fileRoutes(limiter: RateLimiter) {
     verifyPresigned(deps, fileUuid, expires, signature);
     const file = await fileByUuid(deps.db, fileUuid);
     if (!file) throw fileNotFound(fileUuid);
+    await recordFileDownload(deps, file, {
+      actor: presignedUrlActor,
+      origin: originOf(c),
+      via: 'presigned_url',
+    });
     return fileResponse(deps, file);
   });
 

@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import { originOf } from '../audit/origin';
 import { credentialAreas, integrationSecurity } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
 import { requirePermission } from '../auth/permissions';
@@ -85,7 +86,12 @@ export function dossierRoutes(limiter: RateLimiter) {
     },
   });
   router.openapi(create, async (c) => {
-    const data = await createDossier(c.get('deps'), c.get('principal'), c.req.valid('json'));
+    const data = await createDossier(
+      c.get('deps'),
+      c.get('principal'),
+      c.req.valid('json'),
+      originOf(c),
+    );
     return c.json(envelopeOf(c, data), 201);
   });
 
@@ -108,7 +114,7 @@ export function dossierRoutes(limiter: RateLimiter) {
   });
   router.openapi(start, async (c) => {
     const { documentId } = c.req.valid('param');
-    const data = await startDossier(c.get('deps'), c.get('principal'), documentId);
+    const data = await startDossier(c.get('deps'), c.get('principal'), documentId, originOf(c));
     return c.json(envelopeOf(c, data), 200);
   });
 

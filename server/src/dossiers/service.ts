@@ -1,5 +1,8 @@
 import crypto from 'node:crypto';
 import type { z } from '@hono/zod-openapi';
+import { appendAuditEvent } from '../audit/chain';
+import { userActor } from '../audit/origin';
+import { type AuditOrigin, dossierTrail } from '../audit/subject';
 import { requireActor } from '../auth/authenticate';
 import type { AppDeps, Principal } from '../context';
 import { type Db, inTransaction } from '../db/database';
@@ -46,6 +49,7 @@ interface Creator {
   tenantCode: string;
   organizationId: number;
   userId: number;
+  login: string;
 }
 
 /**
@@ -71,7 +75,13 @@ async function creatorOf(db: Db, principal: Principal): Promise<Creator> {
     throw new ApiError(403, 'FORBIDDEN', 'The caller belongs to no organization');
   }
   const tenant = await tenantCodeOf(db, tenantId);
-  return { tenantId, tenantCode: tenant.code, organizationId, userId: actor.id };
+  return {
+    tenantId,
+    tenantCode: tenant.code,
+    organizationId,
+    userId: actor.id,
+    login: actor.username,
+  };
 }
 
 function processNotFound(code: string): ApiError {
@@ -122,6 +132,7 @@ async function writeDossier(
   input: DossierCreateInput,
   turns: PlannedTurn[],
   files: SourceFile[],
+  origin: AuditOrigin,
 ): Promise<number> {
   const now = isoNow(deps.clock);
   return inTransaction(deps.db, async (trx) => {
@@ -154,6 +165,24 @@ async function writeDossier(
     });
     await insertFiles(trx, dossierId, creator.organizationId, files, now);
     await insertTurns(trx, dossierId, assigned);
+    await appendAuditEvent(trx, deps.clock, dossierTrail(dossierId), {
+      action: 'created',
+      actor: await userActor(trx, creator.userId, creator.login),
+      origin,
+      details: {
+        documentId: input.documentId,
+        title: input.documentTitle ?? input.documentId,
+        processDefCode: process.process.code,
+        files: files.map((file) => ({
+          kind: file.kind,
+          position: file.position,
+          title: file.title,
+          sha256: file.stored.sha256,
+        })),
+        signers: turns.length,
+        started: !input.disableStart,
+      },
+    });
     if (!input.disableStart) await startWorkflow(trx, deps, dossierId);
     return dossierId;
   });
@@ -169,6 +198,7 @@ export async function createDossier(
   deps: AppDeps,
   principal: Principal,
   input: DossierCreateInput,
+  origin: AuditOrigin,
 ): Promise<z.output<typeof DossierCreated>> {
   const creator = await creatorOf(deps.db, principal);
   if (await documentIdTaken(deps.db, creator.organizationId, input.documentId)) {
@@ -197,7 +227,7 @@ export async function createDossier(
   const files = await storeFiles(deps, creator.organizationId, requests);
   let dossierId: number;
   try {
-    dossierId = await writeDossier(deps, creator, process, input, turns, files);
+    dossierId = await writeDossier(deps, creator, process, input, turns, files, origin);
   } catch (error) {
     await discardFiles(deps, files);
     throw error;
@@ -223,6 +253,7 @@ export async function startDossier(
   deps: AppDeps,
   principal: Principal,
   documentId: string,
+  origin: AuditOrigin,
 ): Promise<z.output<typeof DossierStarted>> {
   const scope = await scopeOf(deps.db, principal);
   const found = await dossierByDocumentId(deps.db, scope, documentId);
@@ -237,6 +268,12 @@ export async function startDossier(
       );
     }
     await startWorkflow(trx, deps, found.id);
+    const actor = requireActor(principal);
+    await appendAuditEvent(trx, deps.clock, dossierTrail(found.id), {
+      action: 'sent',
+      actor: await userActor(trx, actor.id, actor.username),
+      origin,
+    });
   });
   const dossier = await dossierById(deps.db, found.id);
   return {

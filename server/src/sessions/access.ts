@@ -1,9 +1,10 @@
 import type { Context } from 'hono';
+import { originOf } from '../audit/origin';
+import type { AuditActor, AuditOrigin } from '../audit/subject';
 import { requireActor } from '../auth/authenticate';
 import { guardCredentialCheck } from '../auth/rateLimit';
 import type { AppDeps, AppEnv } from '../context';
-import { callerOf, originOf } from '../contracts/access';
-import type { AuditActor, AuditOrigin } from '../contracts/audit';
+import { callerOf } from '../contracts/access';
 import { contractById } from '../contracts/queries';
 import { constantTimeEqual } from '../platform/secrets';
 import { sessionErrors } from './errors';

@@ -1,5 +1,11 @@
+import { appendAuditEvent } from '../audit/chain';
+import {
+  type AuditActor,
+  type AuditEventInput,
+  contractTrail,
+  systemActor,
+} from '../audit/subject';
 import { findUserById } from '../auth/queries';
-import { type AuditActor, appendAuditEvent, systemActor } from '../contracts/audit';
 import { inviteSigners, queueContractMail } from '../contracts/invitations';
 import {
   type ContractRow,
@@ -58,7 +64,7 @@ async function advanceTurn(
       ended_at: now,
       updated_at: now,
     });
-    await appendAuditEvent(trx, deps.clock, contract.id, {
+    await appendAuditEvent(trx, deps.clock, contractTrail(contract.id), {
       action: 'completed',
       actor: systemActor,
       details: { signers: signers.filter((s) => s.role === 'signer').length },
@@ -83,7 +89,7 @@ async function advanceTurn(
       signedBy: turn.map((s) => s.name).join(', '),
     });
   }
-  await appendAuditEvent(trx, deps.clock, contract.id, {
+  await appendAuditEvent(trx, deps.clock, contractTrail(contract.id), {
     action: 'sent',
     actor: systemActor,
     details: { order: next, invited },
@@ -102,8 +108,8 @@ export function contractSubject(
   signers: readonly ContractSignerRow[],
   signer: ContractSignerRow,
 ): SigningSubject & { contract: ContractRow; contractSigner: ContractSignerRow } {
-  const audit = async (trx: Db, event: Parameters<typeof appendAuditEvent>[3]) => {
-    await appendAuditEvent(trx, deps.clock, contract.id, event);
+  const audit = async (trx: Db, event: AuditEventInput) => {
+    await appendAuditEvent(trx, deps.clock, contractTrail(contract.id), event);
   };
   return {
     kind: 'contract',

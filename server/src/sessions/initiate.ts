@@ -1,7 +1,7 @@
+import type { AuditActor, AuditOrigin } from '../audit/subject';
 import type { AppDeps } from '../context';
 import type { ContractCaller } from '../contracts/access';
 import { contractInScope } from '../contracts/access';
-import type { AuditActor, AuditOrigin } from '../contracts/audit';
 import { signersOf } from '../contracts/queries';
 import { emailKey } from '../contracts/schemas';
 import { inTransaction } from '../db/database';

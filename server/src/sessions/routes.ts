@@ -1,11 +1,12 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { originOf } from '../audit/origin';
 import { credentialAreas, integrationSecurity } from '../auth/areas';
 import { authenticate, requireActor } from '../auth/authenticate';
 import { requireAnyPermission, requirePermission } from '../auth/permissions';
 import { type RateLimiter, rateLimit } from '../auth/rateLimit';
 import type { AppEnv } from '../context';
-import { callerOf, originOf } from '../contracts/access';
+import { callerOf } from '../contracts/access';
 import { contractSecurity } from '../contracts/routes';
 import { limitBody } from '../http/bodyLimit';
 import {

@@ -1,5 +1,5 @@
+import type { AuditActor, AuditEventInput, AuditOrigin } from '../audit/subject';
 import type { AppDeps } from '../context';
-import type { AuditActor, AuditEventInput, AuditOrigin } from '../contracts/audit';
 import type { Db } from '../db/database';
 import type { SigningMethod } from '../db/schema';
 import type { PageBox, SignatureRect } from '../pdf/signing';

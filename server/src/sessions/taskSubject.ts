@@ -1,4 +1,5 @@
-import type { AuditActor } from '../contracts/audit';
+import { appendAuditEvent } from '../audit/chain';
+import { dossierTrail } from '../audit/subject';
 import type { SigningMethod } from '../db/schema';
 import { ApiError } from '../errors/apiError';
 import { dossierFiles } from '../files/queries';
@@ -7,6 +8,7 @@ import type { Clock } from '../platform/clock';
 import {
   type Acting,
   type ActionOutcome,
+  auditActorOf,
   completeSignedTurn,
   performable,
   rejectInTransaction,
@@ -72,8 +74,8 @@ function outcomeOf(outcome: ActionOutcome, documentId: string | null): TaskOutco
  * The turn `userId` may perform now on task `taskCode`, as a subject: the dossier's MAIN file
  * (exactly one), the signer as the turn names them, the workflow's refusals. A signature is
  * `completeSignedTurn` with the signed file as the file's next version; a refusal is the
- * workflow's reject. Dossiers keep no hash-chained audit trail: the workflow history, the
- * session row and the preparation's signature summary hold the evidence (audit is a no-op).
+ * workflow's reject (which records `rejected`). Events go to the dossier's audit trail, each
+ * naming the task.
  */
 export async function taskSubject(
   deps: { db: Parameters<typeof performable>[0]; clock: Clock },
@@ -101,7 +103,7 @@ function subjectOf(
   const { context, actor: user, turn } = acting;
   const who = actorSnapshot(context.step.kind, user, turn);
   const name = who.actor_name ?? user.username;
-  const signerActor: AuditActor = { kind: 'user', userId: user.id, name };
+  const signerActor = auditActorOf(acting);
   const taskCode = context.task.code;
   return {
     kind: 'task',
@@ -126,7 +128,12 @@ function subjectOf(
     // One default box per signature so far: successive signers never overlap.
     signatureBox: (lastPage, version) => defaultSignatureBox(version - 1, lastPage),
     reason: (method) => reasons[method],
-    audit: async () => {},
+    audit: async (trx, event) => {
+      await appendAuditEvent(trx, deps.clock, dossierTrail(dossier.id), {
+        ...event,
+        details: { taskCode, ...event.details },
+      });
+    },
     mailOtp: async (trx, mailDeps, otp) => {
       if (!who.actor_email) return;
       const mail = contractMail(
@@ -159,11 +166,12 @@ function subjectOf(
       });
       return { task: outcomeOf(outcome, dossier.document_id) };
     },
-    reject: async (trx, rejectDeps, reason) => {
+    reject: async (trx, rejectDeps, reason, { origin }) => {
       const outcome = await rejectInTransaction(trx, rejectDeps, {
         taskCode,
         actorUserId: user.id,
         reason,
+        origin,
       });
       return { task: outcomeOf(outcome, dossier.document_id) };
     },

@@ -1,3 +1,5 @@
+import { appendAuditEvent } from '../audit/chain';
+import { type AuditActor, type AuditOrigin, dossierTrail } from '../audit/subject';
 import { findUserById, type UserRow, userStatus } from '../auth/queries';
 import { type Db, inTransaction } from '../db/database';
 import type { DossierStatus, HistoryAction, SignType } from '../db/schema';
@@ -66,6 +68,8 @@ export interface RejectInput {
   taskCode: string;
   actorUserId: number;
   reason: string;
+  /** Where the request came from, for the dossier's audit trail (none from the CLI). */
+  origin?: AuditOrigin | null;
 }
 
 export interface NewFileVersion {
@@ -119,6 +123,17 @@ export interface Acting {
   context: TaskContext;
   turn: TurnRow;
   actor: UserRow;
+}
+
+/** The user performing a turn as the dossier's audit trail names them (as the turn does). */
+export function auditActorOf({ context, actor, turn }: Acting): AuditActor {
+  const who = actorSnapshot(context.step.kind, actor, turn);
+  const name = who.actor_name ?? actor.username;
+  return {
+    kind: 'user',
+    userId: actor.id,
+    name: who.actor_email ? `${name} <${who.actor_email}>` : name,
+  };
 }
 
 /**
@@ -327,12 +342,19 @@ async function rejectTurn(
   deps: ActionDeps,
   acting: Acting,
   reason: string | null,
+  origin: AuditOrigin | null,
 ): Promise<ActionOutcome> {
   const now = deps.clock.now().toISOString();
   await closeTurn(trx, acting, 'REJECTED', now, reason);
   await recordHistory(trx, acting, 'REJECT', acting.context.step.reject_label, now, reason);
   await updateTask(trx, acting.context.task.id, { status: 3, action_at: now, comment: reason });
   await cancelRemainingTurns(trx, acting.context.dossier.id);
+  await appendAuditEvent(trx, deps.clock, dossierTrail(acting.context.dossier.id), {
+    action: 'rejected',
+    actor: auditActorOf(acting),
+    origin,
+    details: { taskCode: acting.context.task.code, reason },
+  });
   await dossierEnded(trx, deps, acting.context.dossier.id, 'REJECTED', now);
   return outcomeOf(trx, acting, false);
 }
@@ -340,7 +362,9 @@ async function rejectTurn(
 /** Rejects the active turn of any step (rejectTurn); a reason is required. */
 export async function reject(deps: ActionDeps, input: RejectInput): Promise<ActionOutcome> {
   const reason = cleanText(input.reason, 'reason', true);
-  return perform(deps, input, (trx, acting) => rejectTurn(trx, deps, acting, reason));
+  return perform(deps, input, (trx, acting) =>
+    rejectTurn(trx, deps, acting, reason, input.origin ?? null),
+  );
 }
 
 /**
@@ -353,7 +377,8 @@ export async function rejectInTransaction(
   input: RejectInput,
 ): Promise<ActionOutcome> {
   const reason = cleanText(input.reason, 'reason', true);
-  return rejectTurn(trx, deps, await performable(trx, deps.clock, input), reason);
+  const acting = await performable(trx, deps.clock, input);
+  return rejectTurn(trx, deps, acting, reason, input.origin ?? null);
 }
 
 /**

@@ -1,3 +1,5 @@
+import { appendAuditEvent } from '../audit/chain';
+import { dossierTrail, systemActor } from '../audit/subject';
 import type { Db } from '../db/database';
 import type { DossierStatus } from '../db/schema';
 import { ApiError } from '../errors/apiError';
@@ -55,6 +57,14 @@ export async function dossierEnded(
     [endColumn[outcome]]: at,
     updated_at: deps.clock.now().toISOString(),
   });
+  // The rejecting turn records its own event, naming who rejected and why.
+  if (outcome !== 'REJECTED') {
+    await appendAuditEvent(trx, deps.clock, dossierTrail(dossierId), {
+      action: outcome === 'COMPLETED' ? 'completed' : 'expired',
+      actor: systemActor,
+      details: { signedCount: dossier.signed_count, requiredCount: dossier.required_count },
+    });
+  }
   if (outcome === 'COMPLETED') await dossierCompleted(trx, deps, dossierId);
   if (outcome === 'REJECTED') await dossierRejected(trx, deps, dossierId);
 }

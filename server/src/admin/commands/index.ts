@@ -1,5 +1,6 @@
 import type { Command } from '../command';
 import { apikeyCommands } from './apikey';
+import { auditCommands } from './audit';
 import { contractCommands } from './contract';
 import { delegationCommands } from './delegation';
 import { domainCommands } from './domain';
@@ -31,5 +32,6 @@ export const commands = new Map<string, Command>(
     ...trustCommands,
     ...signingKeyCommands,
     ...contractCommands,
+    ...auditCommands,
   ].map((command) => [command.name, command]),
 );

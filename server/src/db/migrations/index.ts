@@ -14,6 +14,7 @@ import { contracts } from './013_contracts';
 import { preparationValidationMaterial } from './014_preparation_validation_material';
 import { signingSessions } from './015_signing_sessions';
 import { taskSigningSessions } from './016_task_signing_sessions';
+import { dossierAuditTrail } from './017_dossier_audit_trail';
 
 export interface Migration {
   version: number;
@@ -39,4 +40,5 @@ export const migrations: Migration[] = [
   { version: 14, name: 'preparation_validation_material', sql: preparationValidationMaterial },
   { version: 15, name: 'signing_sessions', sql: signingSessions },
   { version: 16, name: 'task_signing_sessions', sql: taskSigningSessions },
+  { version: 17, name: 'dossier_audit_trail', sql: dossierAuditTrail },
 ];

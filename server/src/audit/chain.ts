@@ -1,70 +1,32 @@
 import crypto from 'node:crypto';
 import { canonicalJson } from '@esign/shared';
 import type { Db } from '../db/database';
-import type { AuditActorKind } from '../db/schema';
 import type { Clock } from '../platform/clock';
 import {
+  type AuditEventRow,
   auditEventsOf,
-  type ContractAuditEventRow,
-  contractById,
+  auditHeadOf,
   insertAuditEvent,
   lastAuditEvent,
 } from './queries';
+import type { AuditEventInput, AuditSubject } from './subject';
 
 /**
- * The audit trail of a contract: append-only events, each hashing the one before it. An event's
- * hash is SHA-256 over the canonical JSON of its content and the previous hash; the first
- * event's previous hash is `genesisHash`. `contracts.audit_head` repeats the newest hash, so a
- * removed tail is found as surely as an edited event.
+ * The audit trail of a contract or a dossier: append-only events, each hashing the one before
+ * it. An event's hash is SHA-256 over the canonical JSON of its content and the previous hash;
+ * the first event's previous hash is `genesisHash`. The subject's `audit_head` repeats the
+ * newest hash, so a removed tail is found as surely as an edited event.
  */
 
 export const genesisHash = '0'.repeat(64);
 
-/** What happened. The session steps are written by the signing sessions. */
-export const auditActions = [
-  'created',
-  'sent',
-  'viewed',
-  'downloaded',
-  'cancelled',
-  'expired',
-  'session_initiated',
-  'otp_sent',
-  'otp_failed',
-  'signed',
-  'rejected',
-  'completed',
-] as const;
-export type AuditAction = (typeof auditActions)[number];
-
-export interface AuditActor {
-  kind: AuditActorKind;
-  userId?: number | null;
-  signerId?: number | null;
-  /** Shown in the trail: a person's name (and address), or the service. */
-  name: string;
-}
-
-/** Where a request came from: the client address (trusted proxies only) and its user agent. */
-export interface AuditOrigin {
-  clientAddress: string | null;
-  userAgent: string | null;
-}
-
-export interface AuditEventInput {
-  action: AuditAction;
-  actor: AuditActor;
-  origin?: AuditOrigin | null;
-  /** Facts of the event (reason, file type, method, hashes…): plain JSON values. */
-  details?: Record<string, unknown>;
-}
-
-export const systemActor: AuditActor = { kind: 'system', name: 'system' };
+/** The subject's id is hashed under its kind's name: contract events hash as they always did. */
+const subjectKey = { contract: 'contractId', dossier: 'dossierId' } as const;
 
 /** The hashed content of an event: every stored column except id, hash and the head. */
-function hashOf(event: Omit<ContractAuditEventRow, 'id' | 'hash'>): string {
+function hashOf(kind: AuditSubject['kind'], event: Omit<AuditEventRow, 'id' | 'hash'>): string {
   const content = canonicalJson({
-    contractId: event.contract_id,
+    [subjectKey[kind]]: event.subject_id,
     seq: event.seq,
     action: event.action,
     at: event.at,
@@ -83,19 +45,19 @@ function hashOf(event: Omit<ContractAuditEventRow, 'id' | 'hash'>): string {
 }
 
 /**
- * Appends one event to a contract's trail, inside the caller's transaction (so the event
+ * Appends one event to the subject's trail, inside the caller's transaction (so the event
  * commits or rolls back with the change it records), at the one clock's time. The write lock
- * of `inTransaction` orders concurrent appends; `(contract_id, seq)` is unique besides.
+ * of `inTransaction` orders concurrent appends; `(subject, seq)` is unique besides.
  */
 export async function appendAuditEvent(
   trx: Db,
   clock: Clock,
-  contractId: number,
+  subject: AuditSubject,
   input: AuditEventInput,
 ): Promise<{ seq: number; hash: string; at: string }> {
-  const last = await lastAuditEvent(trx, contractId);
+  const last = await lastAuditEvent(trx, subject);
   const event = {
-    contract_id: contractId,
+    subject_id: subject.id,
     seq: (last?.seq ?? 0) + 1,
     action: input.action,
     at: clock.now().toISOString(),
@@ -108,8 +70,9 @@ export async function appendAuditEvent(
     details: canonicalJson(input.details ?? {}),
     prev_hash: last?.hash ?? genesisHash,
   };
-  const hash = hashOf(event);
-  await insertAuditEvent(trx, { ...event, hash });
+  const hash = hashOf(subject.kind, event);
+  const { subject_id: _subjectId, ...values } = event;
+  await insertAuditEvent(trx, subject, { ...values, hash });
   return { seq: event.seq, hash, at: event.at };
 }
 
@@ -123,20 +86,20 @@ export type AuditVerification =
       reason: 'content_changed' | 'link_broken' | 'sequence_gap' | 'tail_missing';
     };
 
-/** Recomputes a contract's chain from the first event; names the first broken link. */
-export async function verifyAuditChain(db: Db, contractId: number): Promise<AuditVerification> {
-  const events = await auditEventsOf(db, contractId);
+/** Recomputes the subject's chain from the first event; names the first broken link. */
+export async function verifyAuditChain(db: Db, subject: AuditSubject): Promise<AuditVerification> {
+  const events = await auditEventsOf(db, subject);
   let previous = genesisHash;
   for (const [index, event] of events.entries()) {
     const broken = (reason: 'content_changed' | 'link_broken' | 'sequence_gap') =>
       ({ valid: false, events: events.length, brokenAt: event.seq, reason }) as const;
     if (event.seq !== index + 1) return broken('sequence_gap');
     if (event.prev_hash !== previous) return broken('link_broken');
-    if (hashOf(event) !== event.hash) return broken('content_changed');
+    if (hashOf(subject.kind, event) !== event.hash) return broken('content_changed');
     previous = event.hash;
   }
-  const contract = await contractById(db, contractId);
-  if (contract && contract.audit_head !== previous) {
+  const head = await auditHeadOf(db, subject);
+  if (head !== undefined && head !== previous) {
     return {
       valid: false,
       events: events.length,
