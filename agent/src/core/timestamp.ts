@@ -12,19 +12,12 @@ import {
   readDerElement,
   signatureHash,
   timestampNonce,
+  timestampRequest,
 } from '@esign/shared/cms';
 import { ContentInfo, SignedData } from '@peculiar/asn1-cms';
-import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
+import { AsnConvert } from '@peculiar/asn1-schema';
+import { id_ct_tstInfo, PKIStatus, TimeStampResp, TSTInfo } from '@peculiar/asn1-tsp';
 import {
-  id_ct_tstInfo,
-  MessageImprint,
-  PKIStatus,
-  TimeStampReq,
-  TimeStampResp,
-  TSTInfo,
-} from '@peculiar/asn1-tsp';
-import {
-  AlgorithmIdentifier,
   type Certificate,
   id_ce_subjectKeyIdentifier,
   SubjectKeyIdentifier,
@@ -49,21 +42,12 @@ function failed(message: string): never {
  */
 export async function requestTimestamp(tsaUrl: string, imprint: Buffer): Promise<Buffer> {
   const nonce = timestampNonce();
-  const request = new TimeStampReq({
-    version: 1,
-    messageImprint: new MessageImprint({
-      hashAlgorithm: new AlgorithmIdentifier({ algorithm: oid.sha256, parameters: null }),
-      hashedMessage: new OctetString(imprint),
-    }),
-    nonce: new Uint8Array(nonce).buffer,
-    certReq: true,
-  });
   let answer: Awaited<ReturnType<typeof httpExchange>>;
   try {
     answer = await httpExchange(tsaUrl, {
       method: 'POST',
       headers: { 'Content-Type': 'application/timestamp-query' },
-      body: new Uint8Array(AsnConvert.serialize(request)),
+      body: new Uint8Array(timestampRequest(imprint, nonce)),
       timeoutMs: TSA_TIMEOUT_MS,
       maxBytes: TSA_MAX_BYTES,
     });

@@ -1,6 +1,6 @@
 export * from './algorithms';
 export * from './der';
 export * from './ecdsa';
-export * from './nonce';
 export * from './signedAttributes';
 export * from './signerInfo';
+export * from './timestampRequest';

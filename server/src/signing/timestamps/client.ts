@@ -4,16 +4,15 @@ import {
   derUnsignedMagnitude,
   readDerElement,
   timestampNonce,
+  timestampRequest,
 } from '@esign/shared/cms';
-import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
-import { MessageImprint, PKIStatus, TimeStampReq, TimeStampResp } from '@peculiar/asn1-tsp';
-import { AlgorithmIdentifier } from '@peculiar/asn1-x509';
+import { AsnConvert } from '@peculiar/asn1-schema';
+import { PKIStatus, TimeStampResp } from '@peculiar/asn1-tsp';
 import type { AppDeps } from '../../context';
 import { ApiError } from '../../errors/apiError';
 import { outboundCodes, type Resolver, safeHttpsRequest } from '../../outbound/safeFetch';
 import type { Config } from '../../platform/config';
 import { trustAnchorsFor } from '../trust/service';
-import { oid } from './algorithms';
 import { developmentTsa } from './developmentTsa';
 import { type TimestampFailedReason, timestampFailed } from './errors';
 import { timestampResponse } from './responder';
@@ -57,19 +56,6 @@ export async function timestampTrustAnchors(
     anchors.push((await developmentTsa(deps)).caCertificate);
   }
   return anchors;
-}
-
-function timestampRequest(imprint: Buffer, nonce: Buffer): Buffer {
-  const request = new TimeStampReq({
-    version: 1,
-    messageImprint: new MessageImprint({
-      hashAlgorithm: new AlgorithmIdentifier({ algorithm: oid.sha256, parameters: null }),
-      hashedMessage: new OctetString(imprint),
-    }),
-    nonce: new Uint8Array(nonce).buffer,
-    certReq: true,
-  });
-  return Buffer.from(AsnConvert.serialize(request));
 }
 
 /** POSTs the request to TSA_URL through the SSRF-safe client; the DER reply. */
