@@ -21,7 +21,7 @@ export const signingScriptPath = '/ky-so/signing-page.js';
 
 interface SigningPageFiles {
   html: string;
-  script: Buffer;
+  script: string;
   contentSecurityPolicy: string;
 }
 
@@ -68,10 +68,10 @@ export function signingPageRoutes(): Hono<AppEnv> {
   const load = (): SigningPageFiles => {
     if (files) return files;
     let html: string;
-    let script: Buffer;
+    let script: string;
     try {
       html = fs.readFileSync(path.join(webDir, 'signing-page.html'), 'utf8');
-      script = fs.readFileSync(path.join(webDir, 'signing-page.js'));
+      script = fs.readFileSync(path.join(webDir, 'signing-page.js'), 'utf8');
     } catch {
       return notBuilt();
     }
