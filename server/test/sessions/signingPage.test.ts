@@ -92,6 +92,10 @@ describe('the signing page', () => {
     expect(await page.locator('#signer').textContent()).toContain('Nguyễn Văn Ánh');
     expect(await page.locator('#hash').textContent()).toBe(session.contractHash);
     expect(await page.locator('#image').isVisible()).toBe(false);
+    // The link was exchanged once; a reload goes on with the credential this tab kept.
+    await page.reload();
+    await page.locator('#session').waitFor();
+    expect(await page.locator('#hash').textContent()).toBe(session.contractHash);
 
     world.tick();
     await page.getByRole('button', { name: /Gửi mã OTP/ }).click();

@@ -130,6 +130,7 @@ async function busy(work: () => Promise<void>): Promise<void> {
 }
 
 function finish(text: string, signature?: SignatureResult): void {
+  remembered.write(linkToken, undefined);
   show('session', false);
   element('result-text').textContent = text;
   if (signature) {
@@ -249,15 +250,43 @@ function setUpReject(session: PageCredential, credential: string): void {
   });
 }
 
+/**
+ * The link works once, so the credential it gave is kept for this tab: a reload goes on with the
+ * session instead of showing "already used". Dropped once the session ends.
+ */
+const remembered = {
+  key: (token: string) => `esign-signing-page:${token}`,
+  read(token: string): PageCredential | undefined {
+    try {
+      const raw = window.sessionStorage.getItem(remembered.key(token));
+      return raw === null ? undefined : (JSON.parse(raw) as PageCredential);
+    } catch {
+      return undefined;
+    }
+  },
+  write(token: string, session: PageCredential | undefined): void {
+    try {
+      if (session) window.sessionStorage.setItem(remembered.key(token), JSON.stringify(session));
+      else window.sessionStorage.removeItem(remembered.key(token));
+    } catch {
+      // Storage off (private mode): a reload then shows the used link, nothing worse.
+    }
+  },
+};
+
+const linkToken = decodeURIComponent(window.location.pathname.split('/').pop() ?? '');
+
 async function start(): Promise<void> {
-  const token = decodeURIComponent(window.location.pathname.split('/').pop() ?? '');
-  let session: PageCredential;
-  try {
-    session = (await call<PageCredential>('page-credential', { token })).data;
-  } catch (error) {
-    show('status', false);
-    showError('fatal', error);
-    return;
+  let session = remembered.read(linkToken);
+  if (!session) {
+    try {
+      session = (await call<PageCredential>('page-credential', { token: linkToken })).data;
+    } catch (error) {
+      show('status', false);
+      showError('fatal', error);
+      return;
+    }
+    remembered.write(linkToken, session);
   }
   const credential = session.pageCredential;
   show('status', false);
