@@ -1,7 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import type http from 'node:http';
-import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { serveApp } from '../../src/serve';
 import { contractsPath } from '../contracts/fixtures';
@@ -148,14 +146,7 @@ describe('the signing page', () => {
     expect(await page.locator('#result-text').textContent()).toContain('Đã ký thành công');
     await page.close();
 
-    const signed = await world.request(
-      'GET',
-      `${contractsPath}/${contractId}/download?type=signed`,
-      world.acme.orgKey,
-    );
-    expect(signed.status).toBe(200);
-    const file = path.join(world.h.dataDir, 'page-signed.pdf');
-    fs.writeFileSync(file, Buffer.from(await signed.arrayBuffer()));
+    const file = await world.signedFile(contractId, 'page-signed.pdf');
     const images = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' });
     // The canvas is 480 × 180: its picture, and its transparency as the soft mask.
     expect(images).toMatch(/image\s+480\s+180\s/);
