@@ -100,7 +100,17 @@ describe('the signing page', () => {
     await page.locator('#otp-sent').waitFor();
     expect(await page.locator('#otp-sent').textContent()).toContain('09******78');
     await world.deliver();
-    await page.locator('#otp-code').fill(world.otpFor('0912345678'));
+    const otp = world.otpFor('0912345678');
+    // A wrong code first: the page shows the API's refusal and lets the signer try again.
+    const wrong = `${otp.slice(0, 5)}${(Number(otp[5]) + 1) % 10}`;
+    await page.locator('#otp-code').fill(wrong);
+    world.tick();
+    await page.locator('#confirm-otp').click();
+    const refusal = page.locator('#error');
+    await refusal.waitFor();
+    expect(await refusal.getAttribute('data-code')).toBe('OTP_INVALID');
+    expect(await refusal.textContent()).toContain('Mã OTP không đúng');
+    await page.locator('#otp-code').fill(otp);
     world.tick();
     await page.locator('#confirm-otp').click();
 
