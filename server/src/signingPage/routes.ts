@@ -16,8 +16,8 @@ const webDir = path.join(
 );
 
 /** The link's token: base64url; anything else is not a signing link (the rest of /app answers 404). */
-export const signingLinkPath = '/ky-so/phien/:token{[A-Za-z0-9_-]+}';
-export const signingScriptPath = '/ky-so/signing-page.js';
+const signingLinkPath = '/ky-so/phien/:token{[A-Za-z0-9_-]+}';
+const signingScriptPath = '/ky-so/signing-page.js';
 
 interface SigningPageFiles {
   html: string;
