@@ -4,6 +4,9 @@
  * with esbuild into `server/dist/` (git-ignored), so `npm start` and `npm run admin` run plain
  * JavaScript on Node 20, without tsx.
  *
+ * Also the signing page (`server/web/signing-page/`): its script bundled for the browser and its
+ * HTML copied, into `server/dist/web/`, where the server serves them from.
+ *
  * `--if-stale` (what `prestart` and `preadmin` pass) builds only when the last build is missing
  * or one of its inputs changed since: a source file, a package install (the lock files) or this
  * script. Plain JavaScript, so it also runs after `npm ci --omit=dev` (esbuild is a dependency).
@@ -28,6 +31,9 @@ const entryPoints = {
   // The child process the server starts when its signing keys are missing.
   prepareKeys: 'server/src/prepareKeys.ts',
 };
+
+/** The browser files: bundled script and copied page, by their name in server/dist/web/. */
+const webPages = { 'signing-page': 'server/web/signing-page' };
 
 /** Packages our sources import that go into the bundle, with whatever they import in turn. */
 const bundled = /^(hono|@hono\/[^/]+|zod|kysely|jose)(\/|$)/;
@@ -71,8 +77,15 @@ function staleness() {
   } catch {
     return 'no build yet';
   }
-  for (const name of Object.keys(entryPoints)) {
-    if (mtime(`server/dist/${name}.js`) === undefined) return `server/dist/${name}.js is missing`;
+  const outputs = [
+    ...Object.keys(entryPoints).map((name) => `server/dist/${name}.js`),
+    ...Object.keys(webPages).flatMap((name) => [
+      `server/dist/web/${name}.js`,
+      `server/dist/web/${name}.html`,
+    ]),
+  ];
+  for (const output of outputs) {
+    if (mtime(output) === undefined) return `${output} is missing`;
   }
   // Packages inside node_modules change only through an install, which the lock files show.
   const watched = [...manifest.inputs.filter((file) => !inNodeModules(file)), ...alwaysWatched];
@@ -124,9 +137,38 @@ async function build() {
     }
     writeAtomically(file.path, file.contents);
   }
-  const inputs = Object.keys(result.metafile.inputs).sort();
+  const webInputs = await buildWebPages(esbuild);
+  const inputs = [...Object.keys(result.metafile.inputs), ...webInputs].sort();
   writeAtomically(manifestFile, `${JSON.stringify({ builtAt, inputs }, null, 1)}\n`);
   return { ms: Date.now() - builtAt, inputs: inputs.length };
+}
+
+/** The browser bundles and their pages; answers the files they were made from. */
+async function buildWebPages(esbuild) {
+  const webDir = path.join(outdir, 'web');
+  fs.mkdirSync(webDir, { recursive: true });
+  const inputs = [];
+  for (const [name, dir] of Object.entries(webPages)) {
+    const result = await esbuild.build({
+      absWorkingDir: root,
+      entryPoints: [`${dir}/page.ts`],
+      bundle: true,
+      platform: 'browser',
+      target: 'es2022',
+      format: 'iife',
+      minify: true,
+      metafile: true,
+      write: false,
+      logLevel: 'warning',
+    });
+    writeAtomically(path.join(webDir, `${name}.js`), result.outputFiles[0].contents);
+    writeAtomically(
+      path.join(webDir, `${name}.html`),
+      fs.readFileSync(path.join(root, dir, 'index.html')),
+    );
+    inputs.push(...Object.keys(result.metafile.inputs), `${dir}/index.html`);
+  }
+  return inputs;
 }
 
 const ifStale = process.argv.includes('--if-stale');

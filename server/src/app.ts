@@ -13,6 +13,7 @@ import { createRouter } from './http/openapi';
 import { badRequestTarget, undecodablePath } from './requestTarget';
 import { sessionRoutes } from './sessions/routes';
 import { developmentTsaRoutes } from './signing/timestamps/routes';
+import { signingPageRoutes } from './signingPage/routes';
 import { taskRoutes } from './tasks/routes';
 import { registerWebhookEvents, webhookRoutes } from './webhooks/routes';
 
@@ -98,6 +99,8 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
       'The web application is not part of this build yet; the API reference is at /api/docs',
     );
   };
+  // The page behind a session's signingUrl; the rest of /app is not part of this build.
+  app.route('/app', signingPageRoutes());
   // Task e-mails link to APP_URL (PUBLIC_URL/app by default): say why nothing is there.
   app.all('/app', noWebApp);
   app.all('/app/*', noWebApp);

@@ -159,14 +159,7 @@ describe('a contract signed by usb_token, cloud_hsm and image_signature in turn'
     await world.deliver();
 
     // The signed file: three valid signatures for pdfsig, the picture on the last page.
-    const signed = await world.request(
-      'GET',
-      `${contractsPath}/${contractId}/download?type=signed`,
-      world.acme.orgKey,
-    );
-    expect(signed.status).toBe(200);
-    const file = path.join(world.h.dataDir, 'signed.pdf');
-    fs.writeFileSync(file, Buffer.from(await signed.arrayBuffer()));
+    const file = await world.signedFile(contractId, 'signed.pdf');
     const verdicts = pdfsigSignatures(pdfsig(file));
     expect(verdicts.map((s) => s.valid)).toEqual([true, true, true]);
     const images = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' });

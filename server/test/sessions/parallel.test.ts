@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { contractsPath } from '../contracts/fixtures';
 import { parseMail } from '../notify/support';
 import { pdfsig, pdfsigSignatures } from '../signing/pdf/corpus';
@@ -42,17 +40,6 @@ async function otpSession(contractId: string, email: string, phone: string) {
   return { sessionId, otp: world.otpFor(phone) };
 }
 
-async function signedFile(contractId: string, name: string): Promise<string> {
-  const response = await world.request(
-    'GET',
-    `${contractsPath}/${contractId}/download?type=signed`,
-    world.acme.orgKey,
-  );
-  const file = path.join(world.h.dataDir, name);
-  fs.writeFileSync(file, Buffer.from(await response.arrayBuffer()));
-  return file;
-}
-
 const versionsOf = async (contractId: string) => {
   const contract = await world.h.deps.db
     .selectFrom('contracts')
@@ -89,7 +76,7 @@ describe('parallel signers of one order, both prepared from the same version', (
     expect(second.contractStatus).toBe('signing');
     const versions = await versionsOf(id);
     expect(versions.map((v) => v.version)).toEqual([1, 2, 3]);
-    const verdicts = pdfsigSignatures(pdfsig(await signedFile(id, 'parallel-seal.pdf')));
+    const verdicts = pdfsigSignatures(pdfsig(await world.signedFile(id, 'parallel-seal.pdf')));
     expect(verdicts.map((s) => s.valid)).toEqual([true, true]);
 
     detail = await dataOf(await world.request('GET', `${contractsPath}/${id}`, world.acme.orgKey));
@@ -118,7 +105,7 @@ describe('parallel signers of one order, both prepared from the same version', (
     const after = await persisted(world);
     const made = after.preparations.filter((p) => !before.preparations.some((b) => b.id === p.id));
     expect(made.map((p) => p.state)).toEqual(['finalized']);
-    const verdicts = pdfsigSignatures(pdfsig(await signedFile(id, 'parallel-race.pdf')));
+    const verdicts = pdfsigSignatures(pdfsig(await world.signedFile(id, 'parallel-race.pdf')));
     expect(verdicts.map((s) => s.valid)).toEqual([true, true]);
   });
 
@@ -153,7 +140,7 @@ describe('parallel signers of one order, both prepared from the same version', (
       tsa.remove();
     }
     expect((await versionsOf(id)).map((v) => v.version)).toEqual([1, 2, 3]);
-    const verdicts = pdfsigSignatures(pdfsig(await signedFile(id, 'parallel-token.pdf')));
+    const verdicts = pdfsigSignatures(pdfsig(await world.signedFile(id, 'parallel-token.pdf')));
     expect(verdicts.map((s) => s.valid)).toEqual([true, true]);
   });
 

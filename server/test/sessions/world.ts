@@ -43,6 +43,8 @@ export interface SessionWorld extends ContractWorld {
   ): Promise<Response>;
   /** Runs the notification worker once: queued e-mail reaches the SMTP sink, SMS the outbox. */
   deliver(): Promise<void>;
+  /** Downloads the contract's signed PDF into the data directory as `name`; answers its path. */
+  signedFile(contractId: string, name: string): Promise<string>;
   /** The newest OTP the development SMS outbox holds for `phone`. */
   otpFor(phone: string): string;
   close(): Promise<void>;
@@ -102,6 +104,19 @@ export async function openSessionWorld(env: Record<string, string> = {}): Promis
       const worker = manualWorker(h.deps);
       await worker.drain();
       await worker.stop();
+    },
+    signedFile: async (contractId, name) => {
+      const response = await world.request(
+        'GET',
+        `${contractsPath}/${contractId}/download?type=signed`,
+        world.acme.orgKey,
+      );
+      if (response.status !== 200) {
+        throw new Error(`signed download: ${response.status} ${await response.text()}`);
+      }
+      const file = path.join(h.dataDir, name);
+      fs.writeFileSync(file, Buffer.from(await response.arrayBuffer()));
+      return file;
     },
     otpFor: (phone) => {
       const file = path.join(h.deps.config.notify.smsDir, 'messages.jsonl');

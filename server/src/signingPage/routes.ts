@@ -1,0 +1,97 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Hono } from 'hono';
+import type { AppEnv } from '../context';
+import { ApiError } from '../errors/apiError';
+
+/**
+ * The signing page behind `signingUrl`, served when APP_URL is this server's /app (the default):
+ * the HTML and the browser bundle that scripts/build.mjs writes to server/dist/web/. The server
+ * runs either as that bundle (server/dist) or from source (tests), hence the two places.
+ */
+const webDir = path.join(
+  path.basename(__dirname) === 'dist' ? __dirname : path.resolve(__dirname, '../../dist'),
+  'web',
+);
+
+/** The link's token: base64url; anything else is not a signing link (the rest of /app answers 404). */
+const signingLinkPath = '/ky-so/phien/:token{[A-Za-z0-9_-]+}';
+const signingScriptPath = '/ky-so/signing-page.js';
+
+interface SigningPageFiles {
+  html: string;
+  script: string;
+  contentSecurityPolicy: string;
+}
+
+/**
+ * No inline script; the page's one <style> block is allowed by its hash. Nothing may frame the
+ * page, and it talks only to this origin.
+ */
+function contentSecurityPolicyOf(html: string): string {
+  const style = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1];
+  const styleSource =
+    style === undefined
+      ? "'none'"
+      : `'sha256-${crypto.createHash('sha256').update(style).digest('base64')}'`;
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    `style-src ${styleSource}`,
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+function notBuilt(): never {
+  throw new ApiError(
+    404,
+    'WEB_APP_NOT_AVAILABLE',
+    'The signing page is not built: run `npm run build` (npm start builds it)',
+  );
+}
+
+/** The token is in the page's URL: it must not be stored, nor leave as a Referer. */
+const privateHeaders = {
+  'Cache-Control': 'no-store',
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+};
+
+/** The page's two routes, mounted under /app by app.ts ahead of its 404 for the rest of /app. */
+export function signingPageRoutes(): Hono<AppEnv> {
+  let files: SigningPageFiles | undefined;
+  const load = (): SigningPageFiles => {
+    if (files) return files;
+    let html: string;
+    let script: string;
+    try {
+      html = fs.readFileSync(path.join(webDir, 'signing-page.html'), 'utf8');
+      script = fs.readFileSync(path.join(webDir, 'signing-page.js'), 'utf8');
+    } catch {
+      return notBuilt();
+    }
+    files = { html, script, contentSecurityPolicy: contentSecurityPolicyOf(html) };
+    return files;
+  };
+  const pages = new Hono<AppEnv>();
+  pages.get(signingLinkPath, (c) => {
+    const { html, contentSecurityPolicy } = load();
+    return c.body(html, 200, {
+      ...privateHeaders,
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': contentSecurityPolicy,
+    });
+  });
+  pages.get(signingScriptPath, (c) =>
+    c.body(load().script, 200, {
+      ...privateHeaders,
+      'Content-Type': 'text/javascript; charset=utf-8',
+    }),
+  );
+  return pages;
+}
