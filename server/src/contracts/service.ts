@@ -275,12 +275,11 @@ export async function downloadContract(
 }
 
 /**
- * Resolves the token of a signing-page link (`/ky-so/{token}`) for the signing page: the signer
- * and the contract, while the contract is being signed and the deadline has not passed, and
- * records `viewed` by that signer. 404 INVITATION_NOT_FOUND for an unknown token, 410
- * INVITATION_EXPIRED once it no longer opens anything.
+ * Resolves the token of a signing-page link (`/ky-so/{token}`): the signer and the contract,
+ * while the contract is being signed and the deadline has not passed. 404 INVITATION_NOT_FOUND
+ * for an unknown token, 410 INVITATION_EXPIRED once it no longer opens anything.
  */
-export async function openInvitation(deps: AppDeps, token: string, origin: AuditOrigin) {
+export async function resolveInvitation(deps: Pick<AppDeps, 'db' | 'clock'>, token: string) {
   const signer = await signerByInvitation(deps.db, invitationTokenHash(token));
   if (!signer) throw new ApiError(404, 'INVITATION_NOT_FOUND', 'Unknown signing link');
   const contract = (await contractById(deps.db, signer.contract_id))!;
@@ -292,11 +291,18 @@ export async function openInvitation(deps: AppDeps, token: string, origin: Audit
       `The signing link no longer works: the contract is ${contract.status}`,
     );
   }
+  return { contract, signer };
+}
+
+/** {@link resolveInvitation} for the signing page, recording `viewed` by that signer. */
+export async function openInvitation(deps: AppDeps, token: string, origin: AuditOrigin) {
+  const { contract, signer } = await resolveInvitation(deps, token);
   await inTransaction(deps.db, (trx) =>
     appendAuditEvent(trx, deps.clock, contractTrail(contract.id), {
       action: 'viewed',
       actor: { kind: 'signer', signerId: signer.id, name: `${signer.name} <${signer.email}>` },
       origin,
+      details: { via: 'invitation' },
     }),
   );
   return { contract, signer };

@@ -2,7 +2,7 @@ import type { AuditActor, AuditOrigin } from '../audit/subject';
 import type { AppDeps } from '../context';
 import type { ContractCaller } from '../contracts/access';
 import { contractInScope } from '../contracts/access';
-import { signersOf } from '../contracts/queries';
+import { type ContractRow, type ContractSignerRow, signersOf } from '../contracts/queries';
 import { emailKey } from '../contracts/schemas';
 import { inTransaction } from '../db/database';
 import type { SigningMethod } from '../db/schema';
@@ -111,11 +111,14 @@ async function openSession(
   }
   if (superseded) await dropPreparation(deps, superseded.preparationId, subject.tenantId);
   return {
-    sessionId,
-    contractHash: preparation.contractHash,
-    expiresAt: expiresAt.toISOString(),
-    signingUrl: signingLink(deps, link.token),
-    ...(method === 'usb_token' ? { tsaUrl: tsaUrlOf(deps) } : {}),
+    started: {
+      sessionId,
+      contractHash: preparation.contractHash,
+      expiresAt: expiresAt.toISOString(),
+      signingUrl: signingLink(deps, link.token),
+      ...(method === 'usb_token' ? { tsaUrl: tsaUrlOf(deps) } : {}),
+    },
+    linkToken: link.token,
   };
 }
 
@@ -129,18 +132,31 @@ export async function initiateSession(deps: AppDeps, caller: ContractCaller, inp
   const signers = await signersOf(deps.db, contract.id);
   const signer = signers.find((s) => s.email_key === emailKey(input.signerEmail));
   if (!signer) throw sessionErrors.signerNotFound(input.signerEmail);
+  const opened = await openContractSession(deps, contract, signers, signer, input.signingMethod, {
+    actor: caller.auditActor,
+    origin: caller.origin,
+  });
+  return opened.started;
+}
+
+/**
+ * The rules of a contract signer's session, whoever asks (a partner's initiate or the signer's
+ * own invitation link): a signer, not signed yet, whose order has come; never past the deadline.
+ */
+export async function openContractSession(
+  deps: AppDeps,
+  contract: ContractRow,
+  signers: readonly ContractSignerRow[],
+  signer: ContractSignerRow,
+  method: SigningMethod,
+  by: { actor: AuditActor; origin: AuditOrigin },
+) {
   if (signer.role !== 'signer') throw sessionErrors.notASigner();
   if (signer.status === 'signed') throw sessionErrors.alreadySigned();
   const waitingFor = blockingOrder(signers, signer);
   if (waitingFor !== null) throw sessionErrors.notYourTurn(waitingFor);
   const subject = contractSubject(deps, contract, signers, signer);
-  return openSession(
-    deps,
-    subject,
-    input.signingMethod,
-    { actor: caller.auditActor, origin: caller.origin },
-    new Date(contract.expired_at),
-  );
+  return openSession(deps, subject, method, by, new Date(contract.expired_at));
 }
 
 /**
@@ -162,7 +178,7 @@ export async function initiateTaskSession(
     { actor: subject.signerActor, origin },
     null,
   );
-  return { ...opened, taskCode: input.taskCode };
+  return { ...opened.started, taskCode: input.taskCode };
 }
 
 /**
@@ -171,7 +187,12 @@ export async function initiateTaskSession(
  * signer. 404 SIGNING_LINK_NOT_FOUND, 409 SIGNING_LINK_USED, 410 SIGNING_LINK_EXPIRED; a
  * session or subject that can no longer be signed answers as the steps do.
  */
-export async function exchangeSigningLink(deps: AppDeps, token: string, origin: AuditOrigin) {
+export async function exchangeSigningLink(
+  deps: AppDeps,
+  token: string,
+  origin: AuditOrigin,
+  via: 'signing_link' | 'invitation' = 'signing_link',
+) {
   const found = await sessionByLinkHash(deps.db, bearerHash(deps.secrets, token));
   if (!found) throw sessionErrors.linkNotFound();
   const subject = await subjectOfSession(deps, found);
@@ -193,7 +214,7 @@ export async function exchangeSigningLink(deps: AppDeps, token: string, origin: 
       action: 'viewed',
       actor: subject.signerActor,
       origin,
-      details: { via: 'signing_link', method: session.method },
+      details: { via, method: session.method },
     });
     return session;
   });

@@ -24,6 +24,9 @@ import {
   ConfirmBody,
   ExchangeBody,
   InitiateBody,
+  InvitationBody,
+  InvitationEnvelope,
+  InvitationStartBody,
   OtpSentEnvelope,
   PageCredentialEnvelope,
   RejectBody,
@@ -44,6 +47,7 @@ import {
  * stack (ASN.1 and CMS libraries, PDF signing), which would otherwise cost every start memory.
  */
 const initiateModule = () => import('./initiate');
+const invitationModule = () => import('./invitation');
 const stepsModule = () => import('./steps');
 const verifyModule = () => import('./verify');
 
@@ -252,6 +256,70 @@ export function sessionRoutes(limiter: RateLimiter) {
     const { token } = c.req.valid('json');
     const { exchangeSigningLink } = await initiateModule();
     const data = await exchangeSigningLink(c.get('deps'), token, originOf(c));
+    return c.json(envelopeOf(c, data), 200);
+  });
+
+  const invitationErrors = {
+    404: ['INVITATION_NOT_FOUND'],
+    410: ['INVITATION_EXPIRED'],
+    413: ['PAYLOAD_TOO_LARGE'],
+    429: ['RATE_LIMITED'],
+  } as const;
+  const readInvitationRoute = createRoute({
+    tags: ['Signing sessions'],
+    security: [],
+    middleware: [rateLimit(limiter, 'auth'), limitBody(4 * 1024)],
+    method: 'post',
+    path: '/signing/invitation',
+    operationId: 'readSigningInvitation',
+    summary: 'Read the invitation behind an e-mailed signing link',
+    description:
+      'The signing page of the invitation link ({APP_URL}/ky-so/<token>, e-mailed by send) sends its token: the contract, the signer, whether it is their turn and the methods they may pick. Opening it is recorded (viewed). The link works until the contract’s deadline while the contract is being signed.',
+    request: {
+      body: { required: true, content: { 'application/json': { schema: InvitationBody } } },
+    },
+    responses: {
+      200: jsonContent(InvitationEnvelope, 'The invitation'),
+      ...errorResponses(jsonBodyErrors, invitationErrors),
+    },
+  });
+  router.openapi(readInvitationRoute, async (c) => {
+    const { token } = c.req.valid('json');
+    const { readInvitation } = await invitationModule();
+    const data = await readInvitation(c.get('deps'), token, originOf(c));
+    return c.json(envelopeOf(c, data), 200);
+  });
+
+  const startInvitationRoute = createRoute({
+    tags: ['Signing sessions'],
+    security: [],
+    middleware: [rateLimit(limiter, 'auth'), limitBody(4 * 1024)],
+    method: 'post',
+    path: '/signing/invitation/session',
+    operationId: 'startInvitationSigning',
+    summary: 'Open a signing session from an invitation link, with its page credential',
+    description:
+      'The signer’s own initiate, no partner credential: the same rules as POST /api/signing/initiate (their turn, not signed, not a viewer); a new session supersedes the signer’s open one. Answers what POST /api/signing/page-credential answers: pageCredential authorises the session’s steps (X-Signing-Token). The invitation link stays usable until the deadline.',
+    request: {
+      body: { required: true, content: { 'application/json': { schema: InvitationStartBody } } },
+    },
+    responses: {
+      200: jsonContent(PageCredentialEnvelope, 'The session and its page credential'),
+      ...errorResponses(jsonBodyErrors, invitationErrors, {
+        409: [
+          ...Object.values(contractStateCodes),
+          'SIGNER_IS_VIEWER',
+          'SIGNER_ALREADY_SIGNED',
+          'NOT_SIGNER_TURN',
+          'SIGNER_KEY_NOT_ENROLLED',
+          'PDF_CHANGES_NOT_ALLOWED',
+        ],
+      }),
+    },
+  });
+  router.openapi(startInvitationRoute, async (c) => {
+    const { startInvitationSession } = await invitationModule();
+    const data = await startInvitationSession(c.get('deps'), c.req.valid('json'), originOf(c));
     return c.json(envelopeOf(c, data), 200);
   });
 

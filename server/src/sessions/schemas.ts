@@ -71,6 +71,45 @@ export const PageCredential = z
   })
   .openapi('SigningPageCredential');
 
+export const InvitationBody = z
+  .object({
+    token: requiredText(128).openapi({
+      description: 'The token of the invitation link {APP_URL}/ky-so/<token>',
+    }),
+  })
+  .openapi('SigningInvitationBody');
+
+export const InvitationStartBody = z
+  .object({
+    token: requiredText(128).openapi({
+      description: 'The token of the invitation link {APP_URL}/ky-so/<token>',
+    }),
+    signingMethod: z.enum(signingMethods),
+  })
+  .openapi('SigningInvitationStartBody');
+
+export const Invitation = z
+  .object({
+    contract: z.object({ id: z.string(), title: z.string(), expiredAt: isoDateTime }),
+    signer: z.object({
+      name: z.string(),
+      email: z.string(),
+      role: z.enum(['signer', 'viewer']),
+      status: z.enum(['waiting', 'invited', 'signed', 'rejected']),
+    }),
+    yourTurn: z.boolean().openapi({
+      description: 'A signer who has not signed and whose earlier orders have all signed',
+    }),
+    waitingForOrder: z.number().int().nullable().openapi({
+      description: 'Not the turn yet: the earliest order still to sign',
+    }),
+    signingMethods: z.array(z.enum(signingMethods)).openapi({
+      description:
+        'What the signer may pick: all four (a contract sets no method), cloud_hsm only with an enrolled key; empty for a viewer or once signed',
+    }),
+  })
+  .openapi('SigningInvitation');
+
 export const OtpSent = z
   .object({
     otpExpiredAt: isoDateTime,
@@ -172,6 +211,7 @@ export const TaskSessionStartedEnvelope = envelope(
 
 export const SessionStartedEnvelope = envelope(SessionStarted);
 export const PageCredentialEnvelope = envelope(PageCredential);
+export const InvitationEnvelope = envelope(Invitation);
 export const OtpSentEnvelope = envelope(OtpSent);
 export const SignatureResultEnvelope = envelope(SignatureResult);
 export const RejectedEnvelope = envelope(Rejected);

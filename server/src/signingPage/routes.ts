@@ -17,7 +17,10 @@ const webDir = path.join(
 
 /** The link's token: base64url; anything else is not a signing link (the rest of /app answers 404). */
 const signingLinkPath = '/ky-so/phien/:token{[A-Za-z0-9_-]+}';
-const signingScriptPath = '/ky-so/signing-page.js';
+/** The e-mailed invitation: 32 random bytes, so exactly 43 base64url characters. */
+const invitationLinkPath = '/ky-so/:token{[A-Za-z0-9_-]{43}}';
+/** The page's `../signing-page.js`, seen from either depth of link. */
+const signingScriptPaths = ['/ky-so/signing-page.js', '/signing-page.js'];
 
 interface SigningPageFiles {
   html: string;
@@ -62,7 +65,10 @@ const privateHeaders = {
   'X-Content-Type-Options': 'nosniff',
 };
 
-/** The page's two routes, mounted under /app by app.ts ahead of its 404 for the rest of /app. */
+/**
+ * The page (at the session link and at the invitation link: one page, two entry modes) and its
+ * script, mounted under /app by app.ts ahead of its 404 for the rest of /app.
+ */
 export function signingPageRoutes(): Hono<AppEnv> {
   let files: SigningPageFiles | undefined;
   const load = (): SigningPageFiles => {
@@ -79,19 +85,23 @@ export function signingPageRoutes(): Hono<AppEnv> {
     return files;
   };
   const pages = new Hono<AppEnv>();
-  pages.get(signingLinkPath, (c) => {
-    const { html, contentSecurityPolicy } = load();
-    return c.body(html, 200, {
-      ...privateHeaders,
-      'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': contentSecurityPolicy,
+  for (const pagePath of [signingLinkPath, invitationLinkPath]) {
+    pages.get(pagePath, (c) => {
+      const { html, contentSecurityPolicy } = load();
+      return c.body(html, 200, {
+        ...privateHeaders,
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Security-Policy': contentSecurityPolicy,
+      });
     });
-  });
-  pages.get(signingScriptPath, (c) =>
-    c.body(load().script, 200, {
-      ...privateHeaders,
-      'Content-Type': 'text/javascript; charset=utf-8',
-    }),
-  );
+  }
+  for (const scriptPath of signingScriptPaths) {
+    pages.get(scriptPath, (c) =>
+      c.body(load().script, 200, {
+        ...privateHeaders,
+        'Content-Type': 'text/javascript; charset=utf-8',
+      }),
+    );
+  }
   return pages;
 }

@@ -37,6 +37,8 @@ describe('the signing-session API in the OpenAPI document', () => {
     ['/api/signing/initiate', 'initiateSigning', partner],
     ['/api/tasks/{taskCode}/signing-session', 'initiateTaskSigning', taskSigner],
     ['/api/signing/page-credential', 'exchangeSigningLink', []],
+    ['/api/signing/invitation', 'readSigningInvitation', []],
+    ['/api/signing/invitation/session', 'startInvitationSigning', []],
     ['/api/signing/{sessionId}/send-otp', 'sendSigningOtp', step],
     ['/api/signing/{sessionId}/confirm', 'confirmSigning', step],
     ['/api/signing/{sessionId}/sign-with-token', 'signWithToken', step],
@@ -77,6 +79,14 @@ describe('the signing-session API in the OpenAPI document', () => {
     expect(codes(initiate, '409')).toEqual(
       expect.arrayContaining(['NOT_SIGNER_TURN', 'SIGNER_ALREADY_SIGNED', 'CONTRACT_CANCELLED']),
     );
+    const invitation = paths['/api/signing/invitation']!.post!;
+    expect(codes(invitation, '404')).toEqual(['INVITATION_NOT_FOUND']);
+    expect(codes(invitation, '410')).toEqual(['INVITATION_EXPIRED']);
+    const fromInvitation = paths['/api/signing/invitation/session']!.post!;
+    expect(codes(fromInvitation, '409')).toEqual(
+      expect.arrayContaining(['NOT_SIGNER_TURN', 'SIGNER_ALREADY_SIGNED', 'SIGNER_IS_VIEWER']),
+    );
+    expect(codes(fromInvitation, '410')).toEqual(['INVITATION_EXPIRED']);
     const task = paths['/api/tasks/{taskCode}/signing-session']!.post!;
     expect(codes(task, '409')).toEqual(
       expect.arrayContaining(['NOT_YOUR_TURN', 'TASK_ALREADY_HANDLED', 'MAIN_FILE_NOT_SINGLE']),

@@ -3,6 +3,7 @@ import type http from 'node:http';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { serveApp } from '../../src/serve';
 import { contractsPath } from '../contracts/fixtures';
+import { parseMail } from '../notify/support';
 import { ensureBuilt } from '../startup/builtServer';
 import { dataOf, openSessionWorld, type SessionWorld } from './world';
 
@@ -179,6 +180,59 @@ describe('the signing page', () => {
       await world.request('GET', `${contractsPath}/${contractId}`, world.acme.orgKey),
     );
     expect(contract.status).toBe('rejected');
+    await page.close();
+  });
+
+  it('opens the e-mailed invitation link: the contract, a method picked, the SMS code, signed', async () => {
+    const before = world.smtp.received.length;
+    await world.sentContract(
+      [
+        { name: 'Phạm Thị Dung', email: 'dung@partner.example', phone: '0911222333', order: 1 },
+        { name: 'Lê Quan Sát', email: 'viewer@partner.example', order: 2, role: 'viewer' },
+      ],
+      { title: 'Hợp đồng mua bán' },
+    );
+    await world.deliver();
+    const linkTo = (email: string) => {
+      const mail = world.smtp.received.slice(before).find((m) => m.to.includes(email))!;
+      const link = /https:\/\/app\.esign\.example\/ky-so\/([A-Za-z0-9_-]{43})\b/.exec(
+        parseMail(mail.raw).text ?? '',
+      );
+      // The e-mailed {APP_URL}/ky-so/<token>, on this server's /app.
+      return `${origin}/app/ky-so/${link![1]}`;
+    };
+
+    // While the contract is being signed, the viewer's link shows it and offers nothing to sign.
+    const viewer = await open(linkTo('viewer@partner.example'));
+    await viewer.locator('#no-choice').waitFor();
+    expect(await viewer.locator('#no-choice').textContent()).toContain('không cần ký');
+    expect(await viewer.locator('#choose').isVisible()).toBe(false);
+    await viewer.close();
+
+    const page = await open(linkTo('dung@partner.example'));
+    await page.locator('#choose').waitFor();
+    expect(await page.locator('#title').textContent()).toBe('Hợp đồng mua bán');
+    expect(await page.locator('#signer').textContent()).toContain('Phạm Thị Dung');
+    expect(
+      await page
+        .locator('#methods button')
+        .evaluateAll((buttons) => buttons.map((b) => b.getAttribute('data-method'))),
+    ).toEqual(['usb_token', 'cloud_hsm', 'otp_sms', 'image_signature']);
+    world.tick();
+    await page.getByRole('button', { name: /Ký bằng mã OTP/ }).click();
+    await page.locator('#otp').waitFor();
+    expect(await page.locator('#choose').isVisible()).toBe(false);
+    expect(await page.locator('#hash').textContent()).toMatch(/^sha256:[0-9a-f]{64}$/);
+
+    world.tick();
+    await page.getByRole('button', { name: /Gửi mã OTP/ }).click();
+    await page.locator('#otp-sent').waitFor();
+    await world.deliver();
+    await page.locator('#otp-code').fill(world.otpFor('0911222333'));
+    world.tick();
+    await page.locator('#confirm-otp').click();
+    await page.locator('#result-details').waitFor();
+    expect(await page.locator('#result-text').textContent()).toContain('Đã ký thành công');
     await page.close();
   });
 

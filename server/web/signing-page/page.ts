@@ -1,7 +1,9 @@
 /**
- * The signing page behind `signingUrl` ({APP_URL}/ky-so/phien/<token>): exchanges the link's
- * token for the page credential (once), then runs the session's steps with it. Bundled for the
- * browser by scripts/build.mjs; the server serves it beside index.html under a strict CSP.
+ * The signing page, two entry modes. `signingUrl` ({APP_URL}/ky-so/phien/<token>): exchanges the
+ * link's token for the page credential (once). The e-mailed invitation ({APP_URL}/ky-so/<token>):
+ * shows the contract, the signer picks a method, which starts a session with its credential.
+ * Either way the session's steps then run with that credential. Bundled for the browser by
+ * scripts/build.mjs; the server serves it beside index.html under a strict CSP.
  */
 
 interface ApiFailure {
@@ -19,6 +21,16 @@ interface PageCredential {
   contract?: { id: string; title: string };
   task?: { id: string; title: string };
   signer: { name: string; email: string | null };
+}
+
+type SigningMethod = PageCredential['signingMethod'];
+
+interface Invitation {
+  contract: { id: string; title: string; expiredAt: string };
+  signer: { name: string; email: string; role: 'signer' | 'viewer'; status: string };
+  yourTurn: boolean;
+  waitingForOrder: number | null;
+  signingMethods: SigningMethod[];
 }
 
 interface SignatureResult {
@@ -42,6 +54,19 @@ const explained: Record<string, string> = {
   CONTRACT_EXPIRED: 'Hợp đồng đã hết hạn ký.',
   CONTRACT_REJECTED: 'Hợp đồng đã bị từ chối.',
   CONTRACT_COMPLETED: 'Hợp đồng đã được ký xong.',
+  INVITATION_NOT_FOUND: 'Liên kết ký không hợp lệ.',
+  INVITATION_EXPIRED: 'Liên kết ký không còn hiệu lực.',
+  NOT_SIGNER_TURN: 'Chưa đến lượt ký của bạn.',
+  SIGNER_ALREADY_SIGNED: 'Bạn đã ký hợp đồng này.',
+  SIGNER_IS_VIEWER: 'Bạn chỉ được xem hợp đồng này.',
+  SIGNER_KEY_NOT_ENROLLED: 'Bạn chưa có chữ ký số từ xa.',
+};
+
+const methodLabels: Record<SigningMethod, string> = {
+  otp_sms: 'Ký bằng mã OTP · OTP code',
+  image_signature: 'Ký bằng chữ ký hình ảnh · Drawn signature',
+  cloud_hsm: 'Ký số từ xa · Cloud signature',
+  usb_token: 'Ký bằng USB token · USB token',
 };
 
 function element<T extends HTMLElement = HTMLElement>(id: string): T {
@@ -54,8 +79,16 @@ function show(id: string, visible = true): void {
   element(id).hidden = !visible;
 }
 
+const pathSegments = window.location.pathname.split('/');
+const linkToken = decodeURIComponent(pathSegments.at(-1) ?? '');
+/** {APP_URL}/ky-so/<invitation token> rather than {APP_URL}/ky-so/phien/<session link token>. */
+const invitationMode = pathSegments.at(-2) !== 'phien';
+
 /** Relative to the page, so the service may live under a path prefix. */
-const apiBase = new URL('../../../api/signing/', window.location.href);
+const apiBase = new URL(
+  invitationMode ? '../../api/signing/' : '../../../api/signing/',
+  window.location.href,
+);
 
 async function call<T>(
   path: string,
@@ -274,26 +307,17 @@ const remembered = {
   },
 };
 
-const linkToken = decodeURIComponent(window.location.pathname.split('/').pop() ?? '');
+function showHeading(title: string, signer: { name: string; email: string | null }): void {
+  element('title').textContent = title;
+  element('signer').textContent = signer.email ? `${signer.name} <${signer.email}>` : signer.name;
+}
 
-async function start(): Promise<void> {
-  let session = remembered.read(linkToken);
-  if (!session) {
-    try {
-      session = (await call<PageCredential>('page-credential', { token: linkToken })).data;
-    } catch (error) {
-      show('status', false);
-      showError('fatal', error);
-      return;
-    }
-    remembered.write(linkToken, session);
-  }
+/** The session's steps with its page credential, whichever way the page got it. */
+function begin(session: PageCredential): void {
   const credential = session.pageCredential;
-  show('status', false);
-  element('title').textContent = session.contract?.title ?? session.task?.title ?? '';
-  element('signer').textContent = session.signer.email
-    ? `${session.signer.name} <${session.signer.email}>`
-    : session.signer.name;
+  showHeading(session.contract?.title ?? session.task?.title ?? '', session.signer);
+  show('choose', false);
+  show('facts');
   element('hash').textContent = session.contractHash;
   element('expires').textContent = new Date(session.expiresAt).toLocaleString('vi-VN');
   if (session.signingMethod === 'otp_sms' || session.signingMethod === 'cloud_hsm') {
@@ -307,4 +331,75 @@ async function start(): Promise<void> {
   show('session');
 }
 
-void start();
+/** Why an invitation offers no method: not the turn yet, signed already, or a viewer. */
+function noChoice(invitation: Invitation): string {
+  if (invitation.signer.role === 'viewer') {
+    return 'Bạn được mời xem hợp đồng này, không cần ký. · You are invited to view this contract; no signature is needed.';
+  }
+  if (invitation.signer.status === 'signed') {
+    return 'Bạn đã ký hợp đồng này. · You have signed this contract.';
+  }
+  return `Chưa đến lượt ký của bạn: đang chờ những người ký thứ tự ${invitation.waitingForOrder}. · It is not your turn yet: waiting for the signers of order ${invitation.waitingForOrder}.`;
+}
+
+/** The invitation link: the contract first, then a session for the method the signer picks. */
+async function startFromInvitation(): Promise<void> {
+  let invitation: Invitation;
+  try {
+    invitation = (await call<Invitation>('invitation', { token: linkToken })).data;
+  } catch (error) {
+    show('status', false);
+    showError('fatal', error);
+    return;
+  }
+  show('status', false);
+  showHeading(invitation.contract.title, invitation.signer);
+  element('deadline').textContent = new Date(invitation.contract.expiredAt).toLocaleString('vi-VN');
+  show('deadline-row');
+  show('session');
+  // Declining needs a session, so it comes with the method chosen.
+  show('reject', false);
+  if (!invitation.yourTurn || invitation.signingMethods.length === 0) {
+    element('no-choice').textContent = noChoice(invitation);
+    show('no-choice');
+    return;
+  }
+  const buttons = element('methods');
+  for (const method of invitation.signingMethods) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.dataset.method = method;
+    button.textContent = methodLabels[method];
+    button.addEventListener('click', () =>
+      busy(async () => {
+        const started = await call<PageCredential>('invitation/session', {
+          token: linkToken,
+          signingMethod: method,
+        });
+        show('reject');
+        begin(started.data);
+      }),
+    );
+    buttons.append(button);
+  }
+  show('choose');
+}
+
+/** The session link works once: the credential it gave is kept for this tab (see remembered). */
+async function startFromSigningLink(): Promise<void> {
+  let session = remembered.read(linkToken);
+  if (!session) {
+    try {
+      session = (await call<PageCredential>('page-credential', { token: linkToken })).data;
+    } catch (error) {
+      show('status', false);
+      showError('fatal', error);
+      return;
+    }
+    remembered.write(linkToken, session);
+  }
+  show('status', false);
+  begin(session);
+}
+
+void (invitationMode ? startFromInvitation() : startFromSigningLink());
