@@ -8,6 +8,7 @@ import { inTransaction } from '../db/database';
 import type { SigningMethod } from '../db/schema';
 import { findPreparation } from '../signing/finalize';
 import { signerActor } from './access';
+import { issueAgentTicket, signingPageOrigin, ticketOrigin } from './agentTickets';
 import { sessionErrors } from './errors';
 import { enrolledCloudKey } from './keys';
 import { dropPreparation, prepareForSigner } from './prepare';
@@ -30,6 +31,8 @@ export interface InitiateInput {
   contractId: string;
   signerEmail: string;
   signingMethod: SigningMethod;
+  /** usb_token: the page origin that will talk to the desktop agent (default the signing page). */
+  origin?: string | undefined;
 }
 
 /** The page the signing link opens (the web app's signing screen for one session). */
@@ -40,6 +43,15 @@ export function signingLink(deps: Pick<AppDeps, 'config'>, token: string): strin
 /** The TSA a token client stamps with: TSA_URL, else this server's development TSA. */
 export function tsaUrlOf(deps: Pick<AppDeps, 'config'>): string {
   return deps.config.tsa.url ?? `${deps.config.publicUrl}/api/dev/tsa`;
+}
+
+/** What a usb_token page hands the agent: the TSA and the server's signing ticket. */
+async function tokenSigning(
+  deps: AppDeps,
+  subject: { origin: string; sessionId: string; contractHash: string; expiresAt: Date },
+): Promise<{ tsaUrl: string; ticket: string }> {
+  const tsaUrl = tsaUrlOf(deps);
+  return { tsaUrl, ticket: await issueAgentTicket(deps, { ...subject, tsaUrl }) };
 }
 
 /**
@@ -59,6 +71,10 @@ export async function initiateSession(deps: AppDeps, caller: ContractCaller, inp
   const waitingFor = blockingOrder(signers, signer);
   if (waitingFor !== null) throw sessionErrors.notYourTurn(waitingFor);
   if (input.signingMethod === 'cloud_hsm') await enrolledCloudKey(deps, contract, signer, false);
+  const agentOrigin =
+    input.signingMethod === 'usb_token'
+      ? await ticketOrigin(deps, contract.tenant_id, input.origin)
+      : undefined;
 
   const expiresAt = new Date(
     Math.min(now.getTime() + sessionLifetimeMs, new Date(contract.expired_at).getTime()),
@@ -126,7 +142,14 @@ export async function initiateSession(deps: AppDeps, caller: ContractCaller, inp
     contractHash: preparation.contractHash,
     expiresAt: expiresAt.toISOString(),
     signingUrl: signingLink(deps, link.token),
-    ...(input.signingMethod === 'usb_token' ? { tsaUrl: tsaUrlOf(deps) } : {}),
+    ...(agentOrigin !== undefined
+      ? await tokenSigning(deps, {
+          origin: agentOrigin,
+          sessionId,
+          contractHash: preparation.contractHash,
+          expiresAt,
+        })
+      : {}),
   };
 }
 
@@ -176,6 +199,13 @@ export async function exchangeSigningLink(deps: AppDeps, token: string, origin: 
     contractHash: preparation.contractHash,
     contract: { id: session.contract.uuid, title: session.contract.title },
     signer: { name: session.signer.name, email: session.signer.email },
-    ...(session.session.method === 'usb_token' ? { tsaUrl: tsaUrlOf(deps) } : {}),
+    ...(session.session.method === 'usb_token'
+      ? await tokenSigning(deps, {
+          origin: signingPageOrigin(deps),
+          sessionId: session.session.public_id,
+          contractHash: preparation.contractHash,
+          expiresAt: new Date(session.session.expires_at),
+        })
+      : {}),
   };
 }
