@@ -2,13 +2,7 @@
  * Every agent window (approval, consent, PIN, settings) is this one page, drawn for the request
  * the shell gives it. Text from pages (origins, titles, names) only ever goes in as textContent.
  */
-import type {
-  AgentShellApi,
-  Language,
-  ModuleView,
-  SettingsChange,
-  WindowRequest,
-} from '../api';
+import type { AgentShellApi, Language, ModuleView, SettingsChange, WindowRequest } from '../api';
 import { SHELL_API_NAME } from '../api';
 import { type MessageKey, t } from '../i18n';
 
