@@ -84,18 +84,27 @@ class Headless {
   }
 }
 
+/** Sends the requests in turn; each answer is the message with its id (pushes are skipped). */
 async function ask(port: number, origin: string, requests: Record<string, unknown>[]) {
   const socket = new WebSocket(`ws://127.0.0.1:${port}`, { origin });
-  const answers: AgentMessage[] = [];
+  const inbox: AgentMessage[] = [];
+  const waiting: (() => void)[] = [];
+  socket.on('message', (data) => {
+    inbox.push(JSON.parse(data.toString()) as AgentMessage);
+    waiting.shift()?.();
+  });
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  const next = () =>
-    new Promise<AgentMessage>((resolve) =>
-      socket.once('message', (data) => resolve(JSON.parse(data.toString()) as AgentMessage)),
-    );
+  const answerTo = async (id: string): Promise<AgentMessage> => {
+    for (;;) {
+      const found = inbox.findIndex((message) => message.id === id || message.id === null);
+      if (found >= 0) return inbox.splice(found, 1)[0]!;
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+  };
+  const answers: AgentMessage[] = [];
   for (const [index, request] of requests.entries()) {
-    const reply = next();
     socket.send(JSON.stringify({ id: `h${index}`, ...request }));
-    answers.push(await reply);
+    answers.push(await answerTo(`h${index}`));
     if (answers.at(-1)?.type === 'error' && index === 0) break;
   }
   socket.close();

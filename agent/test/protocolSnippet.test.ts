@@ -104,7 +104,7 @@ describe('the browser snippet of PROTOCOL.md', () => {
     await page.addScriptTag({ content: snippet });
     const digest = crypto.randomBytes(32).toString('hex');
     const result = (await page.evaluate(
-      `signWithAgent({ contractHash: 'sha256:${digest}', tsaUrl: '${pageOrigin}/tsa', sessionId: 'ses_snippet', title: 'Hợp đồng mẫu' })`,
+      `signWithAgent({ contractHash: 'sha256:${digest}', tsaUrl: '${pageOrigin}/tsa', sessionId: 'ses_snippet', documentTitle: 'Hợp đồng mẫu' })`,
     )) as { signedHash: string; certificateChain: string[]; timestampToken: string };
     expect(Object.keys(result).sort()).toEqual([
       'certificateChain',
@@ -133,7 +133,7 @@ describe('the browser snippet of PROTOCOL.md', () => {
     await page.goto(`${pageOrigin}/`);
     await page.addScriptTag({ content: snippet });
     const refusal = await page.evaluate(
-      `signWithAgent({ contractHash: 'sha256:${'ab'.repeat(32)}', tsaUrl: '${pageOrigin}/tsa', title: 'Từ chối' }).then(() => null, (e) => ({ code: e.code, message: e.message }))`,
+      `signWithAgent({ contractHash: 'sha256:${'ab'.repeat(32)}', tsaUrl: '${pageOrigin}/tsa', documentTitle: 'Từ chối' }).then(() => null, (e) => ({ code: e.code, message: e.message }))`,
     );
     expect(refusal).toEqual({ code: 'USER_CANCELLED', message: 'Bạn đã hủy yêu cầu ký.' });
     await page.close();
