@@ -11,7 +11,7 @@ import { ApiError } from './errors/apiError';
 import { docsRoutes } from './http/docs';
 import { createRouter } from './http/openapi';
 import { badRequestTarget, undecodablePath } from './requestTarget';
-import { sessionRoutes } from './sessions/routes';
+import { agentKeyRoutes, sessionRoutes } from './sessions/routes';
 import { developmentTsaRoutes } from './signing/timestamps/routes';
 import { signingPageRoutes } from './signingPage/routes';
 import { taskRoutes } from './tasks/routes';
@@ -113,6 +113,7 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
   app.route('/api', sessionRoutes(limiter));
   app.route('/api', webhookRoutes(limiter));
   app.route('/api', developmentTsaRoutes(limiter));
+  app.route('/', agentKeyRoutes(limiter));
 
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',

@@ -177,7 +177,7 @@ const isoTime = text(1, 40)
 
 const originShape = 'must be an origin like https://example.com';
 /** `scheme://host[:port]` exactly as the URL parser writes it (lower case, no slash). */
-const origin = text(1, 2048)
+export const agentOriginSchema = text(1, 2048)
   .regex(/^https?:\/\/[^/?#\s]+$/, originShape)
   .refine((value) => URL.canParse(value) && new URL(value).origin === value, originShape);
 
@@ -251,7 +251,7 @@ const CertificatesListResultSchema = z.object({
  */
 const SignRequesterSchema = z.object({
   /** The page's origin, `scheme://host[:port]`. */
-  origin,
+  origin: agentOriginSchema,
   /** The service's display name, e.g. "ESign". */
   serviceName: text(1, 200),
   /** The signing session the digest belongs to, shown for support. */

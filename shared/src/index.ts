@@ -3,6 +3,7 @@
  * they load the ASN.1 libraries, which a process that never signs should not pay for at start.
  */
 export * from './agentProtocol';
+export * from './agentTicket';
 export * from './base64';
 export * from './canonicalJson';
 export * from './zodIssues';

@@ -7,6 +7,7 @@ import { OriginApprovals } from './originApprovals';
 import { TokenRegistry } from './pkcs11/tokenRegistry';
 import type { SignTicketCheck, UserPrompts } from './prompts';
 import { AGENT_PRODUCT_NAME, type AgentSettings } from './settings';
+import { SigningTickets } from './signingTickets';
 import { requestTimestamp } from './timestamp';
 import { signatureImprint, TokenSigner } from './tokenSigner';
 
@@ -16,7 +17,7 @@ export interface AgentCoreOptions {
   /** Persists the settings after an approval or revocation. */
   save(settings: AgentSettings): Promise<void>;
   prompts: UserPrompts;
-  /** The signing-ticket check (the next step of the agent); none: consent alone decides. */
+  /** The signing-ticket check; default: SigningTickets over the settings' servers and pins. */
   ticketCheck?: SignTicketCheck;
   /** Folders of intermediate CA certificates: bundled, then the user's. */
   intermediateFolders: readonly string[];
@@ -80,25 +81,45 @@ export async function startAgentCore(options: AgentCoreOptions): Promise<AgentCo
       module: token.module.slice(0, 200),
     }));
 
+  const ticketCheck =
+    options.ticketCheck ??
+    new SigningTickets({
+      servers: () => settings.ticketServers,
+      required: () => settings.requireTicket,
+      pinned: (server) => settings.pinnedTicketKeys[server],
+      pin: async (server, keys) => {
+        settings.pinnedTicketKeys[server] = keys;
+        await options.save(settings);
+      },
+      now,
+    });
+
   const sign = async (request: SignRequest, origin: string) => {
     // Everything that needs neither token nor user first.
-    const tsaUrl = request.tsaUrl ?? settings.tsaUrl;
-    if (!tsaUrl) {
-      throw new AgentFailure(
-        'TIMESTAMP_FAILED',
-        'no timestamp authority: none in the request or the settings',
-      );
+    const ticket = await ticketCheck.check(request, origin);
+    let produced: Awaited<ReturnType<TokenSigner['sign']>>;
+    let tsaUrl: string | null;
+    try {
+      tsaUrl = request.tsaUrl ?? ticket?.tsaUrl ?? settings.tsaUrl;
+      if (!tsaUrl) {
+        throw new AgentFailure(
+          'TIMESTAMP_FAILED',
+          'no timestamp authority: none in the request, its ticket or the settings',
+        );
+      }
+      produced = await signer.sign({
+        certificateId: request.certificateId,
+        documentDigest: Buffer.from(request.documentDigest, 'base64'),
+        origin,
+        serviceName: request.requester.serviceName,
+        documentTitle: request.documentTitle,
+        prompts: options.prompts,
+        now: now(),
+      });
+    } catch (error) {
+      ticket?.release();
+      throw error;
     }
-    await options.ticketCheck?.check(request, origin);
-    const produced = await signer.sign({
-      certificateId: request.certificateId,
-      documentDigest: Buffer.from(request.documentDigest, 'base64'),
-      origin,
-      serviceName: request.requester.serviceName,
-      documentTitle: request.documentTitle,
-      prompts: options.prompts,
-      now: now(),
-    });
     const [chain, timestampToken] = await Promise.all([
       chains.build(produced.signer, produced.tokenCertificates),
       requestTimestamp(tsaUrl, signatureImprint(produced.signature)),

@@ -7,5 +7,6 @@ export * from './originApprovals';
 export * from './pkcs11/tokenRegistry';
 export * from './prompts';
 export * from './settings';
+export * from './signingTickets';
 export * from './timestamp';
 export * from './tokenSigner';

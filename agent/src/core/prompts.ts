@@ -36,11 +36,20 @@ export interface UserPrompts {
   askPin(question: PinQuestion): Promise<string | null>;
 }
 
+/** A ticket that passed the check, held for the signature it allows. */
+export interface AcceptedTicket {
+  /** The TSA the server named: used when the request names none. */
+  tsaUrl: string;
+  sessionId: string;
+  /** Gives the ticket back when no signature came of it (cancel, wrong PIN), so it may retry. */
+  release(): void;
+}
+
 /**
  * A check of the server's signing ticket, run before the token is touched. Throws
- * AgentFailure TICKET_INVALID to refuse. Without one, every `sign` of an admitted origin goes
- * to the user's consent.
+ * AgentFailure TICKET_INVALID to refuse; null when the request has no ticket and none is
+ * required, so the user's consent alone decides.
  */
 export interface SignTicketCheck {
-  check(request: SignRequest, origin: string): Promise<void>;
+  check(request: SignRequest, origin: string): Promise<AcceptedTicket | null>;
 }

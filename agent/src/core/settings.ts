@@ -49,6 +49,28 @@ export interface AgentSettings {
   tsaUrl: string | null;
   /** Fetch missing issuer certificates from the AIA caIssuers URL of a certificate. */
   fetchIssuers: boolean;
+  /**
+   * Signing servers (origins) whose signing tickets the agent accepts; a ticket from any other
+   * server is refused. Their keys are fetched once and pinned in `pinnedTicketKeys`.
+   */
+  ticketServers: string[];
+  /** Refuse every `sign` without a valid ticket (signing servers, managed desktops). */
+  requireTicket: boolean;
+  /** The ticket keys pinned per server on first use; removing an entry makes it fetch again. */
+  pinnedTicketKeys: Record<string, TicketKey[]>;
+  /** The language of the agent's windows and tray menu. */
+  language: 'vi' | 'en';
+  /** Start the agent when the user logs in (the Electron shell applies it). */
+  startAtLogin: boolean;
+}
+
+/** A server's public ticket key as its JWKS publishes it (EC P-256, ES256). */
+export interface TicketKey {
+  kty: 'EC';
+  crv: 'P-256';
+  x: string;
+  y: string;
+  kid: string;
 }
 
 /** What the defaults and the settings file's location depend on. */
@@ -160,6 +182,11 @@ export function defaultSettings(host: AgentHostInfo): AgentSettings {
     tokenPollIntervalMs: DEFAULT_TOKEN_POLL_INTERVAL_MS,
     tsaUrl: null,
     fetchIssuers: true,
+    ticketServers: [],
+    requireTicket: false,
+    pinnedTicketKeys: {},
+    language: 'vi',
+    startAtLogin: true,
   };
 }
 
@@ -217,6 +244,17 @@ const allowedOrigin = nonEmptyString.transform((value, context) => {
   }
 });
 
+const base64url = z.string().regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be base64url');
+
+/** One pinned ticket key (fields a JWKS adds beside these are dropped). */
+export const ticketKeySchema = z.object({
+  kty: z.literal('EC'),
+  crv: z.literal('P-256'),
+  x: base64url,
+  y: base64url,
+  kid: z.string().min(1).max(200),
+});
+
 /**
  * The settings file's shape for the platform the agent runs on: every field the file lacks
  * takes its default; fields it does not know are dropped (an older agent reading a newer file).
@@ -259,6 +297,14 @@ function settingsSchema(host: AgentHostInfo) {
       .nullable()
       .default(null),
     fetchIssuers: z.boolean().default(true),
+    ticketServers: z
+      .array(allowedOrigin)
+      .transform((origins) => [...new Set(origins)])
+      .default([]),
+    requireTicket: z.boolean().default(false),
+    pinnedTicketKeys: z.record(allowedOrigin, z.array(ticketKeySchema).min(1)).default({}),
+    language: z.enum(['vi', 'en']).default('vi'),
+    startAtLogin: z.boolean().default(true),
   }) satisfies z.ZodType<AgentSettings>;
 }
 

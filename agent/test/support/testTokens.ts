@@ -210,7 +210,7 @@ export function runTsx(script: string, args: string[], env: NodeJS.ProcessEnv): 
   });
 }
 
-/** The agent core in a child process (agentProcess.ts); its events as they come. */
+/** The agent core in a child process; its events (JSON lines on stdout) as they come. */
 export class AgentChild {
   readonly events: Record<string, unknown>[] = [];
   private readonly waiters: {
@@ -220,10 +220,11 @@ export class AgentChild {
   private readonly child;
   private readonly exited: Promise<void>;
 
-  constructor(config: string, args: Record<string, unknown>) {
+  /** `script`: agentProcess.ts (the core with a policy) or shellHarness.ts (with windows). */
+  constructor(config: string, args: Record<string, unknown>, script = 'agentProcess.ts') {
     this.child = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(__dirname, 'agentProcess.ts'), JSON.stringify(args)],
+      ['--import', 'tsx', path.join(__dirname, script), JSON.stringify(args)],
       { env: { ...process.env, SOFTHSM2_CONF: config }, stdio: ['pipe', 'pipe', 'inherit'] },
     );
     readline.createInterface({ input: this.child.stdout! }).on('line', (line) => {

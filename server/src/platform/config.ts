@@ -47,6 +47,11 @@ export interface Config {
   tsa: TsaSettings;
   /** LibreOffice for `.docx` contract uploads (server/src/contracts/docx.ts). */
   docxConversion: DocxConversionSettings;
+  /**
+   * AGENT_TICKET_KEY_GENERATION: which key derived from the master secret signs the desktop
+   * agent's signing tickets; raising it rotates the key (server/src/sessions/agentTickets.ts).
+   */
+  agentTicketKeyGeneration: number;
 }
 
 /** SOFFICE_PATH, DOCX_CONVERSION_TIMEOUT_SECONDS. */
@@ -276,6 +281,7 @@ const EnvironmentSchema = z.object({
   PKCS11_PIN: setting(text),
   SOFFICE_PATH: settingOr(text, 'soffice'),
   DOCX_CONVERSION_TIMEOUT_SECONDS: settingOr(positiveInteger, 60),
+  AGENT_TICKET_KEY_GENERATION: settingOr(positiveInteger, 1),
 });
 type Environment = z.infer<typeof EnvironmentSchema>;
 
@@ -427,6 +433,7 @@ function configOf(env: Environment, context: z.core.$RefinementCtx<Environment>)
       command: env.SOFFICE_PATH,
       timeoutMs: env.DOCX_CONVERSION_TIMEOUT_SECONDS * 1000,
     },
+    agentTicketKeyGeneration: env.AGENT_TICKET_KEY_GENERATION,
   };
 }
 

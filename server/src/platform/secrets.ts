@@ -18,6 +18,8 @@ export interface ServiceSecrets {
   signingKeyEncryptionKey: Buffer;
   /** JWT signing key of one environment. */
   jwtKey(environment: string): Buffer;
+  /** Seed of the desktop agent's ticket key of one generation (rotation: the next generation). */
+  agentTicketSeed(generation: number): Buffer;
 }
 
 function derive(master: Buffer, purpose: string): Buffer {
@@ -47,6 +49,7 @@ export function deriveSecrets(master: Buffer, jwtSecretOverride?: string): Servi
       jwtSecretOverride
         ? derive(Buffer.from(jwtSecretOverride, 'utf8'), `jwt:${environment}`)
         : derive(master, `jwt:${environment}`),
+    agentTicketSeed: (generation) => derive(master, `agent-ticket:${generation}`),
   };
 }
 

@@ -7,6 +7,7 @@ import { emailKey } from '../contracts/schemas';
 import { inTransaction } from '../db/database';
 import type { SigningMethod } from '../db/schema';
 import { findPreparation } from '../signing/finalize';
+import { issueAgentTicket, signingPageOrigin, ticketOrigin } from './agentTickets';
 import { contractSubject } from './contractSubject';
 import { sessionErrors } from './errors';
 import { enrolledCloudKey } from './keys';
@@ -33,6 +34,8 @@ export interface InitiateInput {
   contractId: string;
   signerEmail: string;
   signingMethod: SigningMethod;
+  /** usb_token: the page origin that will talk to the desktop agent (default the signing page). */
+  origin?: string | undefined;
 }
 
 /** The page the signing link opens (the web app's signing screen for one session). */
@@ -43,6 +46,15 @@ export function signingLink(deps: Pick<AppDeps, 'config'>, token: string): strin
 /** The TSA a token client stamps with: TSA_URL, else this server's development TSA. */
 export function tsaUrlOf(deps: Pick<AppDeps, 'config'>): string {
   return deps.config.tsa.url ?? `${deps.config.publicUrl}/api/dev/tsa`;
+}
+
+/** What a usb_token page hands the agent: the TSA and the server's signing ticket. */
+async function tokenSigning(
+  deps: AppDeps,
+  subject: { origin: string; sessionId: string; contractHash: string; expiresAt: Date },
+): Promise<{ tsaUrl: string; ticket: string }> {
+  const tsaUrl = tsaUrlOf(deps);
+  return { tsaUrl, ticket: await issueAgentTicket(deps, { ...subject, tsaUrl }) };
 }
 
 /**
@@ -56,9 +68,15 @@ async function openSession(
   method: SigningMethod,
   by: { actor: AuditActor; origin: AuditOrigin },
   deadline: Date | null,
+  requestedAgentOrigin?: string,
 ) {
   const now = deps.clock.now();
   if (method === 'cloud_hsm') await enrolledCloudKey(deps, subject, false);
+  // Checked before anything is prepared: an unregistered origin changes nothing.
+  const agentOrigin =
+    method === 'usb_token'
+      ? await ticketOrigin(deps, subject.tenantId, requestedAgentOrigin)
+      : undefined;
   const lifetimeEnd = now.getTime() + sessionLifetimeMs;
   const expiresAt = new Date(deadline ? Math.min(lifetimeEnd, deadline.getTime()) : lifetimeEnd);
   const version = await subject.newestFile(deps.db);
@@ -116,7 +134,14 @@ async function openSession(
       contractHash: preparation.contractHash,
       expiresAt: expiresAt.toISOString(),
       signingUrl: signingLink(deps, link.token),
-      ...(method === 'usb_token' ? { tsaUrl: tsaUrlOf(deps) } : {}),
+      ...(agentOrigin !== undefined
+        ? await tokenSigning(deps, {
+            origin: agentOrigin,
+            sessionId,
+            contractHash: preparation.contractHash,
+            expiresAt,
+          })
+        : {}),
     },
     linkToken: link.token,
   };
@@ -132,10 +157,15 @@ export async function initiateSession(deps: AppDeps, caller: ContractCaller, inp
   const signers = await signersOf(deps.db, contract.id);
   const signer = signers.find((s) => s.email_key === emailKey(input.signerEmail));
   if (!signer) throw sessionErrors.signerNotFound(input.signerEmail);
-  const opened = await openContractSession(deps, contract, signers, signer, input.signingMethod, {
-    actor: caller.auditActor,
-    origin: caller.origin,
-  });
+  const opened = await openContractSession(
+    deps,
+    contract,
+    signers,
+    signer,
+    input.signingMethod,
+    { actor: caller.auditActor, origin: caller.origin },
+    input.origin,
+  );
   return opened.started;
 }
 
@@ -150,13 +180,14 @@ export async function openContractSession(
   signer: ContractSignerRow,
   method: SigningMethod,
   by: { actor: AuditActor; origin: AuditOrigin },
+  agentOrigin?: string,
 ) {
   if (signer.role !== 'signer') throw sessionErrors.notASigner();
   if (signer.status === 'signed') throw sessionErrors.alreadySigned();
   const waitingFor = blockingOrder(signers, signer);
   if (waitingFor !== null) throw sessionErrors.notYourTurn(waitingFor);
   const subject = contractSubject(deps, contract, signers, signer);
-  return openSession(deps, subject, method, by, new Date(contract.expired_at));
+  return openSession(deps, subject, method, by, new Date(contract.expired_at), agentOrigin);
 }
 
 /**
@@ -228,6 +259,13 @@ export async function exchangeSigningLink(
     contractHash: preparation.contractHash,
     ...(subject.kind === 'contract' ? { contract: described } : { task: described }),
     signer: { name: subject.signer.name, email: subject.signer.email },
-    ...(session.method === 'usb_token' ? { tsaUrl: tsaUrlOf(deps) } : {}),
+    ...(session.method === 'usb_token'
+      ? await tokenSigning(deps, {
+          origin: signingPageOrigin(deps),
+          sessionId: session.public_id,
+          contractHash: preparation.contractHash,
+          expiresAt: new Date(session.expires_at),
+        })
+      : {}),
   };
 }

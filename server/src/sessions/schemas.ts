@@ -23,6 +23,11 @@ export const InitiateBody = z
     contractId: requiredText(64),
     signerEmail: requiredText(254),
     signingMethod: z.enum(signingMethods),
+    origin: z.string().max(2048).optional().openapi({
+      description:
+        'usb_token: the origin of the page that will talk to the desktop agent, named in the signing ticket. Default: the signing page (APP_URL’s origin); otherwise one of the tenant’s embedding origins (admin domain add), else 400 ORIGIN_NOT_REGISTERED. Ignored for other methods.',
+      example: 'https://partner.example',
+    }),
   })
   .openapi('SigningInitiateBody');
 
@@ -41,6 +46,10 @@ export const SessionStarted = z
     }),
     tsaUrl: z.string().optional().openapi({
       description: 'usb_token only: the RFC 3161 TSA the client timestamps the signature with',
+    }),
+    ticket: z.string().optional().openapi({
+      description:
+        'usb_token only: the signing ticket the page passes to the desktop agent with sign: a compact JWS (ES256, typ esign-agent-ticket+jwt) over {iss, aud "esign-agent", origin, sid, contractHash, tsaUrl, nonce, iat, exp ≤ expiresAt}, verifiable with GET /.well-known/esign-agent-keys.json. Good for one signature.',
     }),
   })
   .openapi('SigningSession');
@@ -68,6 +77,9 @@ export const PageCredential = z
       .openapi({ description: 'A dossier task session: the task code and the dossier title' }),
     signer: z.object({ name: z.string(), email: z.string().nullable() }),
     tsaUrl: z.string().optional(),
+    ticket: z.string().optional().openapi({
+      description: 'usb_token only: a signing ticket for the signing page’s own origin',
+    }),
   })
   .openapi('SigningPageCredential');
 
@@ -252,3 +264,19 @@ export const Verification = z
   .openapi('SignatureVerification');
 
 export const VerificationEnvelope = envelope(Verification);
+
+export const AgentTicketKeySet = z
+  .object({
+    keys: z.array(
+      z.object({
+        kty: z.literal('EC'),
+        crv: z.literal('P-256'),
+        x: z.string(),
+        y: z.string(),
+        kid: z.string().openapi({ description: 'RFC 7638 thumbprint; the ticket header’s kid' }),
+        alg: z.literal('ES256'),
+        use: z.literal('sig'),
+      }),
+    ),
+  })
+  .openapi('AgentTicketKeySet');

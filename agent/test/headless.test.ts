@@ -1,0 +1,271 @@
+/**
+ * `npm run agent -- --headless --policy FILE`: the core under plain Node, the user replaced by a
+ * policy file (origins, consent rules, PIN sources), with a SoftHSM token and an openssl TSA.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import readline from 'node:readline';
+import type { AgentMessage } from '@esign/shared';
+import WebSocket from 'ws';
+import { softHsmModule, tempDir } from '../../server/test/signing/keys/tools';
+import {
+  createOpensslPki,
+  type OpensslPki,
+  opensslReply,
+  readBody,
+} from '../../server/test/signing/timestamps/opensslTsa';
+import { SoftHsmLab, TestPki, type TestToken } from './support/testTokens';
+
+jest.setTimeout(120_000);
+
+const repoRoot = path.resolve(__dirname, '../..');
+const PAGE = 'https://esign.example.vn';
+const token: TestToken = { label: 'Headless RSA', pin: '424242', soPin: '97531864' };
+
+let work: { dir: string; remove(): void };
+let lab: SoftHsmLab;
+let tsaPki: OpensslPki;
+let tsa: http.Server;
+let settingsFile: string;
+
+/** `npm run agent -- <args>` to its end: exit code and what it wrote. */
+function runAgentScript(args: string[]) {
+  const result = spawnSync('npm', ['run', '-s', 'agent', '--', ...args], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    env: { ...process.env, SOFTHSM2_CONF: lab.config },
+    timeout: 60_000,
+  });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+function writePolicy(name: string, policy: Record<string, unknown>, mode = 0o600): string {
+  const file = path.join(work.dir, name);
+  fs.writeFileSync(file, JSON.stringify({ settingsFile, ...policy }), { mode });
+  fs.chmodSync(file, mode);
+  return file;
+}
+
+/** The headless agent running; its log lines as they come. */
+class Headless {
+  readonly log: string[] = [];
+  readonly port: Promise<number>;
+  private readonly child: ChildProcess;
+
+  constructor(policyFile: string, env: Record<string, string> = {}) {
+    this.child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'agent/src/main.ts', '--headless', '--policy', policyFile],
+      { cwd: repoRoot, env: { ...process.env, SOFTHSM2_CONF: lab.config, ...env } },
+    );
+    readline
+      .createInterface({ input: this.child.stderr! })
+      .on('line', (line) => this.log.push(line));
+    this.port = new Promise((resolve, reject) => {
+      readline.createInterface({ input: this.child.stdout! }).on('line', (line) => {
+        const port = /ws:\/\/127\.0\.0\.1:(\d+)/.exec(line)?.[1];
+        if (port) resolve(Number(port));
+      });
+      this.child.once('exit', (code) =>
+        reject(new Error(`exited ${code}: ${this.log.join('\n')}`)),
+      );
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+/** Sends the requests in turn; each answer is the message with its id (pushes are skipped). */
+async function ask(port: number, origin: string, requests: Record<string, unknown>[]) {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}`, { origin });
+  const inbox: AgentMessage[] = [];
+  const waiting: (() => void)[] = [];
+  socket.on('message', (data) => {
+    inbox.push(JSON.parse(data.toString()) as AgentMessage);
+    waiting.shift()?.();
+  });
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  const answerTo = async (id: string): Promise<AgentMessage> => {
+    for (;;) {
+      const found = inbox.findIndex((message) => message.id === id || message.id === null);
+      if (found >= 0) return inbox.splice(found, 1)[0]!;
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+  };
+  const answers: AgentMessage[] = [];
+  for (const [index, request] of requests.entries()) {
+    socket.send(JSON.stringify({ id: `h${index}`, ...request }));
+    answers.push(await answerTo(`h${index}`));
+    if (answers.at(-1)?.type === 'error' && index === 0) break;
+  }
+  socket.close();
+  return answers;
+}
+
+function signOf(certificateId: string) {
+  return {
+    type: 'sign',
+    documentDigest: crypto.randomBytes(32).toString('base64'),
+    certificateId,
+    documentTitle: 'Hợp đồng tự động',
+    requester: { origin: PAGE, serviceName: 'ESign' },
+  };
+}
+
+beforeAll(async () => {
+  work = tempDir('esign-headless-');
+  tsaPki = createOpensslPki();
+  tsa = http.createServer((request, response) => {
+    void readBody(request).then((query) =>
+      response
+        .writeHead(200, { 'Content-Type': 'application/timestamp-reply' })
+        .end(opensslReply(tsaPki, query)),
+    );
+  });
+  await new Promise<void>((resolve) => tsa.listen(0, '127.0.0.1', resolve));
+  const pki = new TestPki(work.dir);
+  const signer = pki.issue('headless', 'rsa', '/C=VN/O=Cong ty C/CN=May ky tu dong', [
+    'basicConstraints=CA:FALSE',
+    'keyUsage=critical,digitalSignature,nonRepudiation',
+  ]);
+  lab = new SoftHsmLab(path.join(work.dir, 'softhsm'));
+  lab.addToken(token);
+  await lab.addKeyAndCertificates(token, { file: signer.keyFile, id: '07' }, [
+    { id: '07', label: 'signing', der: signer.der },
+  ]);
+  settingsFile = path.join(work.dir, 'settings.json');
+  fs.writeFileSync(
+    settingsFile,
+    JSON.stringify({
+      port: 20000 + crypto.randomInt(20000),
+      pkcs11Modules: [{ label: 'SoftHSM2', path: softHsmModule }],
+      tsaUrl: `http://127.0.0.1:${(tsa.address() as AddressInfo).port}/tsa`,
+    }),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => (tsa ? tsa.close(() => resolve()) : resolve()));
+  tsaPki?.remove();
+  work?.remove();
+});
+
+describe('the headless agent', () => {
+  it('starts only with the explicit flag and a policy', () => {
+    const noPolicy = runAgentScript(['--headless']);
+    expect(noPolicy.status).toBe(2);
+    expect(noPolicy.output).toContain('--headless needs --policy FILE');
+    const noFlag = runAgentScript(['--policy', writePolicy('p0.json', {})]);
+    expect(noFlag.status).toBe(2);
+    expect(noFlag.output).toContain('--policy needs --headless');
+  });
+
+  it('refuses a policy file readable by others that holds a PIN, and a shared PIN file', () => {
+    const open = writePolicy('open.json', { pins: [{ pin: { value: token.pin } }] }, 0o644);
+    const refused = runAgentScript(['--headless', '--policy', open]);
+    expect(refused.status).toBe(1);
+    expect(refused.output).toContain('holds a PIN and is readable by other users (mode 644)');
+    const pinFile = path.join(work.dir, 'pin.txt');
+    fs.writeFileSync(pinFile, `${token.pin}\n`, { mode: 0o640 });
+    const shared = runAgentScript([
+      '--headless',
+      '--policy',
+      writePolicy('shared.json', { pins: [{ pin: { file: pinFile } }] }),
+    ]);
+    expect(shared.status).toBe(1);
+    expect(shared.output).toContain(`${pinFile} holds a PIN and is readable by other users`);
+  });
+
+  it('refuses a policy that is not valid, naming the field', () => {
+    const bad = runAgentScript([
+      '--headless',
+      '--policy',
+      writePolicy('bad.json', { allowedOrigins: ['http://evil.example'] }),
+    ]);
+    expect(bad.status).toBe(1);
+    expect(bad.output).toMatch(/allowedOrigins\[0\] .*must use https/);
+  });
+
+  it('signs for an allowed origin under an auto-consent rule with the PIN from an environment variable', async () => {
+    const policy = writePolicy(
+      'sign.json',
+      {
+        allowedOrigins: [PAGE],
+        autoConsent: [{ origins: [PAGE], tokenLabel: token.label }],
+        pins: [{ tokenLabel: token.label, pin: { env: 'HEADLESS_TEST_PIN' } }],
+        requireTicket: false,
+      },
+      0o644, // no PIN in the file: readable is fine
+    );
+    const agent = new Headless(policy, { HEADLESS_TEST_PIN: token.pin });
+    try {
+      const port = await agent.port;
+      const [hello, listed] = await ask(port, PAGE, [
+        { type: 'hello', versions: [1] },
+        { type: 'certificates.list' },
+      ]);
+      expect(hello?.type).toBe('hello.ok');
+      if (listed?.type !== 'certificates.list.result') throw new Error(JSON.stringify(listed));
+      const certificateId = listed.certificates[0]!.certificateId;
+      const [, signed] = await ask(port, PAGE, [
+        { type: 'hello', versions: [1] },
+        signOf(certificateId),
+      ]);
+      expect(signed).toMatchObject({ type: 'sign.result' });
+      expect(agent.log.join('\n')).toContain(`consented: ${PAGE} "Hợp đồng tự động"`);
+      // Any other origin is refused: there is nobody to ask.
+      const [foreign] = await ask(port, 'https://other.example', [
+        { type: 'hello', versions: [1] },
+      ]);
+      expect(foreign).toMatchObject({ code: 'ORIGIN_NOT_ALLOWED' });
+      // The settings file was not rewritten with the policy's origins.
+      expect(JSON.parse(fs.readFileSync(settingsFile, 'utf8')).allowedOrigins).toBeUndefined();
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('declines what no consent rule covers, and requires tickets by default', async () => {
+    const policy = writePolicy('decline.json', {
+      allowedOrigins: [PAGE],
+      autoConsent: [{ origins: [PAGE], tokenLabel: 'Another token' }],
+      pins: [{ pin: { value: token.pin } }],
+      requireTicket: false,
+    });
+    const strict = writePolicy('strict.json', {
+      allowedOrigins: [PAGE],
+      autoConsent: [{ origins: [PAGE] }],
+      pins: [{ pin: { value: token.pin } }],
+    });
+    for (const [file, code] of [
+      [policy, 'USER_CANCELLED'],
+      [strict, 'TICKET_INVALID'],
+    ] as const) {
+      const agent = new Headless(file);
+      try {
+        const port = await agent.port;
+        const [, listed] = await ask(port, PAGE, [
+          { type: 'hello', versions: [1] },
+          { type: 'certificates.list' },
+        ]);
+        if (listed?.type !== 'certificates.list.result') throw new Error(JSON.stringify(listed));
+        const [, answer] = await ask(port, PAGE, [
+          { type: 'hello', versions: [1] },
+          signOf(listed.certificates[0]!.certificateId),
+        ]);
+        expect(answer).toMatchObject({ type: 'error', code });
+      } finally {
+        await agent.stop();
+      }
+    }
+  });
+});
