@@ -2,15 +2,12 @@
  * `npm run agent -- --headless --policy FILE`: the core under plain Node, the user replaced by a
  * policy file (origins, consent rules, PIN sources), with a SoftHSM token and an openssl TSA.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import readline from 'node:readline';
-import type { AgentMessage } from '@esign/shared';
-import WebSocket from 'ws';
 import { softHsmModule, tempDir } from '../../server/test/signing/keys/tools';
 import {
   createOpensslPki,
@@ -18,6 +15,7 @@ import {
   opensslReply,
   readBody,
 } from '../../server/test/signing/timestamps/opensslTsa';
+import { askAgent, HeadlessAgent } from './support/headlessAgent';
 import { SoftHsmLab, TestPki, type TestToken } from './support/testTokens';
 
 jest.setTimeout(120_000);
@@ -50,65 +48,12 @@ function writePolicy(name: string, policy: Record<string, unknown>, mode = 0o600
   return file;
 }
 
-/** The headless agent running; its log lines as they come. */
-class Headless {
-  readonly log: string[] = [];
-  readonly port: Promise<number>;
-  private readonly child: ChildProcess;
+const ask = askAgent;
 
+class Headless extends HeadlessAgent {
   constructor(policyFile: string, env: Record<string, string> = {}) {
-    this.child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'agent/src/main.ts', '--headless', '--policy', policyFile],
-      { cwd: repoRoot, env: { ...process.env, SOFTHSM2_CONF: lab.config, ...env } },
-    );
-    readline
-      .createInterface({ input: this.child.stderr! })
-      .on('line', (line) => this.log.push(line));
-    this.port = new Promise((resolve, reject) => {
-      readline.createInterface({ input: this.child.stdout! }).on('line', (line) => {
-        const port = /ws:\/\/127\.0\.0\.1:(\d+)/.exec(line)?.[1];
-        if (port) resolve(Number(port));
-      });
-      this.child.once('exit', (code) =>
-        reject(new Error(`exited ${code}: ${this.log.join('\n')}`)),
-      );
-    });
+    super(policyFile, { SOFTHSM2_CONF: lab.config, ...env });
   }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null) return;
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.kill('SIGTERM');
-    await exited;
-  }
-}
-
-/** Sends the requests in turn; each answer is the message with its id (pushes are skipped). */
-async function ask(port: number, origin: string, requests: Record<string, unknown>[]) {
-  const socket = new WebSocket(`ws://127.0.0.1:${port}`, { origin });
-  const inbox: AgentMessage[] = [];
-  const waiting: (() => void)[] = [];
-  socket.on('message', (data) => {
-    inbox.push(JSON.parse(data.toString()) as AgentMessage);
-    waiting.shift()?.();
-  });
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  const answerTo = async (id: string): Promise<AgentMessage> => {
-    for (;;) {
-      const found = inbox.findIndex((message) => message.id === id || message.id === null);
-      if (found >= 0) return inbox.splice(found, 1)[0]!;
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    }
-  };
-  const answers: AgentMessage[] = [];
-  for (const [index, request] of requests.entries()) {
-    socket.send(JSON.stringify({ id: `h${index}`, ...request }));
-    answers.push(await answerTo(`h${index}`));
-    if (answers.at(-1)?.type === 'error' && index === 0) break;
-  }
-  socket.close();
-  return answers;
 }
 
 function signOf(certificateId: string) {
