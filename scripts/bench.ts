@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: latency of the dossier lookup and of the task list at 100k dossiers, then the
- * webhook bench (scripts/bench/webhooks.ts), the signing bench (scripts/bench/signing.ts) and the
- * start-up bench (scripts/bench/startup.ts).
+ * webhook bench (scripts/bench/webhooks.ts), the signing bench (scripts/bench/signing.ts), the agent
+ * round-trip bench (scripts/bench/agent.ts) and the start-up bench (scripts/bench/startup.ts).
  *
  * Creates a temporary DATA_DIR, seeds one tenant with 20 organizations, 2,000 staff, 20,000
  * outside signers and 100,000 dossiers of a three-step process (guest, 1–2 internal turns,
@@ -23,6 +23,7 @@ import { loadConfig } from '../server/src/platform/config';
 import { createLogger } from '../server/src/platform/logger';
 import { openRuntime } from '../server/src/runtime';
 import { createTenant } from '../server/src/tenancy/service';
+import { benchAgent } from './bench/agent';
 import { benchSigning } from './bench/signing';
 import { benchStartup } from './bench/startup';
 import { benchWebhooks } from './bench/webhooks';
@@ -627,6 +628,10 @@ main()
   .then(() => {
     process.stdout.write('\n');
     return benchSigning();
+  })
+  .then(() => {
+    process.stdout.write('\n');
+    return benchAgent();
   })
   .then(() => {
     process.stdout.write('\n');
