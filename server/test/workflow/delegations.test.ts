@@ -125,6 +125,8 @@ describe('Delegations: stored, with a period', () => {
 describe('admin delegation and admin task commands', () => {
   const context = useWorkflowWorld();
   const cli = (command: string) => runCli(context.h.dataDir, command);
+  // The CLI runs in its own process on the real clock: deadlines must be set from real time.
+  beforeEach(() => context.h.clock.set(new Date()));
 
   it('creates, lists and revokes a delegation; the delegate approves through admin task approve', async () => {
     const { h, world } = context;
