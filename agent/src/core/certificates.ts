@@ -15,19 +15,37 @@ import type { PresentToken } from './pkcs11/tokenRegistry';
 
 /** A certificate read once: the parsed fields the agent decides on. */
 export interface CertificateFacts {
-  der: Buffer;
-  x509: crypto.X509Certificate;
-  notBefore: Date;
-  notAfter: Date;
+  readonly der: Buffer;
+  readonly x509: crypto.X509Certificate;
+  readonly notBefore: Date;
+  readonly notAfter: Date;
   /** Key usage allows signatures (digitalSignature or nonRepudiation); true when unrestricted. */
-  signs: boolean;
-  isCa: boolean;
+  readonly signs: boolean;
+  readonly isCa: boolean;
   /** AIA caIssuers URLs (http and https only). */
-  caIssuers: string[];
-  keyAlgorithm: 'rsa' | 'ec' | 'other';
+  readonly caIssuers: readonly string[];
+  readonly keyAlgorithm: 'rsa' | 'ec' | 'other';
 }
 
+/**
+ * Certificates read lately, by SHA-256 of their DER: every sign and list reads the token's
+ * certificates and the intermediate folders again, and a schema parse costs far more than a
+ * hash. The oldest go first. Facts are shared: callers never change them.
+ */
+const recentlyRead = new Map<string, CertificateFacts | undefined>();
+const maxRecentlyRead = 512;
+
+/** The facts of a DER certificate; undefined when it is not one. */
 export function readCertificateFacts(der: Uint8Array): CertificateFacts | undefined {
+  const key = crypto.createHash('sha256').update(der).digest('hex');
+  if (recentlyRead.has(key)) return recentlyRead.get(key);
+  const facts = parseCertificateFacts(der);
+  if (recentlyRead.size >= maxRecentlyRead) recentlyRead.delete(recentlyRead.keys().next().value!);
+  recentlyRead.set(key, facts);
+  return facts;
+}
+
+function parseCertificateFacts(der: Uint8Array): CertificateFacts | undefined {
   let x509: crypto.X509Certificate;
   let asn: Certificate;
   try {

@@ -4,3 +4,4 @@ export * from './ecdsa';
 export * from './signedAttributes';
 export * from './signerInfo';
 export * from './timestampRequest';
+export * from './timestampToken';

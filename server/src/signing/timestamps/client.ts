@@ -1,13 +1,11 @@
 import {
-  derBytes,
-  derChildren,
   derUnsignedMagnitude,
-  readDerElement,
+  readTimestampResponse,
+  type TimestampResponse,
+  TimestampTokenError,
   timestampNonce,
   timestampRequest,
 } from '@esign/shared/cms';
-import { AsnConvert } from '@peculiar/asn1-schema';
-import { PKIStatus, TimeStampResp } from '@peculiar/asn1-tsp';
 import type { AppDeps } from '../../context';
 import { ApiError } from '../../errors/apiError';
 import { outboundCodes, type Resolver, safeHttpsRequest } from '../../outbound/safeFetch';
@@ -114,31 +112,25 @@ async function exchange(
 
 /** The token of a granted TimeStampResp, as the TSA encoded it. */
 function grantedToken(reply: Buffer): Buffer {
-  let response: TimeStampResp;
-  let token: Buffer | undefined;
+  let response: TimestampResponse;
   try {
-    response = AsnConvert.parse(reply, TimeStampResp);
-    const [, tokenElement] = derChildren(reply, readDerElement(reply));
-    // A copy: the token outlives the reply.
-    token = tokenElement ? Buffer.from(derBytes(reply, tokenElement)) : undefined;
+    response = readTimestampResponse(reply);
   } catch (error) {
-    throw timestampFailed(
-      'TSA_RESPONSE_MALFORMED',
-      `the reply is not a DER TimeStampResp (${(error as Error).message})`,
-    );
+    if (!(error instanceof TimestampTokenError)) throw error;
+    throw timestampFailed('TSA_RESPONSE_MALFORMED', `the reply is ${error.message}`);
   }
-  const { status } = response.status;
-  if (status !== PKIStatus.granted && status !== PKIStatus.grantedWithMods) {
-    const text = response.status.statusString?.join('; ');
-    const failure = response.status.failInfo?.toJSON().join(', ');
+  if (!response.granted) {
+    const text = response.statusText.join('; ');
+    const failure = response.failInfo.join(', ');
     throw timestampFailed(
       'TSA_REJECTED',
-      `status ${PKIStatus[status] ?? status}${failure ? ` (${failure})` : ''}${text ? `: ${text}` : ''}`,
+      `status ${response.statusName}${failure ? ` (${failure})` : ''}${text ? `: ${text}` : ''}`,
     );
   }
-  if (token === undefined)
+  if (response.token === undefined)
     throw timestampFailed('TSA_RESPONSE_MALFORMED', 'granted without a token');
-  return token;
+  // A copy: the token outlives the reply.
+  return Buffer.from(response.token);
 }
 
 /**

@@ -1,25 +1,19 @@
 import crypto from 'node:crypto';
 import {
-  DerError,
-  derBytes,
+  type DecodedTimestampToken,
+  decodeTimestampToken,
   derChildren,
   derTag,
   derUnsignedMagnitude,
   derValue,
-  firstSignerSignedAttributes,
   readDerElement,
+  readDerObjectIdentifier,
+  TimestampTokenError,
+  timestampSignerCertificate,
 } from '@esign/shared/cms';
-import { ContentInfo, SignedData, type SignerInfo } from '@peculiar/asn1-cms';
-import { AsnConvert } from '@peculiar/asn1-schema';
-import { id_ct_tstInfo, TSTInfo } from '@peculiar/asn1-tsp';
-import { AlgorithmIdentifier, id_kp_timeStamping } from '@peculiar/asn1-x509';
+import { id_kp_timeStamping } from '@peculiar/asn1-x509';
 import { ApiError } from '../../errors/apiError';
-import {
-  type CertificateFacts,
-  readCertificate,
-  serialHexOf,
-  subjectName,
-} from '../certificates/certificate';
+import { type CertificateFacts, readCertificate, subjectName } from '../certificates/certificate';
 import { buildChain, type ChainFailureReason, type ChainResult } from '../certificates/chain';
 import { type HashName, hashOf, oid, signatureHash } from './algorithms';
 import { type TimestampInvalidReason, timestampInvalid } from './errors';
@@ -49,118 +43,46 @@ export interface VerifiedTimestamp {
   policy: string;
 }
 
-/** The TSTInfo and signer of a token, with the exact bytes signatures cover. */
-interface DecodedToken {
-  signedData: SignedData;
-  signerInfo: SignerInfo;
-  tstInfo: TSTInfo;
-  tstInfoBytes: Buffer;
-  /** The signed attributes as signed: re-tagged as SET OF (RFC 5652 5.4). */
-  signedAttributes: Buffer;
-}
-
 function refuse(reason: TimestampInvalidReason, message: string): never {
   throw timestampInvalid(reason, message);
 }
 
-/** The raw signed attributes of the first SignerInfo, read from the token's own bytes. */
-function rawSignedAttributes(signedDataDer: Buffer): Buffer {
-  let attributes: Uint8Array | undefined;
+function decode(token: Buffer): DecodedTimestampToken {
   try {
-    attributes = firstSignerSignedAttributes(signedDataDer);
+    return decodeTimestampToken(token);
   } catch (error) {
-    if (error instanceof DerError) refuse('MALFORMED', error.message);
+    if (error instanceof TimestampTokenError) refuse(error.problem, error.message);
     throw error;
   }
-  if (attributes === undefined) refuse('SIGNED_ATTRIBUTES_INVALID', 'no signed attributes');
-  return Buffer.from(attributes);
-}
-
-function decode(token: Buffer): DecodedToken {
-  let contentInfo: ContentInfo;
-  let signedData: SignedData;
-  let signedDataDer: Buffer;
-  try {
-    contentInfo = AsnConvert.parse(token, ContentInfo);
-    signedDataDer = Buffer.from(contentInfo.content);
-    signedData = AsnConvert.parse(signedDataDer, SignedData);
-  } catch (error) {
-    refuse('MALFORMED', `not a DER CMS ContentInfo (${(error as Error).message})`);
-  }
-  if (contentInfo.contentType !== oid.signedData) {
-    refuse('MALFORMED', `content type ${contentInfo.contentType} is not SignedData`);
-  }
-  const encapsulated = signedData.encapContentInfo;
-  if (encapsulated.eContentType !== id_ct_tstInfo) {
-    refuse('NOT_TST_INFO', `encapsulated content type ${encapsulated.eContentType} is not TSTInfo`);
-  }
-  const single = encapsulated.eContent?.single;
-  if (single === undefined) refuse('NOT_TST_INFO', 'the TSTInfo is missing');
-  const tstInfoBytes = Buffer.from(single.buffer);
-  let tstInfo: TSTInfo;
-  try {
-    tstInfo = AsnConvert.parse(tstInfoBytes, TSTInfo);
-  } catch (error) {
-    refuse('NOT_TST_INFO', `the TSTInfo does not parse (${(error as Error).message})`);
-  }
-  if (signedData.signerInfos.length !== 1) {
-    refuse('MALFORMED', `${signedData.signerInfos.length} signers instead of the TSA alone`);
-  }
-  let signedAttributes: Buffer;
-  try {
-    signedAttributes = rawSignedAttributes(signedDataDer);
-  } catch (error) {
-    if (error instanceof DerError) refuse('MALFORMED', error.message);
-    throw error;
-  }
-  return {
-    signedData,
-    signerInfo: signedData.signerInfos[0]!,
-    tstInfo,
-    tstInfoBytes,
-    signedAttributes,
-  };
 }
 
 /** The certificate the SignerInfo names (issuer and serial, or subject key identifier). */
-function signerCertificate(decoded: DecodedToken): { tsa: CertificateFacts; all: Buffer[] } {
-  const all = (decoded.signedData.certificates ?? []).flatMap((choice) =>
-    choice.certificate ? [Buffer.from(AsnConvert.serialize(choice.certificate))] : [],
-  );
-  const sid = decoded.signerInfo.sid;
-  for (const der of all) {
-    const certificate = readCertificate(der, 'token certificate');
-    if (sid.issuerAndSerialNumber) {
-      const { issuer, serialNumber } = sid.issuerAndSerialNumber;
-      const sameIssuer = Buffer.from(
-        AsnConvert.serialize(certificate.asn.tbsCertificate.issuer),
-      ).equals(Buffer.from(AsnConvert.serialize(issuer)));
-      if (sameIssuer && certificate.serialHex === serialHexOf(serialNumber)) {
-        return { tsa: certificate, all };
-      }
-    } else if (sid.subjectKeyIdentifier) {
-      if (certificate.subjectKeyId?.equals(Buffer.from(sid.subjectKeyIdentifier.buffer))) {
-        return { tsa: certificate, all };
-      }
-    }
+function signerCertificate(decoded: DecodedTimestampToken): {
+  tsa: CertificateFacts;
+  all: Buffer[];
+} {
+  const all = decoded.certificates.map((der) => Buffer.from(der));
+  const named = timestampSignerCertificate(decoded);
+  if (named === undefined) {
+    refuse('TSA_CERTIFICATE_MISSING', 'the token does not carry the TSA certificate');
   }
-  return refuse('TSA_CERTIFICATE_MISSING', 'the token does not carry the TSA certificate');
+  return { tsa: readCertificate(Buffer.from(named), 'token certificate'), all };
 }
 
 /** The one value of a signed attribute; undefined when absent, refused when repeated. */
-function attributeValue(signerInfo: SignerInfo, type: string): Buffer | undefined {
-  const found = (signerInfo.signedAttrs ?? []).filter((attribute) => attribute.attrType === type);
+function attributeValue(decoded: DecodedTimestampToken, type: string): Buffer | undefined {
+  const found = decoded.signer.attributes.filter((attribute) => attribute.type === type);
   if (found.length === 0) return undefined;
-  if (found.length > 1 || found[0]!.attrValues.length !== 1) {
+  if (found.length > 1 || found[0]!.values.length !== 1) {
     refuse('SIGNED_ATTRIBUTES_INVALID', `attribute ${type} must have exactly one value`);
   }
-  return Buffer.from(found[0]!.attrValues[0]!);
+  return Buffer.from(found[0]!.values[0]!);
 }
 
 /** ESS signing-certificate(-v2): the first ESSCertID's hash must be the TSA certificate's. */
-function checkSigningCertificate(signerInfo: SignerInfo, tsa: CertificateFacts): void {
-  const v2 = attributeValue(signerInfo, oid.signingCertificateV2);
-  const v1 = attributeValue(signerInfo, oid.signingCertificate);
+function checkSigningCertificate(decoded: DecodedTimestampToken, tsa: CertificateFacts): void {
+  const v2 = attributeValue(decoded, oid.signingCertificateV2);
+  const v1 = attributeValue(decoded, oid.signingCertificate);
   const value = v2 ?? v1;
   if (value === undefined) {
     refuse('SIGNED_ATTRIBUTES_INVALID', 'no ESS signing-certificate attribute (RFC 3161 2.4.1)');
@@ -172,7 +94,9 @@ function checkSigningCertificate(signerInfo: SignerInfo, tsa: CertificateFacts):
     const fields = derChildren(value, certs);
     let index = 0;
     if (v2 && fields[0]?.tag === derTag.sequence) {
-      hash = hashOf(AsnConvert.parse(derBytes(value, fields[0]), AlgorithmIdentifier).algorithm);
+      const [algorithm] = derChildren(value, fields[0]);
+      if (algorithm === undefined) throw new Error('no hash algorithm');
+      hash = hashOf(readDerObjectIdentifier(value, algorithm));
       index = 1;
     }
     const hashField = fields[index];
@@ -250,36 +174,35 @@ export function verifyTimestampToken(
   options: VerifyTimestampOptions,
 ): VerifiedTimestamp {
   const decoded = decode(token);
-  const { tstInfo, signerInfo } = decoded;
+  const { tstInfo, signer: signerInfo } = decoded;
 
-  const imprint = tstInfo.messageImprint;
-  if (imprint.hashAlgorithm.algorithm !== oid.sha256) {
-    refuse('IMPRINT_ALGORITHM', `the imprint uses ${imprint.hashAlgorithm.algorithm}, not SHA-256`);
+  if (tstInfo.imprintAlgorithm !== oid.sha256) {
+    refuse('IMPRINT_ALGORITHM', `the imprint uses ${tstInfo.imprintAlgorithm}, not SHA-256`);
   }
-  if (!Buffer.from(imprint.hashedMessage.buffer).equals(options.imprint)) {
+  if (!Buffer.from(tstInfo.hashedMessage).equals(options.imprint)) {
     refuse('IMPRINT_MISMATCH', 'the token timestamps other data');
   }
 
-  const digest = hashOf(signerInfo.digestAlgorithm.algorithm);
+  const digest = hashOf(signerInfo.digestAlgorithm);
   const signedWith =
     digest === undefined || digest === 'sha1'
       ? undefined
-      : signatureHash(signerInfo.signatureAlgorithm.algorithm, digest);
+      : signatureHash(signerInfo.signatureAlgorithm, digest);
   if (digest === undefined || signedWith === undefined || digest === 'sha1') {
     refuse(
       'UNSUPPORTED_ALGORITHM',
-      `digest ${signerInfo.digestAlgorithm.algorithm} with signature ${signerInfo.signatureAlgorithm.algorithm}`,
+      `digest ${signerInfo.digestAlgorithm} with signature ${signerInfo.signatureAlgorithm}`,
     );
   }
-  const contentType = attributeValue(signerInfo, oid.contentType);
+  const contentType = attributeValue(decoded, oid.contentType);
   const expectedContentType = Buffer.from([
     0x06, 0x0b, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x10, 0x01, 0x04,
   ]);
   if (contentType === undefined || !contentType.equals(expectedContentType)) {
     refuse('SIGNED_ATTRIBUTES_INVALID', 'the content-type attribute is not id-ct-TSTInfo');
   }
-  const messageDigest = attributeValue(signerInfo, oid.messageDigest);
-  const expectedDigest = crypto.createHash(digest).update(decoded.tstInfoBytes).digest();
+  const messageDigest = attributeValue(decoded, oid.messageDigest);
+  const expectedDigest = crypto.createHash(digest).update(tstInfo.bytes).digest();
   if (
     messageDigest === undefined ||
     messageDigest[0] !== derTag.octetString ||
@@ -298,11 +221,12 @@ export function verifyTimestampToken(
     throw error;
   }
   const { tsa, all } = signer;
-  checkSigningCertificate(signerInfo, tsa);
-  const signature = Buffer.from(signerInfo.signature.buffer);
+  checkSigningCertificate(decoded, tsa);
+  const signedAttributes = signerInfo.signedAttributes;
+  if (signedAttributes === undefined) refuse('SIGNED_ATTRIBUTES_INVALID', 'no signed attributes');
   let valid = false;
   try {
-    valid = crypto.verify(signedWith, decoded.signedAttributes, tsa.x509.publicKey, signature);
+    valid = crypto.verify(signedWith, signedAttributes, tsa.x509.publicKey, signerInfo.signature);
   } catch {
     valid = false;
   }
@@ -339,12 +263,8 @@ export function verifyTimestampToken(
     genTime,
     tsaCertificate: tsa.der,
     tsaChain,
-    serialNumber: Buffer.from(derUnsignedMagnitude(new Uint8Array(tstInfo.serialNumber))).toString(
-      'hex',
-    ),
-    nonce: tstInfo.nonce
-      ? Buffer.from(derUnsignedMagnitude(new Uint8Array(tstInfo.nonce)))
-      : undefined,
+    serialNumber: Buffer.from(derUnsignedMagnitude(tstInfo.serialNumber)).toString('hex'),
+    nonce: tstInfo.nonce ? Buffer.from(derUnsignedMagnitude(tstInfo.nonce)) : undefined,
     policy: tstInfo.policy,
   };
 }
