@@ -10,6 +10,15 @@ const MAX_CHAIN_LENGTH = 8;
 const AIA_TIMEOUT_MS = 5000;
 const AIA_MAX_BYTES = 128 * 1024;
 
+/**
+ * The CA certificates shipped with the agent (agent/resources/intermediates): chain-building aids,
+ * never trust anchors. Sources and builds (agent/src/core, agent/dist/*) both sit two folders
+ * below agent/; a packaged app finds them under `process.resourcesPath` instead.
+ */
+export function bundledIntermediatesDirectory(): string {
+  return path.resolve(__dirname, '../../resources/intermediates');
+}
+
 export interface IssuerSources {
   /** Folders of CA certificates (DER or PEM; bundled, then the user's). */
   folders: readonly string[];

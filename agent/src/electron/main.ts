@@ -16,6 +16,7 @@ import {
 import { version } from '../../package.json';
 import {
   type AgentCore,
+  bundledIntermediatesDirectory,
   currentHost,
   intermediatesDirectory,
   loadSettings,
@@ -126,7 +127,10 @@ async function start(): Promise<void> {
       save,
       prompts: windowPrompts(prompt, language),
       intermediateFolders: [
-        path.join(process.resourcesPath ?? __dirname, 'intermediates'),
+        // electron-builder.yml's extraResources puts them there; unpackaged, they are in agent/.
+        app.isPackaged
+          ? path.join(process.resourcesPath, 'intermediates')
+          : bundledIntermediatesDirectory(),
         intermediatesDirectory(settingsFile),
       ],
       version,

@@ -1,5 +1,6 @@
 import {
   type AgentCore,
+  bundledIntermediatesDirectory,
   currentHost,
   intermediatesDirectory,
   loadSettings,
@@ -38,7 +39,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentCore> 
       await saveSettings(settingsFile, onDisk);
     },
     prompts: policyPrompts(policy, options.log, options.env),
-    intermediateFolders: [intermediatesDirectory(settingsFile)],
+    intermediateFolders: [bundledIntermediatesDirectory(), intermediatesDirectory(settingsFile)],
     version: options.version,
     log: options.log,
   });

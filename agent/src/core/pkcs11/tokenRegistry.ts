@@ -3,6 +3,7 @@ import type { Module, Slot } from 'graphene-pk11';
 import { AgentFailure } from '../errors';
 import { ckr, pkcs11Code } from './returnValues';
 import { SerialQueue } from './serialQueue';
+import { drainSlotEvents, type SlotEventMode, SlotEventWatch } from './slotEvents';
 
 export type Graphene = typeof import('graphene-pk11');
 
@@ -33,15 +34,22 @@ export interface TokenRegistryOptions {
   /** The enabled modules, read again at each poll (the settings page may change them). */
   modules(): readonly ModuleSource[];
   pollIntervalMs: number;
+  /**
+   * How often modules that may report slot events are asked, without blocking (default 250 ms):
+   * a token plugged into such a module is noticed within a tick instead of a poll.
+   */
+  slotEventTickMs?: number;
   /** Re-initialize idle modules every this many polls (many see new tokens only then). */
   reinitializeEvery?: number;
   log?(message: string): void;
 }
 
 const TOKEN_INITIALIZED = 0x400;
+const SLOT_EVENT_TICK_MS = 250;
 
 class LoadedModule {
   readonly queue = new SerialQueue();
+  readonly slotEvents = new SlotEventWatch();
   tokens: PresentToken[] = [];
 
   constructor(
@@ -79,7 +87,9 @@ export class TokenRegistry {
   private readonly listeners = new Set<(tokens: PresentToken[]) => void>();
   private present: PresentToken[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private eventTimer: NodeJS.Timeout | undefined;
   private polling: Promise<PresentToken[]> | undefined;
+  private ticking: Promise<void> | undefined;
   private polls = 0;
   private closed = false;
 
@@ -94,7 +104,23 @@ export class TokenRegistry {
       );
     }, this.options.pollIntervalMs);
     this.timer.unref();
+    // Slot events by a non-blocking ask per tick: a blocking C_WaitForSlotEvent would freeze the
+    // event loop (pkcs11js calls are synchronous), and in a worker thread it would call into a
+    // module initialized for one thread (C_Initialize without locking arguments).
+    this.eventTimer = setInterval(() => {
+      void this.tick().catch((error: unknown) =>
+        this.log(`slot event tick failed: ${String(error)}`),
+      );
+    }, this.options.slotEventTickMs ?? SLOT_EVENT_TICK_MS);
+    this.eventTimer.unref();
     return first;
+  }
+
+  /** How each loaded module reports tokens coming and going, by module label. */
+  slotEventModes(): Record<string, SlotEventMode> {
+    return Object.fromEntries(
+      [...this.loaded.values()].map((entry) => [entry.source.label, entry.slotEvents.mode]),
+    );
   }
 
   /** The tokens seen by the last poll. */
@@ -169,7 +195,9 @@ export class TokenRegistry {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.eventTimer) clearInterval(this.eventTimer);
     await this.polling?.catch(() => undefined);
+    await this.ticking?.catch(() => undefined);
     for (const entry of this.loaded.values()) {
       await entry.queue.run(() => {
         if (!entry.ownsInitialization) return;
@@ -189,17 +217,59 @@ export class TokenRegistry {
 
   private async poll(): Promise<PresentToken[]> {
     if (this.closed) return this.present;
+    await this.ticking?.catch(() => undefined);
     this.polls++;
     await this.loadNewModules();
-    const reinitialize = this.polls > 1 && this.polls % (this.options.reinitializeEvery ?? 4) === 0;
     for (const entry of this.loaded.values()) {
       // A module busy with a signature keeps its last list: the poll never waits for a user.
       if (!entry.queue.idle) continue;
+      const { scan, reinitialize } = entry.slotEvents.atPoll(
+        this.polls,
+        this.options.reinitializeEvery ?? 4,
+      );
+      if (!scan) continue;
       entry.tokens = await entry.queue.run(() => {
         if (reinitialize && entry.ownsInitialization) this.reinitialize(entry);
         return this.scan(entry);
       });
     }
+    return this.publish();
+  }
+
+  /**
+   * Asks each module that may report slot events whether any happened, without blocking, and
+   * reads the slot list of those that say so. Skipped while a poll runs (it reads them all).
+   */
+  private tick(): Promise<void> {
+    if (this.closed || this.polling || this.ticking) return Promise.resolve();
+    this.ticking = this.askSlotEvents().finally(() => {
+      this.ticking = undefined;
+    });
+    return this.ticking;
+  }
+
+  private async askSlotEvents(): Promise<void> {
+    let changed = false;
+    for (const entry of this.loaded.values()) {
+      if (!entry.slotEvents.asksEvents || !entry.queue.idle) continue;
+      await entry.queue.run(() => {
+        const answer = drainSlotEvents(entry.module.lib);
+        const before = entry.slotEvents.mode;
+        const scan = entry.slotEvents.afterTick(answer);
+        if (entry.slotEvents.mode !== before) {
+          this.log(`${entry.source.label}: slot events ${entry.slotEvents.mode} (${answer})`);
+        }
+        if (scan) {
+          entry.tokens = this.scan(entry);
+          changed = true;
+        }
+      });
+    }
+    if (changed) this.publish();
+  }
+
+  /** Merges the modules' lists into `present` and tells listeners when it changed. */
+  private publish(): PresentToken[] {
     const seen = new Set<string>();
     const tokens: PresentToken[] = [];
     for (const entry of this.loaded.values()) {
