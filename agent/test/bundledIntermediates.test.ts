@@ -76,7 +76,7 @@ describe('bundled intermediate CA store', () => {
     }
   });
 
-  it('lets the chain builder take an intermediate from a bundled folder and the root from the user folder', async () => {
+  it('lets the chain builder take an intermediate from a bundled folder and the root from the user folder, added while it runs', async () => {
     const work = tempDir('esign-bundled-ca-');
     try {
       const pki = new TestPki(work.dir);
@@ -89,14 +89,18 @@ describe('bundled intermediate CA store', () => {
       fs.mkdirSync(bundledFolder);
       fs.mkdirSync(userFolder);
       fs.writeFileSync(path.join(bundledFolder, 'test-intermediate.der'), pki.intermediateDer);
-      fs.copyFileSync(path.join(work.dir, 'root.pem'), path.join(userFolder, 'root.pem'));
-      const chain = await new ChainBuilder({
+      const builder = new ChainBuilder({
         folders: [bundledFolder, userFolder],
         fetchIssuers: false,
-      }).build(signer.der, []);
-      expect(
-        chain.map((der) => new crypto.X509Certificate(der).subject.split('\n').at(-1)),
-      ).toEqual(['CN=Nguyen Van A', 'CN=Test Intermediate', 'CN=Test Root']);
+      });
+      const subjects = async () =>
+        (await builder.build(signer.der, [])).map((der) =>
+          new crypto.X509Certificate(der).subject.split('\n').at(-1),
+        );
+      expect(await subjects()).toEqual(['CN=Nguyen Van A', 'CN=Test Intermediate']);
+      // The folders are read once and kept: a certificate the user adds is found at the next sign.
+      fs.copyFileSync(path.join(work.dir, 'root.pem'), path.join(userFolder, 'root.pem'));
+      expect(await subjects()).toEqual(['CN=Nguyen Van A', 'CN=Test Intermediate', 'CN=Test Root']);
     } finally {
       work.remove();
     }

@@ -46,6 +46,38 @@ export function certificatesIn(bytes: Buffer): Buffer[] {
   }
 }
 
+/** A folder's certificates are read again when it changes, and at least this often. */
+const FOLDER_RESCAN_MS = 60_000;
+
+interface FolderRead {
+  mtimeMs: number;
+  readAt: number;
+  certificates: Buffer[];
+}
+
+/**
+ * A folder's certificates, read once and kept until the folder changes (a file added, removed
+ * or renamed changes its mtime) or a minute has passed: the bundled store holds dozens of
+ * certificates and every sign builds a chain.
+ */
+async function folderCertificatesCached(
+  folder: string,
+  cache: Map<string, FolderRead>,
+): Promise<Buffer[]> {
+  const mtimeMs = await fs.stat(folder).then(
+    (stat) => stat.mtimeMs,
+    () => -1,
+  );
+  const kept = cache.get(folder);
+  const now = Date.now();
+  if (kept && kept.mtimeMs === mtimeMs && now - kept.readAt < FOLDER_RESCAN_MS) {
+    return kept.certificates;
+  }
+  const certificates = mtimeMs < 0 ? [] : await folderCertificates(folder);
+  cache.set(folder, { mtimeMs, readAt: now, certificates });
+  return certificates;
+}
+
 async function folderCertificates(folder: string): Promise<Buffer[]> {
   let names: string[];
   try {
@@ -79,12 +111,16 @@ function issues(issuer: CertificateFacts, subject: CertificateFacts): boolean {
 export class ChainBuilder {
   /** Issuers fetched by AIA in this run, by URL. */
   private readonly fetched = new Map<string, Buffer[]>();
+  /** What each intermediate folder held when last read. */
+  private readonly folders = new Map<string, FolderRead>();
 
   constructor(private readonly sources: IssuerSources) {}
 
   async build(signer: Buffer, tokenCertificates: readonly Buffer[]): Promise<Buffer[]> {
     const pool: CertificateFacts[] = [];
-    const folders = await Promise.all(this.sources.folders.map(folderCertificates));
+    const folders = await Promise.all(
+      this.sources.folders.map((folder) => folderCertificatesCached(folder, this.folders)),
+    );
     for (const der of [...tokenCertificates, ...folders.flat()]) {
       const facts = readCertificateFacts(der);
       if (facts) pool.push(facts);
