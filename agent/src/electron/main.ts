@@ -21,6 +21,7 @@ import {
   loadSettings,
   saveSettings,
   settingsFilePath,
+  spentTicketsFile,
   startAgentCore,
 } from '../core';
 import type { Language, PromptAnswer, WindowRequest } from '../shell/api';
@@ -125,6 +126,7 @@ async function start(): Promise<void> {
       settings,
       save,
       prompts: windowPrompts(prompt, language),
+      spentTicketsFile: spentTicketsFile(settingsFile),
       intermediateFolders: [
         path.join(process.resourcesPath ?? __dirname, 'intermediates'),
         intermediatesDirectory(settingsFile),

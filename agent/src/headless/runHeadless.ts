@@ -5,6 +5,7 @@ import {
   loadSettings,
   saveSettings,
   settingsFilePath,
+  spentTicketsFile,
   startAgentCore,
 } from '../core';
 import { loadPolicy, policyPrompts } from './policy';
@@ -38,6 +39,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentCore> 
       await saveSettings(settingsFile, onDisk);
     },
     prompts: policyPrompts(policy, options.log, options.env),
+    spentTicketsFile: spentTicketsFile(settingsFile),
     intermediateFolders: [intermediatesDirectory(settingsFile)],
     version: options.version,
     log: options.log,
