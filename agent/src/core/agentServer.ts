@@ -174,8 +174,16 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
   });
   const stopRevoke = options.approvals.onRevoke((origin) => {
     for (const connection of connections) {
-      if (connection.origin === origin)
-        connection.socket.close(CLOSE_ORIGIN_REFUSED, 'origin revoked');
+      if (connection.origin !== origin) continue;
+      // As for a refused origin: the page learns why before the socket closes.
+      send(
+        connection,
+        errorFrame(
+          null,
+          new AgentFailure('ORIGIN_NOT_ALLOWED', `${origin} was revoked by the user`),
+        ),
+      );
+      connection.socket.close(CLOSE_ORIGIN_REFUSED, 'origin revoked');
     }
   });
 
