@@ -86,10 +86,8 @@ async function startAgent(
   return agent;
 }
 
-const policyFileOf = (agent: AgentChild) =>
-  agent === plainAgent
-    ? path.join(work.dir, 'plain-policy.json')
-    : path.join(work.dir, 'avoid-policy.json');
+/** The policy of the agent without avoided mechanisms (the PIN tests change its answers). */
+const plainPolicyFile = () => path.join(work.dir, 'plain-policy.json');
 
 async function portOf(agent: AgentChild): Promise<number> {
   return (await agent.next((event) => event.event === 'ready')).port as number;
@@ -253,7 +251,7 @@ async function signAndVerifyRsa(agent: AgentChild, token: TestToken): Promise<Bu
 
 describe('locked PIN (SoftHSM reports stored flags, never locks by itself)', () => {
   it('SoftHSM never locks: ten wrong PINs are ten PIN_INCORRECT with "few tries left", then the right PIN signs', async () => {
-    const policyFile = policyFileOf(plainAgent);
+    const policyFile = plainPolicyFile();
     writePolicy(policyFile, { pins: { [lockedDuring.label]: '999999' } });
     const page = await pageFor(plainAgent, lockedDuring);
     for (let attempt = 0; attempt < 10; attempt++) {
@@ -283,7 +281,7 @@ describe('locked PIN (SoftHSM reports stored flags, never locks by itself)', () 
   });
 
   it('flag after C_Login: a wrong PIN after which the token reports CKF_USER_PIN_LOCKED answers PIN_LOCKED with its tries flags', async () => {
-    const policyFile = policyFileOf(plainAgent);
+    const policyFile = plainPolicyFile();
     writePolicy(policyFile, { pins: { [lockedDuring.label]: '999999' }, hold: ['askPin'] });
     const from = plainAgent.events.length;
     const page = await pageFor(plainAgent, lockedDuring);
