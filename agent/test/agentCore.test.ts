@@ -413,9 +413,8 @@ describe('agent core with two SoftHSM tokens', () => {
   });
 
   it('answers PIN_LOCKED without asking for a PIN when the token reports its PIN locked', async () => {
+    // SoftHSM reports the stored flag at once (it never locks a PIN itself: tokenPaths.test.ts).
     lab.setTokenFlags(rsaToken.label, USER_PIN_LOCKED);
-    // The module sees the stored state at its next re-initialization (every fourth poll).
-    await new Promise((resolve) => setTimeout(resolve, 2000));
     const asked = agent.events.filter((event) => event.kind === 'askPin').length;
     const page = await Page.open(port);
     await page.hello();

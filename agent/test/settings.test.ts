@@ -107,8 +107,38 @@ describe('settings checks', () => {
       linux,
     );
     expect(settings.pkcs11Modules).toEqual([
-      { label: 'Token A', path: '/opt/a/libp11.so', enabled: true, builtIn: false },
+      {
+        label: 'Token A',
+        path: '/opt/a/libp11.so',
+        enabled: true,
+        builtIn: false,
+        avoidMechanisms: [],
+      },
     ]);
+  });
+
+  it('keep the mechanisms support staff tell a module to avoid, and refuse unknown names', () => {
+    const settings = parseSettings(
+      {
+        pkcs11Modules: [
+          {
+            label: 'VNPT-CA',
+            path: '/opt/vnpt/libp11.so',
+            avoidMechanisms: ['CKM_SHA256_RSA_PKCS', 'CKM_SHA256_RSA_PKCS'],
+          },
+        ],
+      },
+      linux,
+    );
+    expect(settings.pkcs11Modules[0]!.avoidMechanisms).toEqual(['CKM_SHA256_RSA_PKCS']);
+    expect(() =>
+      parseSettings(
+        { pkcs11Modules: [{ label: 'A', path: '/a.so', avoidMechanisms: ['SHA256_RSA_PKCS'] }] },
+        linux,
+      ),
+    ).toThrow(
+      'pkcs11Modules[0].avoidMechanisms[0] must be one of CKM_SHA256_RSA_PKCS, CKM_RSA_PKCS, CKM_ECDSA, CKM_ECDSA_SHA256, got "SHA256_RSA_PKCS"',
+    );
   });
 
   it('normalize and deduplicate allowed origins', () => {

@@ -31,6 +31,7 @@ let server: http.Server;
 let serverOrigin: string;
 let world: SessionWorld;
 let agent: AgentChild;
+let startAgent: () => AgentChild;
 let port: number;
 let policyFile: string;
 let settingsFile: string;
@@ -153,12 +154,14 @@ beforeAll(async () => {
   );
   policyFile = path.join(work.dir, 'policy.json');
   setPins(token.pin);
-  agent = new AgentChild(lab.config, {
-    settingsFile,
-    policyFile,
-    intermediateFolders: [folder],
-    ports: [0],
-  });
+  startAgent = () =>
+    new AgentChild(lab.config, {
+      settingsFile,
+      policyFile,
+      intermediateFolders: [folder],
+      ports: [0],
+    });
+  agent = startAgent();
   port = (await agent.next((event) => event.event === 'ready')).port as number;
 });
 
@@ -207,6 +210,34 @@ describe('signing tickets checked by the agent', () => {
       refusal(/replayed nonce/),
     );
     page.close();
+  });
+
+  it('refuses a ticket replayed after the agent restarts: spent nonces are kept beside the settings', async () => {
+    const started = await startSession();
+    const page = await connect();
+    expect((await page.ask(signRequest(page.certificate, started))).type).toBe('sign.result');
+    page.close();
+
+    await agent.stop();
+    const spentFile = path.join(path.dirname(settingsFile), 'spent-tickets.json');
+    expect(fs.statSync(spentFile).mode & 0o777).toBe(0o600);
+    const nonce = (
+      JSON.parse(Buffer.from(started.ticket.split('.')[1]!, 'base64url').toString('utf8')) as {
+        nonce: string;
+      }
+    ).nonce;
+    const stored = JSON.parse(fs.readFileSync(spentFile, 'utf8')) as {
+      spent: Record<string, number>;
+    };
+    expect(Object.keys(stored.spent)).toContain(`${serverOrigin} ${nonce}`);
+
+    agent = startAgent();
+    port = (await agent.next((event) => event.event === 'ready')).port as number;
+    const again = await connect();
+    expect(await again.ask(signRequest(again.certificate, started))).toMatchObject(
+      refusal(/replayed nonce/),
+    );
+    again.close();
   });
 
   it('refuses a ticket with a bad signature', async () => {

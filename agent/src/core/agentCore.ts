@@ -8,6 +8,7 @@ import { TokenRegistry } from './pkcs11/tokenRegistry';
 import type { SignTicketCheck, UserPrompts } from './prompts';
 import { AGENT_PRODUCT_NAME, type AgentSettings } from './settings';
 import { SigningTickets } from './signingTickets';
+import { SpentTickets } from './spentTickets';
 import { requestTimestamp } from './timestamp';
 import { signatureImprint, TokenSigner } from './tokenSigner';
 
@@ -19,6 +20,11 @@ export interface AgentCoreOptions {
   prompts: UserPrompts;
   /** The signing-ticket check; default: SigningTickets over the settings' servers and pins. */
   ticketCheck?: SignTicketCheck;
+  /**
+   * The file of spent signing-ticket nonces (`spentTicketsFile` beside the settings), loaded at
+   * start; without it they are kept in memory and a restart forgets them.
+   */
+  spentTicketsFile?: string;
   /** Folders of intermediate CA certificates: bundled, then the user's. */
   intermediateFolders: readonly string[];
   version: string;
@@ -53,7 +59,14 @@ export async function startAgentCore(options: AgentCoreOptions): Promise<AgentCo
     ...(options.log ? { log: options.log } : {}),
   });
   await registry.start();
-  const signer = new TokenSigner(registry);
+  const signer = new TokenSigner(registry, {
+    // Every enabled entry with the token's module label counts (two entries may name one file).
+    avoidedMechanisms: (moduleLabel) =>
+      settings.pkcs11Modules
+        .filter((module) => module.enabled && module.label === moduleLabel)
+        .flatMap((module) => module.avoidMechanisms),
+    ...(options.log ? { log: options.log } : {}),
+  });
   const chains = new ChainBuilder({
     folders: options.intermediateFolders,
     fetchIssuers: settings.fetchIssuers,
@@ -92,6 +105,9 @@ export async function startAgentCore(options: AgentCoreOptions): Promise<AgentCo
         await options.save(settings);
       },
       now,
+      spent: options.spentTicketsFile
+        ? await SpentTickets.load(options.spentTicketsFile, now().getTime(), options.log)
+        : SpentTickets.inMemory(),
     });
 
   const sign = async (request: SignRequest, origin: string) => {

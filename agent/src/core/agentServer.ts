@@ -55,6 +55,16 @@ export interface AgentServer {
   close(): Promise<void>;
 }
 
+/** No port of the list could be had: the agent cannot serve pages. */
+export class PortsTakenError extends Error {
+  constructor(readonly ports: readonly number[]) {
+    super(
+      `cannot listen on ${AGENT_HOST}: ports ${ports.join(', ')} are all taken (by another program, or an ESign Agent of another user); free one, or set "port" in the settings`,
+    );
+    this.name = 'PortsTakenError';
+  }
+}
+
 /** WebSocket close code when the origin is refused (4000-4999: application codes). */
 export const CLOSE_ORIGIN_REFUSED = 4003;
 
@@ -136,7 +146,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
       break;
     }
   }
-  if (!bound) throw new Error(`ports ${options.ports.join(', ')} on ${AGENT_HOST} are all taken`);
+  if (!bound) throw new PortsTakenError(options.ports);
   port = (server.address() as AddressInfo).port;
 
   const connections = new Set<Connection>();
@@ -164,8 +174,16 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
   });
   const stopRevoke = options.approvals.onRevoke((origin) => {
     for (const connection of connections) {
-      if (connection.origin === origin)
-        connection.socket.close(CLOSE_ORIGIN_REFUSED, 'origin revoked');
+      if (connection.origin !== origin) continue;
+      // As for a refused origin: the page learns why before the socket closes.
+      send(
+        connection,
+        errorFrame(
+          null,
+          new AgentFailure('ORIGIN_NOT_ALLOWED', `${origin} was revoked by the user`),
+        ),
+      );
+      connection.socket.close(CLOSE_ORIGIN_REFUSED, 'origin revoked');
     }
   });
 

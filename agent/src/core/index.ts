@@ -8,5 +8,6 @@ export * from './pkcs11/tokenRegistry';
 export * from './prompts';
 export * from './settings';
 export * from './signingTickets';
+export * from './spentTickets';
 export * from './timestamp';
 export * from './tokenSigner';

@@ -27,7 +27,22 @@ export interface Pkcs11ModuleSetting {
    * Defaults whose file is absent are simply skipped when tokens are listed.
    */
   builtIn: boolean;
+  /**
+   * Signature mechanisms the agent must not use with this module's tokens although they
+   * advertise them (firmware that fails on them). Set by support staff; the settings page only
+   * keeps it.
+   */
+  avoidMechanisms: AgentMechanism[];
 }
+
+/** The PKCS#11 signature mechanisms the agent uses, by their PKCS#11 names. */
+export const AGENT_MECHANISMS = [
+  'CKM_SHA256_RSA_PKCS',
+  'CKM_RSA_PKCS',
+  'CKM_ECDSA',
+  'CKM_ECDSA_SHA256',
+] as const;
+export type AgentMechanism = (typeof AGENT_MECHANISMS)[number];
 
 export interface AgentSettings {
   /** TCP port of the WebSocket server on 127.0.0.1. */
@@ -171,6 +186,7 @@ export function defaultPkcs11Modules(host: AgentHostInfo): Pkcs11ModuleSetting[]
     path: modulePath,
     enabled: true,
     builtIn: true,
+    avoidMechanisms: [],
   }));
 }
 
@@ -270,6 +286,15 @@ function settingsSchema(host: AgentHostInfo) {
     path: modulePath,
     enabled: z.boolean().default(true),
     builtIn: z.boolean().default(false),
+    avoidMechanisms: z
+      .array(
+        z.enum(AGENT_MECHANISMS, {
+          error: (issue) =>
+            `must be one of ${AGENT_MECHANISMS.join(', ')}, got ${JSON.stringify(issue.input)}`,
+        }),
+      )
+      .transform((names) => [...new Set(names)])
+      .default([]),
   });
   return z.object({
     port: z
@@ -338,9 +363,20 @@ export function settingsFilePath(host: AgentHostInfo): string {
  * settings file: added to the bundled ones when a signer's chain is built.
  */
 export function intermediatesDirectory(settingsFile: string): string {
-  const join = settingsFile.includes('\\') ? path.win32.join : path.posix.join;
-  const dirname = settingsFile.includes('\\') ? path.win32.dirname : path.posix.dirname;
-  return join(dirname(settingsFile), 'intermediates');
+  return besideSettings(settingsFile, 'intermediates');
+}
+
+/**
+ * The signing-ticket nonces spent on this computer, beside the settings file: kept across
+ * restarts so that a used ticket stays used.
+ */
+export function spentTicketsFile(settingsFile: string): string {
+  return besideSettings(settingsFile, 'spent-tickets.json');
+}
+
+function besideSettings(settingsFile: string, name: string): string {
+  const paths = settingsFile.includes('\\') ? path.win32 : path.posix;
+  return paths.join(paths.dirname(settingsFile), name);
 }
 
 /** Reads the settings file; a missing file means the defaults. */
@@ -366,10 +402,18 @@ export async function loadSettings(file: string, host: AgentHostInfo): Promise<A
   }
 }
 
-/** Writes the settings file whole (temporary file, then rename), readable by the user only. */
-export async function saveSettings(file: string, settings: AgentSettings): Promise<void> {
+/**
+ * Writes one of the agent's files whole, readable by the user only: a temporary file, then a
+ * rename, so that a crash leaves the old content or the new, never half of it.
+ */
+export async function writePrivateFile(file: string, text: string): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const temporary = `${file}.${randomUUID()}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+  await writeFile(temporary, text, { mode: 0o600 });
   await rename(temporary, file);
+}
+
+/** Writes the settings file whole, readable by the user only. */
+export async function saveSettings(file: string, settings: AgentSettings): Promise<void> {
+  await writePrivateFile(file, `${JSON.stringify(settings, null, 2)}\n`);
 }

@@ -12,6 +12,7 @@ import { AgentFailure } from './errors';
 import { httpExchange } from './httpClient';
 import type { AcceptedTicket, SignTicketCheck } from './prompts';
 import { type TicketKey, ticketKeySchema } from './settings';
+import { SpentTickets } from './spentTickets';
 
 export interface SigningTicketsOptions {
   /** Server origins whose tickets are accepted (the settings' `ticketServers`). */
@@ -25,6 +26,8 @@ export interface SigningTicketsOptions {
   now(): Date;
   /** Reads a server's published key set; default: GET <server>/.well-known/esign-agent-keys.json. */
   fetchKeySet?(server: string): Promise<unknown>;
+  /** Where spent nonces are kept; default: this run's memory only. */
+  spent?: SpentTickets;
 }
 
 /** Seconds of clock difference allowed between the server and this computer. */
@@ -73,13 +76,16 @@ function verificationReason(error: unknown): string {
  * must be one the settings name, the signature must verify with the keys pinned for it (fetched
  * once, trust on first use), and the ticket must be for this page, this digest, this TSA, not
  * expired and not used before. A nonce is held while its signature is made and given back when
- * none came of it (wrong PIN, cancel), so the page may retry; spent, it is kept until expiry.
+ * none came of it (wrong PIN, cancel), so the page may retry; spent, it is kept until expiry
+ * (in a file when the agent has one, so that a restart does not forget it).
  */
 export class SigningTickets implements SignTicketCheck {
-  /** `<server> <nonce>` → expiry (ms): tickets held or spent. */
-  private readonly nonces = new Map<string, number>();
+  /** `<server> <nonce>`: tickets held or spent. */
+  private readonly spent: SpentTickets;
 
-  constructor(private readonly options: SigningTicketsOptions) {}
+  constructor(private readonly options: SigningTicketsOptions) {
+    this.spent = options.spent ?? SpentTickets.inMemory();
+  }
 
   async check(request: SignRequest, origin: string): Promise<AcceptedTicket | null> {
     if (request.ticket === undefined) {
@@ -126,19 +132,18 @@ export class SigningTickets implements SignTicketCheck {
     if (sessionId !== undefined && sessionId !== claims.sid) {
       throw refuse(`is for the session ${claims.sid}, not ${sessionId}`);
     }
-    const now = this.options.now().getTime();
-    for (const [key, expiry] of this.nonces) {
-      if (expiry + CLOCK_TOLERANCE_SECONDS * 1000 < now) this.nonces.delete(key);
-    }
     const nonceKey = `${issuer} ${claims.nonce}`;
-    if (this.nonces.has(nonceKey)) throw refuse('was used already (replayed nonce)');
-    this.nonces.set(nonceKey, claims.exp * 1000);
+    if (this.spent.has(nonceKey)) throw refuse('was used already (replayed nonce)');
+    // Recorded before the token is touched: a crash mid-signature leaves it spent, not reusable.
+    await this.spent.spend(
+      nonceKey,
+      (claims.exp + CLOCK_TOLERANCE_SECONDS) * 1000,
+      this.options.now().getTime(),
+    );
     return {
       tsaUrl: claims.tsaUrl,
       sessionId: claims.sid,
-      release: () => {
-        this.nonces.delete(nonceKey);
-      },
+      release: () => this.spent.giveBack(nonceKey),
     };
   }
 

@@ -19,6 +19,7 @@ import { AgentFailure, type PinTries } from './errors';
 import { ckr, pkcs11Code, tokenFlag, tokenGone } from './pkcs11/returnValues';
 import type { Graphene, PresentToken, TokenRegistry } from './pkcs11/tokenRegistry';
 import type { SignConsent, UserPrompts } from './prompts';
+import type { AgentMechanism } from './settings';
 
 /** What the token produced for one `sign`: the rest (chain, timestamp) needs no token. */
 export interface TokenSignature {
@@ -40,7 +41,21 @@ export interface SignOnToken {
   now: Date;
 }
 
+/** Graphene's names of the mechanisms the agent signs with. */
 type Mechanism = 'SHA256_RSA_PKCS' | 'RSA_PKCS' | 'ECDSA' | 'ECDSA_SHA256';
+
+const GRAPHENE_NAMES: Record<AgentMechanism, Mechanism> = {
+  CKM_SHA256_RSA_PKCS: 'SHA256_RSA_PKCS',
+  CKM_RSA_PKCS: 'RSA_PKCS',
+  CKM_ECDSA: 'ECDSA',
+  CKM_ECDSA_SHA256: 'ECDSA_SHA256',
+};
+
+export interface TokenSignerOptions {
+  /** Mechanisms the settings tell the agent not to use with tokens of this module (by label). */
+  avoidedMechanisms?(moduleLabel: string): readonly AgentMechanism[];
+  log?(message: string): void;
+}
 
 interface TokenObjects {
   certificates: { der: Buffer; id: Buffer }[];
@@ -80,45 +95,75 @@ function pinTries(flags: number): PinTries {
   };
 }
 
-/** The mechanism for this key on this token, best first; MECHANISM_UNSUPPORTED when none. */
-function mechanismFor(slot: Slot, keyAlgorithm: CertificateFacts['keyAlgorithm']): Mechanism {
+/**
+ * The mechanisms for this key on this token, best first: those it advertises less those the
+ * settings avoid for its module. MECHANISM_UNSUPPORTED when none is left.
+ */
+function mechanismsFor(
+  slot: Slot,
+  keyAlgorithm: CertificateFacts['keyAlgorithm'],
+  avoided: readonly AgentMechanism[],
+): Mechanism[] {
   const available = new Set<string>();
   const list = slot.getMechanisms();
   for (let index = 0; index < list.length; index++) available.add(list.items(index).name);
+  const skipped = new Set(avoided.map((name) => GRAPHENE_NAMES[name]));
   const wanted: Mechanism[] =
     keyAlgorithm === 'rsa' ? ['SHA256_RSA_PKCS', 'RSA_PKCS'] : ['ECDSA', 'ECDSA_SHA256'];
-  const chosen = wanted.find((name) => available.has(name));
-  if (!chosen) {
+  const usable = wanted.filter((name) => available.has(name) && !skipped.has(name));
+  if (usable.length === 0) {
+    const because = avoided.length > 0 ? ` (the settings avoid ${avoided.join(', ')})` : '';
     throw new AgentFailure(
       'MECHANISM_UNSUPPORTED',
-      `the token offers none of ${wanted.join(', ')} for this ${keyAlgorithm.toUpperCase()} key`,
+      `the token offers none of ${wanted.map((name) => `CKM_${name}`).join(', ')} for this ${keyAlgorithm.toUpperCase()} key${because}`,
     );
   }
-  return chosen;
+  return usable;
 }
 
-/** What the chosen mechanism is given, and the signature as the server takes it. */
-function signWith(
-  session: Session,
-  key: import('graphene-pk11').PrivateKey,
-  mechanism: Mechanism,
-  attributes: Uint8Array,
-): Buffer {
+/** What a mechanism is given: the signed attributes, or their SHA-256 (in a DigestInfo for RSA). */
+function signInput(mechanism: Mechanism, attributes: Uint8Array): Buffer {
   const digest = Buffer.from(signedAttributesDigest(attributes));
   switch (mechanism) {
     case 'SHA256_RSA_PKCS':
-      return session.createSign('SHA256_RSA_PKCS', key).once(Buffer.from(attributes));
-    case 'RSA_PKCS':
-      return session.createSign('RSA_PKCS', key).once(Buffer.from(digestInfoSha256(digest)));
-    case 'ECDSA':
-      return Buffer.from(ecdsaRawSignatureToDer(session.createSign('ECDSA', key).once(digest)));
     case 'ECDSA_SHA256':
-      return Buffer.from(
-        ecdsaRawSignatureToDer(
-          session.createSign('ECDSA_SHA256', key).once(Buffer.from(attributes)),
-        ),
-      );
+      return Buffer.from(attributes);
+    case 'RSA_PKCS':
+      return Buffer.from(digestInfoSha256(digest));
+    case 'ECDSA':
+      return digest;
   }
+}
+
+/**
+ * Signs with the first mechanism whose C_SignInit the token accepts. Tokens in the field
+ * advertise mechanisms their firmware (or the key's CKA_ALLOWED_MECHANISMS) then refuses with
+ * CKR_MECHANISM_INVALID: the next one gives the same signature value's meaning, so the user
+ * never sees the difference. Returns the signature as the server takes it (ECDSA in DER).
+ */
+function signWithFirstAccepted(
+  session: Session,
+  key: import('graphene-pk11').PrivateKey,
+  mechanisms: readonly Mechanism[],
+  attributes: Uint8Array,
+  log: (message: string) => void,
+): Buffer {
+  for (const [index, mechanism] of mechanisms.entries()) {
+    let signer: ReturnType<Session['createSign']>;
+    try {
+      signer = session.createSign(mechanism, key);
+    } catch (error) {
+      const next = mechanisms[index + 1];
+      if (pkcs11Code(error) !== ckr.MECHANISM_INVALID || next === undefined) throw error;
+      log(`the token refused CKM_${mechanism} at C_SignInit; trying CKM_${next}`);
+      continue;
+    }
+    const signature = signer.once(signInput(mechanism, attributes));
+    return mechanism.startsWith('ECDSA')
+      ? Buffer.from(ecdsaRawSignatureToDer(signature))
+      : signature;
+  }
+  throw new Error('no mechanism to sign with');
 }
 
 /**
@@ -126,7 +171,10 @@ function signWith(
  * opened, logged in, used, logged out and closed; a PIN is never kept.
  */
 export class TokenSigner {
-  constructor(private readonly registry: TokenRegistry) {}
+  constructor(
+    private readonly registry: TokenRegistry,
+    private readonly options: TokenSignerOptions = {},
+  ) {}
 
   /** Signing certificates (usage, validity, a key with their CKA_ID) on every token present. */
   async listCertificates(now: Date): Promise<TokenCertificate[]> {
@@ -180,7 +228,11 @@ export class TokenSigner {
             `no valid signing certificate ${request.certificateId} on token "${token.label}"`,
           );
         }
-        const mechanism = mechanismFor(slot, facts.keyAlgorithm);
+        const mechanisms = mechanismsFor(
+          slot,
+          facts.keyAlgorithm,
+          this.options.avoidedMechanisms?.(token.module) ?? [],
+        );
         if ((token.flags & tokenFlag.USER_PIN_LOCKED) !== 0) {
           throw new AgentFailure('PIN_LOCKED', `the user PIN of "${token.label}" is locked`);
         }
@@ -212,7 +264,9 @@ export class TokenSigner {
         }
         const key = keys.items(0).toType<import('graphene-pk11').PrivateKey>();
         const attributes = buildSignedAttributes(request.documentDigest, entry.der);
-        const signature = signWith(session, key, mechanism, attributes);
+        const signature = signWithFirstAccepted(session, key, mechanisms, attributes, (message) =>
+          this.options.log?.(`token "${token.label}": ${message}`),
+        );
         return {
           signature,
           signer: entry.der,

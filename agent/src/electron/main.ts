@@ -22,6 +22,7 @@ import {
   loadSettings,
   saveSettings,
   settingsFilePath,
+  spentTicketsFile,
   startAgentCore,
 } from '../core';
 import type { Language, PromptAnswer, WindowRequest } from '../shell/api';
@@ -126,6 +127,7 @@ async function start(): Promise<void> {
       settings,
       save,
       prompts: windowPrompts(prompt, language),
+      spentTicketsFile: spentTicketsFile(settingsFile),
       intermediateFolders: [
         // electron-builder.yml's extraResources puts them there; unpackaged, they are in agent/.
         app.isPackaged

@@ -6,6 +6,7 @@ import {
   loadSettings,
   saveSettings,
   settingsFilePath,
+  spentTicketsFile,
   startAgentCore,
 } from '../core';
 import { loadPolicy, policyPrompts } from './policy';
@@ -39,6 +40,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<AgentCore> 
       await saveSettings(settingsFile, onDisk);
     },
     prompts: policyPrompts(policy, options.log, options.env),
+    spentTicketsFile: spentTicketsFile(settingsFile),
     intermediateFolders: [bundledIntermediatesDirectory(), intermediatesDirectory(settingsFile)],
     version: options.version,
     log: options.log,

@@ -86,6 +86,7 @@ export class SettingsService {
         path: change.path,
         enabled: true,
         builtIn: false,
+        avoidMechanisms: [],
       });
     }
     if (change.type === 'forgetTicketKeys') delete next.pinnedTicketKeys[change.server];

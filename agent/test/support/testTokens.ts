@@ -170,11 +170,41 @@ export class SoftHsmLab {
     );
   }
 
+  /**
+   * An RSA key pair (PKCS#8 PEM) under CKA_ID `id` whose private key allows only the PKCS#11
+   * mechanisms given: SoftHSM refuses the others at C_SignInit (CKR_MECHANISM_INVALID).
+   */
+  async addRestrictedKey(
+    token: TestToken,
+    key: { file: string; id: string },
+    allowedMechanisms: number[],
+    refusedMechanism: string,
+  ): Promise<void> {
+    await runTsx(
+      path.join(__dirname, 'createRestrictedKey.ts'),
+      [
+        JSON.stringify({
+          module: softHsmModule,
+          tokenLabel: token.label,
+          pin: token.pin,
+          keyFile: key.file,
+          id: key.id,
+          allowedMechanisms,
+          refusedMechanism,
+        }),
+      ],
+      this.env(),
+    );
+  }
+
   removeToken(label: string): void {
     run('softhsm2-util', ['--delete-token', '--token', label], this.env());
   }
 
-  /** Sets CK_TOKEN_INFO flags bits in the token's stored state (SoftHSM keeps them there). */
+  /**
+   * Sets CK_TOKEN_INFO flags bits in the token's stored state (SoftHSM keeps them there and
+   * reports them, but never acts on them: it logs in a "locked" token with the right PIN).
+   */
   setTokenFlags(label: string, bits: number): void {
     const tokens = path.join(this.dir, 'tokens');
     const padded = Buffer.from(label.padEnd(32, ' '));
@@ -187,6 +217,8 @@ export class SoftHsmLab {
       const marker = Buffer.from('000000008000534b0000000000000002', 'hex');
       const at = bytes.indexOf(marker) + marker.length;
       bytes.writeBigUInt64BE(bytes.readBigUInt64BE(at) | BigInt(bits), at);
+      // The file starts with its generation: a new one makes SoftHSM read the file again now.
+      bytes.writeBigUInt64BE(bytes.readBigUInt64BE(0) + 1n, 0);
       fs.writeFileSync(file, bytes);
       return;
     }
@@ -246,8 +278,13 @@ export class AgentChild {
     return new Promise((resolve) => this.waiters.push({ match, resolve }));
   }
 
+  /** A command line for the agent (see agentProcess.ts). */
+  send(command: Record<string, unknown>): void {
+    this.child.stdin!.write(`${JSON.stringify(command)}\n`);
+  }
+
   async stop(): Promise<void> {
-    this.child.stdin!.end();
+    if (this.child.exitCode === null) this.child.stdin!.end();
     await this.exited;
   }
 }
