@@ -1,19 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { provisionSoftHsm, run, softHsmModule } from '../../../server/test/signing/keys/tools';
-
-/** Runs openssl with `dir` as working directory (file names in `args` are relative to it). */
-function ssl(dir: string, args: string[]): void {
-  const result = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`openssl ${args.join(' ')}: ${result.stderr}`);
-}
-
-export function derOf(dir: string, pemFile: string): Buffer {
-  ssl(dir, ['x509', '-in', pemFile, '-outform', 'DER', '-out', `${pemFile}.der`]);
-  return fs.readFileSync(path.join(dir, `${pemFile}.der`));
-}
+import { derOfPemFile, issueCertificate } from '../../../test/support/openssl';
 
 /**
  * A test PKI made with openssl at run time: a root, an intermediate under it, and end-entity
@@ -21,25 +11,13 @@ export function derOf(dir: string, pemFile: string): Buffer {
  */
 export class TestPki {
   constructor(readonly dir: string) {
-    ssl(dir, [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'root.key',
-      '-out',
-      'root.pem',
-      '-days',
-      '30',
-      '-subj',
-      '/C=VN/O=Test Root CA/CN=Test Root',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
-    ]);
+    issueCertificate(dir, {
+      name: 'root',
+      key: 'rsa',
+      subject: '/C=VN/O=Test Root CA/CN=Test Root',
+      extensions: ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign'],
+      days: 30,
+    });
     this.issue(
       'intermediate',
       'rsa',
@@ -50,11 +28,11 @@ export class TestPki {
   }
 
   get rootDer(): Buffer {
-    return derOf(this.dir, 'root.pem');
+    return derOfPemFile(path.join(this.dir, 'root.pem'));
   }
 
   get intermediateDer(): Buffer {
-    return derOf(this.dir, 'intermediate.pem');
+    return derOfPemFile(path.join(this.dir, 'intermediate.pem'));
   }
 
   /** A key (PKCS#8 PEM `<name>.key`) and its certificate `<name>.pem` signed by `issuer`. */
@@ -65,32 +43,16 @@ export class TestPki {
     extensions: string[],
     issuer = 'intermediate',
   ): { keyFile: string; der: Buffer } {
-    const keyArgs =
-      algorithm === 'rsa'
-        ? ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048']
-        : ['-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256'];
-    ssl(this.dir, ['genpkey', ...keyArgs, '-out', `${name}.key`]);
-    ssl(this.dir, ['req', '-new', '-key', `${name}.key`, '-subj', subject, '-out', `${name}.csr`]);
-    fs.writeFileSync(path.join(this.dir, `${name}.ext`), `${extensions.join('\n')}\n`);
-    ssl(this.dir, [
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      `${issuer}.pem`,
-      '-CAkey',
-      `${issuer}.key`,
-      '-set_serial',
-      `0x${Buffer.from(name).toString('hex')}`,
-      '-days',
-      '20',
-      '-extfile',
-      `${name}.ext`,
-      '-out',
-      `${name}.pem`,
-    ]);
-    return { keyFile: path.join(this.dir, `${name}.key`), der: derOf(this.dir, `${name}.pem`) };
+    const { keyFile, der } = issueCertificate(this.dir, {
+      name,
+      key: algorithm,
+      subject,
+      issuer,
+      extensions,
+      days: 20,
+      serialHex: Buffer.from(name).toString('hex'),
+    });
+    return { keyFile, der };
   }
 }
 

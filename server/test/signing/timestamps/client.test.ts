@@ -12,6 +12,7 @@ import {
   TimeStampResp,
 } from '@peculiar/asn1-tsp';
 import type { TestHttpsServer } from '../../../../test/support/httpsServer';
+import { derOfPemFile } from '../../../../test/support/openssl';
 import type { AppDeps } from '../../../src/context';
 import { systemClock } from '../../../src/platform/clock';
 import type { TsaSettings } from '../../../src/platform/config';
@@ -21,7 +22,6 @@ import { addTrustAnchor } from '../../../src/signing/trust/service';
 import { createHarness, type Harness } from '../../support/harness';
 import {
   createOpensslPki,
-  derOfPem,
   type OpensslPki,
   opensslQuery,
   opensslReply,
@@ -47,7 +47,7 @@ beforeAll(async () => {
     // openssl ts refuses to sign with such a certificate, so our responder signs with it.
     '/noncritical-eku': (query, _request, response) => {
       const tsaSigner = {
-        certificateChain: [derOfPem(pki.tsaNonCriticalEku.certificate), pki.rootDer],
+        certificateChain: [derOfPemFile(pki.tsaNonCriticalEku.certificate), pki.rootDer],
         sign: async (data: Buffer) =>
           crypto.sign(
             'sha256',

@@ -1,9 +1,13 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startHttpsServer, type TestHttpsServer } from '../../../../test/support/httpsServer';
+import {
+  derOfPemFile,
+  issueCertificate,
+  openssl as runOpenssl,
+} from '../../../../test/support/openssl';
 
 /**
  * Test PKI and TSAs made with the openssl CLI at run time (nothing committed): a root CA, a TSA
@@ -37,15 +41,7 @@ export interface OpensslPki {
   remove(): void;
 }
 
-const openssl = (args: string[], cwd: string) =>
-  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-
-export function derOfPem(file: string): Buffer {
-  return Buffer.from(
-    fs.readFileSync(file, 'utf8').replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, ''),
-    'base64',
-  );
-}
+const openssl = (args: string[], cwd: string) => runOpenssl(cwd, args);
 
 export function createOpensslPki(): OpensslPki {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-tsa-'));
@@ -91,70 +87,23 @@ extendedKeyUsage = timeStamping
 `,
   );
   const root = (name: string, cn: string) =>
-    openssl(
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        `${name}.key`,
-        '-out',
-        `${name}.pem`,
-        '-subj',
-        `/CN=${cn}`,
-        '-days',
-        '30',
-        '-config',
-        config,
-        '-extensions',
-        'ca_ext',
-      ],
-      dir,
-    );
+    issueCertificate(dir, {
+      name,
+      key: 'rsa',
+      subject: `/CN=${cn}`,
+      extensions: { config, section: 'ca_ext' },
+      days: 30,
+    });
   const issue = (name: string, cn: string, issuer: string, extensions: string): TsaIdentity => {
-    openssl(
-      [
-        'req',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        `${name}.key`,
-        '-out',
-        `${name}.csr`,
-        '-subj',
-        `/CN=${cn}`,
-        '-config',
-        config,
-      ],
-      dir,
-    );
-    openssl(
-      [
-        'x509',
-        '-req',
-        '-in',
-        `${name}.csr`,
-        '-CA',
-        `${issuer}.pem`,
-        '-CAkey',
-        `${issuer}.key`,
-        '-set_serial',
-        String(Math.floor(Math.random() * 1e9)),
-        '-out',
-        `${name}.pem`,
-        '-days',
-        '10',
-        '-extfile',
-        config,
-        '-extensions',
-        extensions,
-      ],
-      dir,
-    );
-    return { certificate: path.join(dir, `${name}.pem`), key: path.join(dir, `${name}.key`) };
+    const issued = issueCertificate(dir, {
+      name,
+      key: 'rsa',
+      subject: `/CN=${cn}`,
+      issuer,
+      extensions: { config, section: extensions },
+      days: 10,
+    });
+    return { certificate: issued.certificateFile, key: issued.keyFile };
   };
   root('root', 'Test TSA Root');
   root('other-root', 'Untrusted Root');
@@ -174,8 +123,8 @@ extendedKeyUsage = timeStamping
   return {
     dir,
     rootPem: path.join(dir, 'root.pem'),
-    rootDer: derOfPem(path.join(dir, 'root.pem')),
-    otherRootDer: derOfPem(path.join(dir, 'other-root.pem')),
+    rootDer: derOfPemFile(path.join(dir, 'root.pem')),
+    otherRootDer: derOfPemFile(path.join(dir, 'other-root.pem')),
     tsa: issue('tsa', 'Test TSA', 'root', 'tsa_ext'),
     tsaNonCriticalEku: issue(
       'tsa-noncritical',

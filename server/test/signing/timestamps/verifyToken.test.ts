@@ -2,12 +2,12 @@ import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { derOfPemFile } from '../../../../test/support/openssl';
 import { ManualClock } from '../../../src/platform/clock';
 import { timestampResponse } from '../../../src/signing/timestamps/responder';
 import { verifyTimestampToken } from '../../../src/signing/timestamps/verifyToken';
 import {
   createOpensslPki,
-  derOfPem,
   type OpensslPki,
   opensslQuery,
   opensslReply,
@@ -43,7 +43,7 @@ describe('verifyTimestampToken on tokens of openssl ts', () => {
   it('accepts a token over the imprint from a TSA chaining to an anchor', () => {
     const verified = verifyTimestampToken(token, options());
     expect(Math.abs(verified.genTime.getTime() - Date.now())).toBeLessThan(60_000);
-    expect(verified.tsaCertificate.equals(derOfPem(pki.tsa.certificate))).toBe(true);
+    expect(verified.tsaCertificate.equals(derOfPemFile(pki.tsa.certificate))).toBe(true);
     expect(verified.serialNumber).toMatch(/^[0-9a-f]+$/);
     expect(verified.nonce).toBeDefined();
   });
@@ -171,7 +171,7 @@ describe('verifyTimestampToken on tokens of openssl ts', () => {
 
 describe('verifyTimestampToken on tokens of our responder with test identities', () => {
   const signerOf = (identity: { certificate: string; key: string }) => ({
-    certificateChain: [derOfPem(identity.certificate), pki.rootDer],
+    certificateChain: [derOfPemFile(identity.certificate), pki.rootDer],
     sign: async (data: Buffer) =>
       crypto.sign('sha256', data, crypto.createPrivateKey(fs.readFileSync(identity.key))),
   });
@@ -214,7 +214,7 @@ describe('verifyTimestampToken on tokens of our responder with test identities',
       opensslQuery(pki, digest.toString('hex')),
     );
     const swapped = opensslTokenOf(pki, reply);
-    const honest = derOfPem(pki.tsa.certificate);
+    const honest = derOfPemFile(pki.tsa.certificate);
     const hash = crypto.createHash('sha256').update(honest).digest();
     const at = swapped.indexOf(hash);
     expect(at).toBeGreaterThan(0);
