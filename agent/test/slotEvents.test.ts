@@ -74,3 +74,36 @@ describe('SlotEventWatch: when a module is trusted for events', () => {
     expect(flooding.atPoll(3, 4)).toEqual({ scan: true, reinitialize: false });
   });
 });
+
+describe('a module another library in the process initialized', () => {
+  it('is used as it is (CKR_CRYPTOKI_ALREADY_INITIALIZED) and never finalized by the agent', async () => {
+    const work = tempDir('esign-shared-module-');
+    const lab = new SoftHsmLab(path.join(work.dir, 'softhsm'));
+    lab.addToken({ label: 'Shared', pin: '1234', soPin: '5678' });
+    const registry = new AgentChild(
+      lab.config,
+      {
+        module: softHsmModule,
+        pollIntervalMs: 100,
+        slotEventTickMs: 20,
+        initializedByAnother: true,
+      },
+      'registryProcess.ts',
+    );
+    try {
+      expect(await registry.next((event) => event.event === 'ready')).toMatchObject({
+        tokens: ['Shared'],
+      });
+      // Several polls (re-initializations of idle modules included) pass: none may finalize it.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await registry.stop();
+      expect(registry.events.find((event) => event.event === 'closed')).toEqual({
+        event: 'closed',
+        anotherStillWorks: true,
+      });
+    } finally {
+      await registry.stop();
+      work.remove();
+    }
+  });
+});

@@ -2,7 +2,8 @@
  * A TokenRegistry alone in a child process with SOFTHSM2_CONF set (see agentProcess.ts), for the
  * slot-event tests. Writes JSON lines: {event:'ready', tokens, modes, probe} where `probe` is what
  * a non-blocking C_WaitForSlotEvent on the real module answered, then {event:'changed', tokens,
- * modes} at each change. Closing stdin stops it.
+ * modes} at each change. Closing stdin stops it; with `initializedByAnother` it then writes
+ * {event:'closed', anotherStillWorks} (whether that library can still use the module).
  * Usage: node --import tsx registryProcess.ts <json {module, pollIntervalMs, slotEventTickMs}>
  */
 import readline from 'node:readline';
@@ -14,6 +15,8 @@ interface Args {
   module: string;
   pollIntervalMs: number;
   slotEventTickMs: number;
+  /** Another library in the process initializes the module first (and uses it after). */
+  initializedByAnother?: boolean;
 }
 
 const args = JSON.parse(process.argv[2] ?? '{}') as Args;
@@ -33,6 +36,8 @@ function probe(): string {
 
 async function main() {
   const answer = probe();
+  const another = args.initializedByAnother ? Module.load(args.module) : undefined;
+  another?.initialize();
   const registry = new TokenRegistry({
     modules: () => [{ label: 'SoftHSM2', path: args.module }],
     pollIntervalMs: args.pollIntervalMs,
@@ -49,6 +54,15 @@ async function main() {
     // Nothing is read: the end of stdin is the stop signal.
   }
   await registry.close();
+  if (another) {
+    let anotherStillWorks = true;
+    try {
+      another.getSlots(true);
+    } catch {
+      anotherStillWorks = false;
+    }
+    report({ event: 'closed', anotherStillWorks });
+  }
   process.exit(0);
 }
 

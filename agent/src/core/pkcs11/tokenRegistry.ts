@@ -291,7 +291,7 @@ export class TokenRegistry {
   private reinitialize(entry: LoadedModule): void {
     try {
       entry.module.finalize();
-      entry.module.initialize();
+      entry.module.lib.C_Initialize();
     } catch (error) {
       if (pkcs11Code(error) !== ckr.CRYPTOKI_ALREADY_INITIALIZED) {
         this.log(`${entry.source.label}: re-initialization failed: ${String(error)}`);
@@ -350,7 +350,8 @@ export class TokenRegistry {
         const module = this.graphene.Module.load(file, source.label);
         let owns = true;
         try {
-          module.initialize();
+          // pkcs11js directly: graphene's initialize() hides CKR_CRYPTOKI_ALREADY_INITIALIZED.
+          module.lib.C_Initialize();
         } catch (error) {
           // Another library in this process initialized it: use it, never finalize it.
           if (pkcs11Code(error) !== ckr.CRYPTOKI_ALREADY_INITIALIZED) throw error;
