@@ -10,11 +10,13 @@
 #   qpdf           PDF signing tests: object-stream, linearized and encrypted variants, qpdf --check
 #   libreoffice-writer-nogui  soffice --headless: .docx contract uploads converted to PDF
 #   libnss3-tools  certutil: the NSS database that makes pdfsig trust the test CA
+#   opencryptoki   pkcsslotd and its software token, which really locks a user PIN (pinLocked test)
 set -euo pipefail
 
 # Debian package -> the command that shows it is installed.
-packages=(openssl poppler-utils softhsm2 chromium qpdf libreoffice-writer-nogui libnss3-tools)
-commands=(openssl pdfsig softhsm2-util chromium qpdf soffice certutil)
+packages=(openssl poppler-utils softhsm2 chromium qpdf libreoffice-writer-nogui libnss3-tools opencryptoki)
+# Full path for pkcsslotd: /usr/sbin is often not on a user's PATH.
+commands=(openssl pdfsig softhsm2-util chromium qpdf soffice certutil /usr/sbin/pkcsslotd)
 
 missing=()
 for i in "${!packages[@]}"; do
