@@ -7,9 +7,9 @@ import path from 'node:path';
 import { median, printColumns } from './figures';
 
 /**
- * Start-up bench: the built server (`node --enable-source-maps server/dist/main.js`, what
- * `npm start` runs) started BENCH_STARTS times (5) on a temporary DATA_DIR and 127.0.0.1 with a
- * free port, against a bare Hono app on @hono/node-server as the reference:
+ * Start-up bench: the built server (`node … server/dist/main.js` with the flags of `npm start`,
+ * read from package.json) started BENCH_STARTS times (5) on a temporary DATA_DIR and 127.0.0.1
+ * with a free port, against a bare Hono app on @hono/node-server as the reference:
  * - first answer: from spawn to the first 200 on `GET /health`;
  * - idle RSS: resident memory BENCH_IDLE_MS (1,500 ms) after that answer, nothing requested.
  * Two server rows: the first start on a new DATA_DIR (migrations, demo tenant) and a restart on
@@ -81,6 +81,18 @@ async function measure(args: string[], env: Record<string, string>): Promise<Sam
   }
 }
 
+/** The Node arguments of `npm start` (package.json), so the bench starts what operators start. */
+function startArguments(): string[] {
+  const scripts = (
+    JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    }
+  ).scripts;
+  const [command, ...args] = scripts.start!.split(/\s+/);
+  if (command !== 'node') throw new Error(`npm start runs ${command}, not node`);
+  return args;
+}
+
 export async function benchStartup(): Promise<void> {
   execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], {
     cwd: root,
@@ -99,7 +111,7 @@ app.get('/health', (c) => c.json({ status: 'ok' }));
 serve({ fetch: app.fetch, hostname: '127.0.0.1', port: Number(process.env.PORT) });
 `,
     );
-    const server = ['--enable-source-maps', 'server/dist/main.js'];
+    const server = startArguments();
     const env = { APP_ENV: 'development', LOG_LEVEL: 'warn' };
     const rows: Array<{ name: string; samples: Sample[] }> = [
       { name: 'bare Hono app (reference)', samples: [] },
