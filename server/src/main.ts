@@ -10,6 +10,7 @@ import { serveApp } from './serve';
 import { type KeyPreparation, startKeyPreparation } from './signing/keys/keyPreparation';
 import { closeKeyStore } from './signing/keys/keyStores';
 import { checkKeyStore, signingKeysState } from './signing/keys/startupState';
+import { scheduleStorageSweep, storageSweepJob } from './storage/sweepJob';
 import { webhookKind, webhookWorkerOptionsOf } from './webhooks/worker';
 import { startDeadlineScheduler } from './workflow/deadlines';
 
@@ -31,11 +32,12 @@ async function main(): Promise<void> {
   let stopping = false;
 
   const app = buildApp(deps);
-  // One runner for every job kind: webhook deliveries, e-mail and SMS.
+  // One runner for every job kind: webhook deliveries, e-mail and SMS, the daily file store sweep.
   const webhookOptions = webhookWorkerOptionsOf(config);
+  await scheduleStorageSweep(deps);
   const jobs = startRunner(
     deps,
-    [webhookKind(deps, webhookOptions), ...notifyKinds(deps)],
+    [webhookKind(deps, webhookOptions), ...notifyKinds(deps), storageSweepJob(deps)],
     runnerOptions(webhookOptions),
   );
   const deadlines = startDeadlineScheduler(deps, deadlineIntervalMs, [

@@ -23,14 +23,15 @@ export function openRuntime(
     loadMasterSecret(config.dataDir, config.secretKey),
     config.jwtSecret,
   );
-  const files = new FileStore(path.join(config.dataDir, 'files'));
+  const clock = options.clock ?? systemClock;
+  const files = new FileStore(path.join(config.dataDir, 'files'), clock);
   fs.mkdirSync(files.tempDir, { recursive: true, mode: 0o700 });
   return {
     database,
     deps: {
       db: database.db,
       config,
-      clock: options.clock ?? systemClock,
+      clock,
       logger: options.logger ?? createLogger(config.logLevel),
       secrets,
       files,

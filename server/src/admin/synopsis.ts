@@ -45,6 +45,7 @@ admin domain list    [--tenant T]        admin domain remove --tenant T --origin
 admin contract-type create --tenant T --name N     # the next contractTypeId of the tenant (1 "Hợp đồng" exists)
 admin contract-type list   [--tenant T]
 admin audit verify   --contract ID | --dossier ID   # recomputes the hash chain; exit 1 names the first broken link
+admin storage sweep  [--dry-run]         # deletes stored files no row names (daily in the server)
 admin help                               # this text (also: --help on any command)
 
 Every command: --json prints exactly one JSON object on stdout ({"error":{"code","message"}} on

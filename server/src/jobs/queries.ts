@@ -175,3 +175,15 @@ export async function rescheduleJob(
     .where('id', '=', id)
     .execute();
 }
+
+/** Whether a job of this kind waits to run (or is running). */
+export async function hasPendingJob(db: Db, kind: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('kind', '=', kind)
+    .where('status', '=', 'pending')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,12 +1,13 @@
 import crypto from 'node:crypto';
-import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import { ApiError } from '../errors/apiError';
+import type { Clock } from '../platform/clock';
 import {
   anyDue,
   completeJob,
   dueJobs,
   failJobs,
+  hasPendingJob,
   insertJob,
   type JobRow,
   leaseJobs,
@@ -236,7 +237,7 @@ export function registerKind<W, R>(spec: JobKind<W, R>): RegisteredKind {
 
 export interface QueueDeps {
   db: Db;
-  clock: AppDeps['clock'];
+  clock: Clock;
 }
 
 /**
@@ -355,6 +356,20 @@ export async function enqueue(trx: Db, deps: QueueDeps, input: EnqueueInput): Pr
   });
   signalJobWrite(deps.db);
   return id;
+}
+
+/**
+ * A periodic kind's next run: enqueues (inside `trx`) unless a job of the kind is pending
+ * already, so restarts and overlapping schedulers keep one. Returns whether it enqueued.
+ */
+export async function enqueueUnlessPending(
+  trx: Db,
+  deps: QueueDeps,
+  input: EnqueueInput,
+): Promise<boolean> {
+  if (await hasPendingJob(trx, input.kind)) return false;
+  await enqueue(trx, deps, input);
+  return true;
 }
 
 /**

@@ -1,8 +1,9 @@
-import type { AppDeps } from '../context';
+import type { Logger } from '../platform/logger';
 import {
   claimJobs,
   type Finished,
   onJobWrite,
+  type QueueDeps,
   type RegisteredKind,
   recordResults,
   releaseTasks,
@@ -65,7 +66,7 @@ export const defaultSleep = (ms: number, signal: AbortSignal): Promise<void> =>
   });
 
 export function startRunner(
-  deps: Pick<AppDeps, 'db' | 'clock' | 'logger'>,
+  deps: QueueDeps & { logger: Logger },
   registered: readonly RegisteredKind[],
   options: RunnerOptions = {},
 ): Runner {

@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../errors/apiError';
+import { type Clock, systemClock } from '../platform/clock';
 
 /**
  * File bytes on disk, content-addressed: `<root>/<aa>/<bb>/<sha256>`. A file is written to a
@@ -14,6 +15,12 @@ import { ApiError } from '../errors/apiError';
  * a failed creation) therefore deletes only what its own `put` created and no other `put` of
  * the same content touched in the meantime; `keep` ends the claim of a `put` whose row was
  * committed. Claims are in memory: one server process writes the store.
+ *
+ * Every put stamps the file's mtime with the clock, also when the content was already there, so
+ * the sweep (storage/sweep.ts) spares content put within its grace period whose row may not be
+ * committed yet. The sweep deletes through `removeUnreferenced`: under the same per-content lock
+ * as a put in this process, and, against a put in another process, by renaming the file aside
+ * and checking its mtime again before deleting (a put that finds the file gone writes its own).
  */
 
 export interface StoredFile {
@@ -43,7 +50,10 @@ export class FileStore {
   private readonly claims = new Map<string, Claim>();
   private readonly locks = new Map<string, Promise<unknown>>();
 
-  constructor(root: string) {
+  constructor(
+    root: string,
+    private readonly clock: Clock = systemClock,
+  ) {
     this.root = path.resolve(root);
     this.tempDir = path.join(this.root, 'tmp');
   }
@@ -199,11 +209,18 @@ export class FileStore {
   private adopt(tempPath: string, sha256: string, size: number): Promise<StoredFile> {
     const finalPath = this.pathOf(sha256);
     return this.withLock(sha256, async () => {
+      const now = this.clock.now();
       const existing = await fs.stat(finalPath).catch(() => null);
       // Same name, same size: the content is there already. A different size can only be a
       // damaged copy, which the new bytes repair (it still counts as shared, not created).
       const created = existing === null;
-      if (existing?.size !== size) {
+      // The existing file is kept only if it is still there when its mtime is refreshed: a sweep
+      // in another process may have taken it since the stat.
+      const reused = existing?.size === size && (await touch(finalPath, now));
+      if (reused) {
+        await fs.rm(tempPath, { force: true });
+      } else {
+        await fs.utimes(tempPath, now, now);
         const first = await fs.mkdir(path.dirname(finalPath), { recursive: true, mode: 0o700 });
         await fs.rename(tempPath, finalPath);
         await syncDirectory(path.dirname(finalPath));
@@ -211,8 +228,6 @@ export class FileStore {
           await syncDirectory(path.dirname(path.dirname(finalPath)));
           await syncDirectory(this.root);
         }
-      } else {
-        await fs.rm(tempPath, { force: true });
       }
       const claim = this.claims.get(sha256);
       if (claim === undefined) this.claims.set(sha256, { count: 1, shared: !created });
@@ -222,6 +237,54 @@ export class FileStore {
       }
       return { sha256, size, created };
     });
+  }
+
+  /**
+   * The sweep's delete of content no row references: under the content's lock, unless a put of
+   * it in this process is not yet committed or the file was put at or after `putBefore`. The file
+   * is renamed aside first and its mtime read again there, so a put in another process that
+   * refreshed it in the meantime keeps it (and one that comes later finds it gone and writes its
+   * own). Returns the bytes deleted, or null when the file stays (or was not there).
+   */
+  async removeUnreferenced(sha256: string, putBefore: Date): Promise<number | null> {
+    const finalPath = this.pathOf(sha256);
+    return this.withLock(sha256, async () => {
+      if (this.claims.has(sha256)) return null;
+      const found = await fs.stat(finalPath).catch(ignoreMissing);
+      if (found === null || found.mtimeMs >= putBefore.getTime()) return null;
+      const aside = asidePathOf(finalPath);
+      try {
+        await fs.rename(finalPath, aside);
+      } catch (error) {
+        return ignoreMissing(error);
+      }
+      const moved = await fs.stat(aside);
+      if (moved.mtimeMs >= putBefore.getTime()) {
+        await this.restoreAside(sha256);
+        return null;
+      }
+      await fs.rm(aside, { force: true });
+      await syncDirectory(path.dirname(finalPath));
+      return moved.size;
+    });
+  }
+
+  /**
+   * Puts a file the sweep set aside back under its name (a crash between the rename and the
+   * delete leaves one); when the name is taken again the copy aside is dropped.
+   */
+  async restoreAside(sha256: string): Promise<void> {
+    const finalPath = this.pathOf(sha256);
+    const aside = asidePathOf(finalPath);
+    try {
+      await fs.link(aside, finalPath);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return;
+      if (code !== 'EEXIST') throw error;
+    }
+    await fs.rm(aside, { force: true });
+    await syncDirectory(path.dirname(finalPath));
   }
 
   /** Ends one claim; returns it as it was before. */
@@ -244,6 +307,28 @@ export class FileStore {
       if (this.locks.get(sha256) === tail) this.locks.delete(sha256);
     });
     return run;
+  }
+}
+
+/** Where the sweep moves a file before deleting it: beside it, on the same filesystem. */
+export const asideSuffix = '.sweep';
+
+function asidePathOf(finalPath: string): string {
+  return `${finalPath}${asideSuffix}`;
+}
+
+function ignoreMissing(error: unknown): null {
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+  throw error;
+}
+
+/** Sets a file's times; false when it is gone. */
+async function touch(file: string, at: Date): Promise<boolean> {
+  try {
+    await fs.utimes(file, at, at);
+    return true;
+  } catch (error) {
+    return ignoreMissing(error) ?? false;
   }
 }
 

@@ -9,6 +9,7 @@ import { orgCommands } from './org';
 import { processCommands } from './process';
 import { roleCommands } from './role';
 import { signingKeyCommands } from './signingKeys';
+import { storageCommands } from './storage';
 import { templateCommands } from './template';
 import { tenantCommands } from './tenant';
 import { trustCommands } from './trust';
@@ -33,5 +34,6 @@ export const commands = new Map<string, Command>(
     ...signingKeyCommands,
     ...contractCommands,
     ...auditCommands,
+    ...storageCommands,
   ].map((command) => [command.name, command]),
 );

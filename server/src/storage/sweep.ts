@@ -1,0 +1,185 @@
+import type { Dirent } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Db } from '../db/database';
+import type { Clock } from '../platform/clock';
+import { asideSuffix, type FileStore } from './fileStore';
+import {
+  abandonExpiredPreparations,
+  countExpiredOpenPreparations,
+  referencedFiles,
+} from './queries';
+
+/**
+ * The file store sweep: content-addressed files are shared and never deleted by the rows that
+ * stop naming them (a replaced template, a superseded or expired preparation, a put whose row
+ * never committed), so a pass deletes every stored file no row names. Files put within the grace
+ * period are spared: a put happens before its row commits. An open preparation is ended
+ * (abandoned) once it has been expired for the grace period too, and only then its prepared file
+ * goes: a finalize that passed the expiry check just before still finds its file.
+ */
+
+export interface SweepDeps {
+  db: Db;
+  clock: Clock;
+  files: FileStore;
+}
+
+export interface SweepOptions {
+  /** Report what would be deleted; change nothing. */
+  dryRun: boolean;
+  /** Default one hour. */
+  graceMs?: number;
+}
+
+export interface SweptFile {
+  sha256: string;
+  size: number;
+}
+
+export interface SweepReport {
+  dryRun: boolean;
+  /** Stored files left in place (referenced, or put within the grace period). */
+  kept: number;
+  keptBytes: number;
+  /** Unreferenced files deleted (would be, in a dry run). */
+  deleted: number;
+  deletedBytes: number;
+  /** Those files, in walk order. */
+  deletedFiles: SweptFile[];
+  /** Unreferenced files spared because they were put within the grace period. */
+  recent: number;
+  /** Files a row names that are not in the store (a fault to look into; nothing is done). */
+  missing: number;
+  /** Open preparations past expiry plus the grace period, marked abandoned (would be). */
+  abandonedPreparations: number;
+  /** Leftover temp files older than the grace period, deleted (would be). */
+  tempDeleted: number;
+  tempDeletedBytes: number;
+}
+
+export const sweepGraceMs = 60 * 60_000;
+
+const sha256Pattern = /^[0-9a-f]{64}$/;
+const twoHex = /^[0-9a-f]{2}$/;
+
+export async function sweepFileStore(deps: SweepDeps, options: SweepOptions): Promise<SweepReport> {
+  const now = deps.clock.now();
+  const cutoff = new Date(now.getTime() - (options.graceMs ?? sweepGraceMs));
+  const report: SweepReport = {
+    dryRun: options.dryRun,
+    kept: 0,
+    keptBytes: 0,
+    deleted: 0,
+    deletedBytes: 0,
+    deletedFiles: [],
+    recent: 0,
+    missing: 0,
+    abandonedPreparations: options.dryRun
+      ? await countExpiredOpenPreparations(deps.db, cutoff.toISOString())
+      : await abandonExpiredPreparations(deps.db, cutoff.toISOString()),
+    tempDeleted: 0,
+    tempDeletedBytes: 0,
+  };
+  // Read after the preparations were ended, so their prepared files count as unreferenced.
+  const referenced = await referencedFiles(deps.db, cutoff.toISOString());
+  const seen = new Set<string>();
+
+  for await (const file of storedFiles(deps.files.root)) {
+    if (file.aside) {
+      // A sweep stopped between setting the file aside and deleting it.
+      if (referenced.has(file.sha256)) {
+        if (!options.dryRun) await deps.files.restoreAside(file.sha256);
+      } else if (!options.dryRun) {
+        await fs.rm(file.path, { force: true });
+      }
+      continue;
+    }
+    seen.add(file.sha256);
+    const stat = await fs.stat(file.path).catch(() => null);
+    if (stat === null) continue;
+    if (referenced.has(file.sha256)) {
+      report.kept += 1;
+      report.keptBytes += stat.size;
+      continue;
+    }
+    const removed =
+      stat.mtimeMs >= cutoff.getTime()
+        ? null
+        : options.dryRun
+          ? stat.size
+          : await deps.files.removeUnreferenced(file.sha256, cutoff);
+    if (removed === null) {
+      report.recent += 1;
+      report.kept += 1;
+      report.keptBytes += stat.size;
+    } else {
+      report.deleted += 1;
+      report.deletedBytes += removed;
+      report.deletedFiles.push({ sha256: file.sha256, size: removed });
+    }
+  }
+  for (const sha256 of referenced) if (!seen.has(sha256)) report.missing += 1;
+
+  for (const temp of await oldTempFiles(deps.files.tempDir, cutoff)) {
+    if (!options.dryRun) await fs.rm(temp.path, { force: true });
+    report.tempDeleted += 1;
+    report.tempDeletedBytes += temp.size;
+  }
+  return report;
+}
+
+interface FoundFile {
+  sha256: string;
+  path: string;
+  /** Set aside by a sweep (`<sha256>.sweep`). */
+  aside: boolean;
+}
+
+/** The store's files, `<aa>/<bb>/<sha256>`, one directory at a time; anything else is skipped. */
+async function* storedFiles(root: string): AsyncGenerator<FoundFile> {
+  for (const first of await subdirectories(root)) {
+    for (const second of await subdirectories(path.join(root, first))) {
+      const dir = path.join(root, first, second);
+      const prefix = `${first}${second}`;
+      for (const entry of await entries(dir)) {
+        if (!entry.isFile()) continue;
+        const aside = entry.name.endsWith(asideSuffix);
+        const sha256 = aside ? entry.name.slice(0, -asideSuffix.length) : entry.name;
+        if (!sha256Pattern.test(sha256) || !sha256.startsWith(prefix)) continue;
+        yield { sha256, path: path.join(dir, entry.name), aside };
+      }
+    }
+  }
+}
+
+async function subdirectories(dir: string): Promise<string[]> {
+  return (await entries(dir))
+    .filter((entry) => entry.isDirectory() && twoHex.test(entry.name))
+    .map((entry) => entry.name);
+}
+
+async function entries(dir: string): Promise<Dirent[]> {
+  try {
+    return await fs.readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+/** Temp files (interrupted puts, downloads, audit PDFs) older than `cutoff`: nothing lasts that long. */
+async function oldTempFiles(
+  tempDir: string,
+  cutoff: Date,
+): Promise<{ path: string; size: number }[]> {
+  const found: { path: string; size: number }[] = [];
+  for (const entry of await entries(tempDir)) {
+    if (!entry.isFile()) continue;
+    const file = path.join(tempDir, entry.name);
+    const stat = await fs.stat(file).catch(() => null);
+    if (stat !== null && stat.mtimeMs < cutoff.getTime())
+      found.push({ path: file, size: stat.size });
+  }
+  return found;
+}
