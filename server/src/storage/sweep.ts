@@ -87,12 +87,11 @@ export async function sweepFileStore(deps: SweepDeps, options: SweepOptions): Pr
 
   for await (const file of storedFiles(deps.files.root)) {
     if (file.aside) {
-      // A sweep stopped between setting the file aside and deleting it.
-      if (referenced.has(file.sha256)) {
-        if (!options.dryRun) await deps.files.restoreAside(file.sha256);
-      } else if (!options.dryRun) {
-        await fs.rm(file.path, { force: true });
-      }
+      // A sweep that stopped between setting the file aside and deleting it, or one running in
+      // another process: a referenced file goes back; an unreferenced one once it is old.
+      if (options.dryRun) continue;
+      if (referenced.has(file.sha256)) await deps.files.restoreAside(file.sha256);
+      else if (await olderThan(file.path, cutoff)) await fs.rm(file.path, { force: true });
       continue;
     }
     seen.add(file.sha256);
@@ -151,6 +150,11 @@ async function* storedFiles(root: string): AsyncGenerator<FoundFile> {
       }
     }
   }
+}
+
+async function olderThan(file: string, cutoff: Date): Promise<boolean> {
+  const stat = await fs.stat(file).catch(() => null);
+  return stat !== null && stat.mtimeMs < cutoff.getTime();
 }
 
 async function subdirectories(dir: string): Promise<string[]> {
