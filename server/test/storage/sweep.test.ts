@@ -160,6 +160,8 @@ describe('sweepFileStore over real flows', () => {
     // Contract A: initiated twice (the first session superseded), then signed.
     const signed = await world.sentContract([signer], { title: 'Hợp đồng A' });
     const superseded = await initiate(signed);
+    // Another signing second: otherwise both prepared revisions are the same bytes.
+    world.h.clock.advance(2_000);
     const used = await initiate(signed);
     expect((await signWithToken(used)).status).toBe(200);
     // Contract B: a session nobody finishes.
