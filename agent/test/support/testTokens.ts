@@ -143,7 +143,7 @@ export class SoftHsmLab {
     refusedMechanism: string,
   ): Promise<void> {
     await runTsx(
-      path.join(__dirname, 'createRestrictedKey.ts'),
+      path.join(__dirname, 'importRsaKey.ts'),
       [
         JSON.stringify({
           module: softHsmModule,
