@@ -36,14 +36,27 @@ interface Policy {
 }
 
 const args = JSON.parse(process.argv[2] ?? '{}') as Args;
-const policy = (): Policy => JSON.parse(fs.readFileSync(args.policyFile, 'utf8')) as Policy;
+/**
+ * The policy as the test last wrote it. Tests rewrite the file while questions wait, and
+ * writeFileSync truncates before it writes: a read that catches it half-written is read again.
+ */
+async function policy(): Promise<Policy> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return JSON.parse(fs.readFileSync(args.policyFile, 'utf8')) as Policy;
+    } catch (error) {
+      if (!(error instanceof SyntaxError) || attempt === 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}
 const report = (event: Record<string, unknown>) =>
   process.stdout.write(`${JSON.stringify(event)}\n`);
 
 /** The policy once it no longer holds questions of this kind. */
 async function released(kind: 'confirmSign' | 'askPin'): Promise<Policy> {
   for (;;) {
-    const current = policy();
+    const current = await policy();
     if (!current.hold?.includes(kind)) return current;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -59,7 +72,7 @@ async function main() {
     prompts: {
       approveOrigin: async (origin) => {
         report({ event: 'prompt', kind: 'approveOrigin', origin });
-        return policy().approveOrigins.includes(origin);
+        return (await policy()).approveOrigins.includes(origin);
       },
       confirmSign: async (consent) => {
         report({ event: 'prompt', kind: 'confirmSign', consent });
