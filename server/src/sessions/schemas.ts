@@ -258,6 +258,23 @@ export const Verification = z
           })
           .nullable(),
         problems: z.array(z.string()),
+        changes: z
+          .array(
+            z.object({
+              revision: z.number().int().openapi({
+                description: 'The revision (0 the original, 1 the first incremental update ...)',
+              }),
+              object: z.string().openapi({ description: 'The object changed, e.g. `7 0 R`' }),
+              what: z.string().openapi({
+                description:
+                  'What was done, e.g. "changes object 7 (the content stream of page 1)"',
+              }),
+            }),
+          )
+          .openapi({
+            description:
+              'Each change after this signature that it does not allow (modifiedAfterSigning "disallowed")',
+          }),
       }),
     ),
   })

@@ -43,6 +43,7 @@ export async function verifyContract(deps: AppDeps, caller: ContractCaller, cont
         modifiedAfterSigning: signature.modifiedAfterSigning,
         certificate: signature.certificate,
         problems: signature.problems,
+        changes: signature.changes,
       };
     }),
   };

@@ -1,17 +1,11 @@
 import zlib from 'node:zlib';
 import { ApiError } from '../../errors/apiError';
 import { pdfErrors } from './errors';
-import {
-  decodeTextString,
-  isName,
-  PdfDict,
-  type PdfObject,
-  PdfRef,
-  PdfStream,
-  PdfString,
-  type PdfValue,
-} from './objects';
+import { type SignatureField, terminalFields } from './fields';
+import { isName, PdfDict, type PdfObject, PdfRef, PdfStream, type PdfValue } from './objects';
 import { BufferSource, type ByteSource, FileSource, lastIndexOf, PdfParser } from './parser';
+
+export type { SignatureField } from './fields';
 
 export type XrefEntry =
   | { kind: 'offset'; offset: number; gen: number }
@@ -32,15 +26,6 @@ export interface XrefSection {
   end: number;
   /** Object number of the xref stream itself, if any. */
   streamObject?: number;
-}
-
-export interface SignatureField {
-  ref: PdfRef | undefined;
-  dict: PdfDict;
-  /** Fully qualified field name: the parents' `/T` joined with dots. */
-  fullName: string;
-  /** The field type, inherited from the parents when the field does not say it. */
-  fieldType: string | undefined;
 }
 
 const maxObjectStreamCache = 8;
@@ -258,21 +243,34 @@ export class PdfReader {
   getObject(ref: PdfRef, xref: Map<number, XrefEntry> = this.xref): PdfObject | undefined {
     const entry = xref.get(ref.num);
     if (!entry || entry.kind === 'free') return undefined;
-    if (entry.kind === 'compressed') return this.compressedObject(entry.stream, entry.index);
+    if (entry.kind === 'compressed') return this.compressedObject(entry.stream, entry.index, xref);
     if (entry.gen !== ref.gen) return undefined;
     const parser = new PdfParser(this.source, entry.offset);
     return parser.parseIndirectObject(ref, (length) => {
-      const resolved = this.resolveValue(length);
+      // The length as the same revision says it: a later one must not re-cut an older stream.
+      const resolved = length instanceof PdfRef ? this.getObject(length, xref) : length;
       if (typeof resolved !== 'number')
         throw pdfErrors.unreadable(`stream ${ref.key} has no /Length`);
       return resolved;
     }).object;
   }
 
-  private compressedObject(streamNum: number, index: number): PdfObject | undefined {
-    let objectStream = this.objectStreams.get(streamNum);
+  /**
+   * Object `index` of object stream `streamNum` as `xref` (one revision's view) locates it: a
+   * later update may give the stream's number to another object stream, so the cache is keyed
+   * by where the stream lies, not by its number.
+   */
+  private compressedObject(
+    streamNum: number,
+    index: number,
+    xref: Map<number, XrefEntry>,
+  ): PdfObject | undefined {
+    const streamEntry = xref.get(streamNum);
+    // An object stream is never itself compressed (that would also let it hold itself).
+    if (streamEntry?.kind !== 'offset') return undefined;
+    let objectStream = this.objectStreams.get(streamEntry.offset);
     if (!objectStream) {
-      const stream = this.getObject(new PdfRef(streamNum, 0));
+      const stream = this.getObject(new PdfRef(streamNum, streamEntry.gen), xref);
       if (!(stream instanceof PdfStream) || !isName(stream.dict.get('Type'), 'ObjStm')) {
         throw pdfErrors.unreadable(`object stream ${streamNum} not found`);
       }
@@ -289,7 +287,7 @@ export class PdfReader {
         offsets.push(header.readInteger());
       }
       objectStream = { data, offsets, first };
-      this.objectStreams.set(streamNum, objectStream);
+      this.objectStreams.set(streamEntry.offset, objectStream);
       if (this.objectStreams.size > maxObjectStreamCache) {
         const oldest = this.objectStreams.keys().next().value;
         if (oldest !== undefined) this.objectStreams.delete(oldest);
@@ -373,44 +371,7 @@ export class PdfReader {
   fields(): SignatureField[] {
     const acroForm = this.resolveDict(this.catalog().get('AcroForm'));
     const top = acroForm ? this.resolveValue(acroForm.get('Fields')) : undefined;
-    const result: SignatureField[] = [];
-    const seen = new Set<string>();
-    const walk = (
-      value: PdfValue,
-      parentName: string,
-      parentType: string | undefined,
-      depth: number,
-    ) => {
-      if (depth > 32) return;
-      if (value instanceof PdfRef) {
-        if (seen.has(value.key)) return;
-        seen.add(value.key);
-      }
-      const field = this.resolveDict(value);
-      if (!field) return;
-      const t = field.get('T');
-      const partial = t instanceof PdfString ? decodeTextString(t) : undefined;
-      const fullName =
-        partial === undefined ? parentName : parentName ? `${parentName}.${partial}` : partial;
-      const ft = field.get('FT');
-      const fieldType = isName(ft) ? ft.name : parentType;
-      const kids = this.resolveValue(field.get('Kids'));
-      const fieldKids = Array.isArray(kids)
-        ? kids.filter((kid) => this.resolveDict(kid)?.get('T') !== undefined)
-        : [];
-      if (fieldKids.length > 0) {
-        for (const kid of fieldKids) walk(kid, fullName, fieldType, depth + 1);
-        return;
-      }
-      result.push({
-        ref: value instanceof PdfRef ? value : undefined,
-        dict: field,
-        fullName,
-        fieldType,
-      });
-    };
-    if (Array.isArray(top)) for (const field of top) walk(field, '', undefined, 0);
-    return result;
+    return terminalFields(Array.isArray(top) ? top : [], (value) => this.resolveValue(value));
   }
 }
 

@@ -3,6 +3,13 @@
  * the CMS, add a DSS (B-LT), and read the signatures and revisions back for verification.
  */
 export type { SignatureImage, SignatureRect } from './appearance';
+export type {
+  ChangeKind,
+  DssItem,
+  DssItemType,
+  RevisionChange,
+  SignedRevisionFinding,
+} from './diff';
 export type { DssMaterial } from './dss';
 export { appendDss, readDss } from './dss';
 export type { SignedCopy } from './embed';
@@ -16,11 +23,9 @@ export { decodePng } from './png';
 export type { ByteRange, PreparedSignature, PrepareSignatureOptions } from './prepare';
 export { defaultContentsSize, preparePdfSignature } from './prepare';
 export type {
-  ChangedObject,
-  ChangedObjectKind,
   PdfRevision,
   PdfSignatureInfo,
   PdfSignatureReport,
-  ReferenceListChange,
+  UnreadableSignatureInfo,
 } from './readSignatures';
 export { readSignatures } from './readSignatures';

@@ -1,57 +1,22 @@
+import {
+  DiffAnalysis,
+  type RevisionChange,
+  type RevisionSections,
+  type RevisionState,
+  type SignedRevisionFinding,
+} from './diff';
 import { PdfReader, type XrefEntry, type XrefSection } from './document';
+import { type SignatureField, terminalFields } from './fields';
 import {
   decodeTextString,
   isName,
   PdfDict,
-  type PdfObject,
   PdfRef,
-  PdfStream,
   PdfString,
   type PdfValue,
   parsePdfDate,
-  serialize,
 } from './objects';
 import type { ByteRange } from './prepare';
-
-/** What an object changed by an incremental update is, as far as "allowed changes" go. */
-export type ChangedObjectKind =
-  | 'signature'
-  | 'signatureField'
-  | 'acroForm'
-  | 'catalog'
-  | 'page'
-  | 'dss'
-  | 'xref'
-  | 'objectStream'
-  | 'xobject'
-  | 'font'
-  | 'array'
-  | 'other';
-
-/** How a list of references (an /Annots or /Fields array) changed. */
-export interface ReferenceListChange {
-  /** What each newly listed object is. */
-  added: ('signatureField' | 'annotation' | 'other')[];
-  /** How many entries the list no longer holds. */
-  removed: number;
-}
-
-export interface ChangedObject {
-  num: number;
-  gen: number;
-  status: 'added' | 'modified' | 'freed';
-  kind: ChangedObjectKind;
-  /** For a modified dictionary: the keys added, removed or changed. */
-  changedKeys?: string[];
-  /** For a modified dictionary: the keys it did not have before. */
-  addedKeys?: string[];
-  /**
-   * For a modified array (key `[]`) and a modified dictionary's changed array entries (by key):
-   * what the list gained and lost, so that "a signature widget was appended" can be told from
-   * other edits.
-   */
-  lists?: Record<string, ReferenceListChange>;
-}
 
 /** One revision of the file: the original, then one per incremental update. */
 export interface PdfRevision {
@@ -60,10 +25,11 @@ export interface PdfRevision {
   /** Just after its `%%EOF` (and end-of-line). */
   endOffset: number;
   xref: 'table' | 'hybrid' | 'stream';
-  /** The update points the trailer at another document catalog (a different document). */
-  rootChanged: boolean;
-  /** Objects this revision's update writes (empty for the original). */
-  changes: ChangedObject[];
+  /**
+   * What this revision's update changed, judged against the revision before it (filled for the
+   * revisions after a signature; empty for the original and for revisions no signature precedes).
+   */
+  changes: RevisionChange[];
 }
 
 export interface PdfSignatureInfo {
@@ -94,12 +60,34 @@ export interface PdfSignatureInfo {
   coversWholeFile: boolean;
   /** The revisions appended after the signed one. */
   laterRevisions: PdfRevision[];
+  /**
+   * What the later revisions did that only the signed revision shows: hidden objects made
+   * visible, dangling references filled in. Every one is a disallowed change.
+   */
+  laterFindings: SignedRevisionFinding[];
+  /** Where the signature sits among the file's signatures: the end of its signed bytes. */
+  order: number;
+}
+
+/**
+ * A signature field whose value is a dictionary a verifier cannot read (no usable `/ByteRange`
+ * or `/Contents`, or a value that is not a dictionary): an invalid signature, never an absent one.
+ */
+export interface UnreadableSignatureInfo {
+  fieldName: string;
+  type: 'signature' | 'timestamp';
+  subFilter: string | undefined;
+  /** Why it cannot be read. */
+  problem: string;
+  /** Where it sits among the file's signatures: the end of the revision that wrote it. */
+  order: number;
 }
 
 export interface PdfSignatureReport {
   fileSize: number;
   revisions: PdfRevision[];
   signatures: PdfSignatureInfo[];
+  unreadableSignatures: UnreadableSignatureInfo[];
   /** Bytes after the last revision's `%%EOF`: not part of any revision. */
   trailingBytes: number;
 }
@@ -123,71 +111,142 @@ function derContents(bytes: Buffer): Buffer {
   return Buffer.from(bytes.subarray(0, end));
 }
 
-const text = (value: PdfObject | undefined) =>
+const text = (value: PdfValue | undefined) =>
   value instanceof PdfString ? decodeTextString(value) : undefined;
-
-function changedKeys(before: PdfDict, after: PdfDict): string[] {
-  const keys = new Set([...before.entries.keys(), ...after.entries.keys()]);
-  return [...keys].filter((key) => {
-    const a = before.get(key);
-    const b = after.get(key);
-    return a === undefined || b === undefined || serialize(a) !== serialize(b);
-  });
-}
 
 /**
  * Every signature of the PDF with its byte range and CMS, and the file's revisions with what
- * each incremental update changed, so that verification can tell "only signature fields and
- * DSS changed after a signature" from other changes. Reads by seeking: the xref sections, the
- * signature fields and the changed objects only.
+ * each incremental update after a signature changed (see `diff/`), judged from the revisions
+ * themselves, never from what a later update says. Signature fields are looked for in every
+ * revision's form, so that a field dropped by a later update is still reported. Reads by
+ * seeking: the xref sections, the form, and the objects the analysis needs.
  */
 export function readSignatures(path: string): PdfSignatureReport {
   return PdfReader.read(path, (reader) => {
-    const revisions = buildRevisions(reader);
+    const { revisions, sections } = buildRevisions(reader);
+    const analysis = new DiffAnalysis(reader, sections);
     const signatures: PdfSignatureInfo[] = [];
-    for (const field of reader.fields()) {
-      if (field.fieldType !== 'Sig') continue;
-      const value = reader.resolveDict(field.dict.get('V'));
-      if (!value) continue;
-      const range = reader.resolveValue(value.get('ByteRange'));
-      const contents = reader.resolveValue(value.get('Contents'));
-      if (!Array.isArray(range) || range.length !== 4 || !range.every((n) => typeof n === 'number'))
+    const unreadableSignatures: UnreadableSignatureInfo[] = [];
+    for (const { field, state } of signatureFields(revisions, analysis)) {
+      const value = state.resolve(field.dict.get('V'));
+      // No value (or a reference to nothing): an empty field, not a signature.
+      if (value === undefined || value === null) continue;
+      const written = writtenIn(revisions, sections, field.dict.get('V'), field.ref);
+      if (!(value instanceof PdfDict)) {
+        unreadableSignatures.push({
+          fieldName: field.fullName,
+          type: 'signature',
+          subFilter: undefined,
+          problem: 'The signature value of the field is not a dictionary',
+          order: written,
+        });
         continue;
-      if (!(contents instanceof PdfString)) continue;
+      }
+      const type = isName(value.get('Type'), 'DocTimeStamp') ? 'timestamp' : 'signature';
+      const subFilter = state.resolve(value.get('SubFilter'));
+      const range = state.resolve(value.get('ByteRange'));
+      const contents = state.resolve(value.get('Contents'));
+      const rangeOk =
+        Array.isArray(range) &&
+        range.length === 4 &&
+        range.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0);
+      if (!rangeOk || !(contents instanceof PdfString)) {
+        unreadableSignatures.push({
+          fieldName: field.fullName,
+          type,
+          subFilter: isName(subFilter) ? subFilter.name : undefined,
+          problem: rangeOk
+            ? 'The signature dictionary has no /Contents string'
+            : 'The signature dictionary has no usable /ByteRange (four non-negative integers)',
+          order: written,
+        });
+        continue;
+      }
       const byteRange = range as ByteRange;
       const signedRevisionEnd = byteRange[2] + byteRange[3];
       const revision = revisions.find((r) => endsRevision(reader, r, signedRevisionEnd));
-      const filter = reader.resolveValue(value.get('Filter'));
-      const subFilter = reader.resolveValue(value.get('SubFilter'));
-      const m = text(reader.resolveValue(value.get('M')));
+      const filter = state.resolve(value.get('Filter'));
+      const m = text(state.value(value.get('M')));
       signatures.push({
         fieldName: field.fullName,
-        type: isName(value.get('Type'), 'DocTimeStamp') ? 'timestamp' : 'signature',
+        type,
         byteRange,
         contents: derContents(contents.bytes),
         filter: isName(filter) ? filter.name : undefined,
         subFilter: isName(subFilter) ? subFilter.name : undefined,
         signingTime: m === undefined ? undefined : parsePdfDate(m),
-        signerName: text(reader.resolveValue(value.get('Name'))),
-        reason: text(reader.resolveValue(value.get('Reason'))),
-        location: text(reader.resolveValue(value.get('Location'))),
+        signerName: text(state.value(value.get('Name'))),
+        reason: text(state.value(value.get('Reason'))),
+        location: text(state.value(value.get('Location'))),
         docMdpPermission: reader.docMdpPermission(value),
         holeIsContents: holeIsContents(reader, byteRange, contents),
         signedRevisionEnd,
         revisionIndex: revision?.index,
         coversWholeFile: signedRevisionEnd === reader.size,
         laterRevisions: revisions.filter((r) => r.startOffset >= signedRevisionEnd),
+        laterFindings: revision ? analysis.signedRevisionFindings(revision.index) : [],
+        order: signedRevisionEnd,
       });
     }
     signatures.sort((a, b) => a.signedRevisionEnd - b.signedRevisionEnd);
+    unreadableSignatures.sort((a, b) => a.order - b.order);
+    // Each revision some signature precedes: what its update changed.
+    for (const revision of new Set(signatures.flatMap((s) => s.laterRevisions))) {
+      if (revision.index > 0) revision.changes = analysis.update(revision.index).changes;
+    }
     const lastEnd = revisions[revisions.length - 1]?.endOffset ?? 0;
     return {
       fileSize: reader.size,
       revisions,
       signatures,
+      unreadableSignatures,
       trailingBytes: Math.max(0, reader.size - lastEnd),
     };
   });
+}
+
+/**
+ * The signature fields of every revision's form, newest first, each field once (by its object;
+ * direct fields by name), with the revision it was found in.
+ */
+function signatureFields(
+  revisions: PdfRevision[],
+  analysis: DiffAnalysis,
+): { field: SignatureField; state: RevisionState }[] {
+  const found: { field: SignatureField; state: RevisionState }[] = [];
+  const seen = new Set<string>();
+  for (let index = revisions.length - 1; index >= 0; index--) {
+    const state = analysis.state(index);
+    const catalog = state.catalog();
+    const form = catalog ? state.dict(catalog.get('AcroForm')) : undefined;
+    const top = form ? state.array(form.get('Fields')) : undefined;
+    if (!top) continue;
+    for (const field of terminalFields(top, (value) => state.value(value))) {
+      if (field.fieldType !== 'Sig') continue;
+      const key = field.ref ? `ref:${field.ref.key}` : `name:${field.fullName}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      found.push({ field, state });
+    }
+  }
+  return found;
+}
+
+/** The end of the first revision that has the object holding a signature value in use. */
+function writtenIn(
+  revisions: PdfRevision[],
+  sections: RevisionSections[],
+  value: PdfValue | undefined,
+  fieldRef: PdfRef | undefined,
+): number {
+  const holder = value instanceof PdfRef ? value : fieldRef;
+  if (holder) {
+    for (let index = 0; index < sections.length; index++) {
+      const entry = sections[index]!.xref.get(holder.num);
+      if (entry && entry.kind !== 'free') return revisions[index]!.endOffset;
+    }
+  }
+  return revisions[revisions.length - 1]?.endOffset ?? 0;
 }
 
 /**
@@ -213,7 +272,10 @@ function holeIsContents(reader: PdfReader, byteRange: ByteRange, contents: PdfSt
   );
 }
 
-function buildRevisions(reader: PdfReader): PdfRevision[] {
+function buildRevisions(reader: PdfReader): {
+  revisions: PdfRevision[];
+  sections: RevisionSections[];
+} {
   // Oldest first. A linearized file's first-page section is newer in the chain but sits before
   // the main one: it belongs to the same (original) revision.
   const groups: XrefSection[][] = [];
@@ -224,220 +286,33 @@ function buildRevisions(reader: PdfReader): PdfRevision[] {
     else groups.push([section]);
   }
   const revisions: PdfRevision[] = [];
+  const sections: RevisionSections[] = [];
   let cumulative = new Map<number, XrefEntry>();
   let startOffset = 0;
   groups.forEach((group, index) => {
-    const previous = cumulative;
     const own = new Map<number, XrefEntry>();
     // Within a group the later section (first-page xref of a linearized file) wins.
     for (const section of group) for (const [num, entry] of section.entries) own.set(num, entry);
-    cumulative = new Map(previous);
+    cumulative = new Map(cumulative);
     for (const [num, entry] of own) cumulative.set(num, entry);
     const endOffset = Math.max(...group.map((s) => s.end));
     const main = group[0]!;
-    const changes =
-      index === 0
-        ? []
-        : describeChanges(
-            reader,
-            own,
-            previous,
-            cumulative,
-            group.map((s) => s.streamObject),
-          );
-    const previousRoot = groups[index - 1]?.[0]?.trailer.get('Root');
-    const root = main.trailer.get('Root');
     revisions.push({
       index,
       startOffset,
       endOffset,
       xref: main.hybrid ? 'hybrid' : main.type,
-      rootChanged:
-        index > 0 &&
-        (root === undefined ||
-          previousRoot === undefined ||
-          serialize(root) !== serialize(previousRoot)),
-      changes,
+      changes: [],
+    });
+    sections.push({
+      own,
+      xref: cumulative,
+      trailer: main.trailer,
+      xrefStreams: new Set(
+        group.flatMap((s) => (s.streamObject === undefined ? [] : [s.streamObject])),
+      ),
     });
     startOffset = endOffset;
   });
-  return revisions;
-}
-
-function describeChanges(
-  reader: PdfReader,
-  own: Map<number, XrefEntry>,
-  before: Map<number, XrefEntry>,
-  after: Map<number, XrefEntry>,
-  xrefStreams: (number | undefined)[],
-): ChangedObject[] {
-  const catalogValue = reader.trailer.get('Root');
-  const catalog =
-    catalogValue instanceof PdfRef ? reader.getObject(catalogValue, after) : undefined;
-  const dssRefs = new Set<number>();
-  let acroFormNum: number | undefined;
-  if (catalog instanceof PdfDict) {
-    const dssValue = catalog.get('DSS');
-    if (dssValue instanceof PdfRef) dssRefs.add(dssValue.num);
-    const dss = dssValue instanceof PdfRef ? reader.getObject(dssValue, after) : dssValue;
-    if (dss instanceof PdfDict) {
-      for (const key of ['Certs', 'OCSPs', 'CRLs']) {
-        const items = dss.get(key);
-        if (Array.isArray(items))
-          for (const item of items) if (item instanceof PdfRef) dssRefs.add(item.num);
-      }
-      const vri = dss.get('VRI');
-      if (vri instanceof PdfRef) dssRefs.add(vri.num);
-    }
-    const acroForm = catalog.get('AcroForm');
-    if (acroForm instanceof PdfRef) acroFormNum = acroForm.num;
-  }
-  const fontParts = fontPartsOf(reader, own, after);
-  const changes: ChangedObject[] = [];
-  for (const [num, entry] of own) {
-    if (num === 0) continue;
-    const previous = before.get(num);
-    const gen = entry.kind === 'offset' ? entry.gen : 0;
-    if (entry.kind === 'free') {
-      if (previous && previous.kind !== 'free')
-        changes.push({ num, gen, status: 'freed', kind: 'other' });
-      continue;
-    }
-    const status = previous && previous.kind !== 'free' ? 'modified' : 'added';
-    const ref = new PdfRef(num, gen);
-    if (xrefStreams.includes(num)) {
-      changes.push({ num, gen, status, kind: 'xref' });
-      continue;
-    }
-    const object = reader.getObject(ref, after);
-    const kind = fontParts.has(num) ? 'font' : classify(object, num, dssRefs, acroFormNum);
-    const change: ChangedObject = { num, gen, status, kind };
-    if (status === 'modified') {
-      const old = reader.getObject(ref, before);
-      const lists: Record<string, ReferenceListChange> = {};
-      const itemKind = (value: PdfValue) => listItemKind(reader, value, after);
-      if (object instanceof PdfDict && old instanceof PdfDict) {
-        change.changedKeys = changedKeys(old, object);
-        change.addedKeys = change.changedKeys.filter((key) => old.get(key) === undefined);
-        for (const key of change.changedKeys) {
-          const list = listChange(old.get(key), object.get(key), itemKind);
-          if (list) lists[key] = list;
-        }
-      } else if (Array.isArray(object) && Array.isArray(old)) {
-        lists['[]'] = listChange(old, object, itemKind)!;
-      }
-      if (Object.keys(lists).length > 0) change.lists = lists;
-    }
-    changes.push(change);
-  }
-  return changes.sort((a, b) => a.num - b.num);
-}
-
-/**
- * The objects an embedded font is made of besides its font dictionaries (descendant fonts'
- * arrays, descriptors, font files, ToUnicode CMaps), found from the fonts this revision writes:
- * a visible signature's appearance font is such a set.
- */
-function fontPartsOf(
-  reader: PdfReader,
-  own: Map<number, XrefEntry>,
-  after: Map<number, XrefEntry>,
-): Set<number> {
-  const parts = new Set<number>();
-  const lookup = (value: PdfObject | undefined): PdfObject | undefined => {
-    if (!(value instanceof PdfRef)) return value;
-    if (own.has(value.num)) parts.add(value.num);
-    return reader.getObject(value, after);
-  };
-  const visitDescriptor = (value: PdfObject | undefined) => {
-    const descriptor = lookup(value);
-    if (!(descriptor instanceof PdfDict)) return;
-    for (const key of ['FontFile', 'FontFile2', 'FontFile3']) lookup(descriptor.get(key));
-  };
-  for (const [num, entry] of own) {
-    if (entry.kind === 'free') continue;
-    const font = reader.getObject(new PdfRef(num, entry.kind === 'offset' ? entry.gen : 0), after);
-    if (!(font instanceof PdfDict) || !isName(font.get('Type'), 'Font')) continue;
-    lookup(font.get('ToUnicode'));
-    visitDescriptor(font.get('FontDescriptor'));
-    const descendants = lookup(font.get('DescendantFonts'));
-    if (!Array.isArray(descendants)) continue;
-    for (const descendant of descendants) {
-      const cidFont = lookup(descendant);
-      if (cidFont instanceof PdfDict) visitDescriptor(cidFont.get('FontDescriptor'));
-    }
-  }
-  return parts;
-}
-
-/** A field or annotation listed in an /Annots or /Fields array, as the allowed-changes rules see it. */
-function listItemKind(
-  reader: PdfReader,
-  value: PdfValue,
-  xref: Map<number, XrefEntry>,
-): ReferenceListChange['added'][number] {
-  const object = value instanceof PdfRef ? reader.getObject(value, xref) : value;
-  if (!(object instanceof PdfDict)) return 'other';
-  const parentRef = object.get('Parent');
-  const parent = parentRef instanceof PdfRef ? reader.getObject(parentRef, xref) : undefined;
-  if (
-    isName(object.get('FT'), 'Sig') ||
-    (parent instanceof PdfDict && isName(parent.get('FT'), 'Sig'))
-  )
-    return 'signatureField';
-  if (isName(object.get('Type'), 'Annot') || isName(object.get('Subtype'))) return 'annotation';
-  return 'other';
-}
-
-/**
- * What an array gained and lost between two versions (a direct array, or one absent before);
- * undefined when either version is not an array.
- */
-function listChange(
-  before: PdfValue | undefined,
-  after: PdfValue | undefined,
-  kindOf: (value: PdfValue) => ReferenceListChange['added'][number],
-): ReferenceListChange | undefined {
-  if (!Array.isArray(after) || (before !== undefined && !Array.isArray(before))) return undefined;
-  const remaining = new Map<string, number>();
-  for (const item of before ?? []) {
-    const key = serialize(item);
-    remaining.set(key, (remaining.get(key) ?? 0) + 1);
-  }
-  const added: ReferenceListChange['added'] = [];
-  for (const item of after) {
-    const key = serialize(item);
-    const count = remaining.get(key) ?? 0;
-    if (count > 0) remaining.set(key, count - 1);
-    else added.push(kindOf(item));
-  }
-  const removed = [...remaining.values()].reduce((sum, count) => sum + count, 0);
-  return { added, removed };
-}
-
-function classify(
-  object: PdfObject | undefined,
-  num: number,
-  dssRefs: Set<number>,
-  acroFormNum: number | undefined,
-): ChangedObjectKind {
-  if (dssRefs.has(num)) return 'dss';
-  if (num === acroFormNum) return 'acroForm';
-  if (object instanceof PdfStream) {
-    const type = object.dict.get('Type');
-    if (isName(type, 'ObjStm')) return 'objectStream';
-    if (isName(type, 'XRef')) return 'xref';
-    if (isName(type, 'XObject') || isName(object.dict.get('Subtype'), 'Form')) return 'xobject';
-    return 'other';
-  }
-  if (Array.isArray(object)) return 'array';
-  if (!(object instanceof PdfDict)) return 'other';
-  const type = object.get('Type');
-  if (isName(type, 'Sig') || isName(type, 'DocTimeStamp')) return 'signature';
-  if (isName(object.get('FT'), 'Sig')) return 'signatureField';
-  if (isName(type, 'Catalog')) return 'catalog';
-  if (isName(type, 'Page')) return 'page';
-  if (isName(type, 'DSS')) return 'dss';
-  if (isName(type, 'Font')) return 'font';
-  return 'other';
+  return { revisions, sections };
 }

@@ -8,6 +8,7 @@ import {
   type PdfSignatureInfo,
   readDss,
   readSignatures,
+  type UnreadableSignatureInfo,
 } from '../../pdf/signing';
 import type { RevocationDeps } from '../certificates';
 import { type CertificateFacts, readCertificate, subjectName } from '../certificates/certificate';
@@ -21,7 +22,7 @@ import {
 } from '../cms';
 import { timestampTrustAnchors } from '../timestamps/client';
 import { verifyTimestampToken } from '../timestamps/verifyToken';
-import { judgeLaterRevisions } from './changes';
+import { type DisallowedChange, judgeLaterRevisions } from './changes';
 import { chainRevocationAt } from './revocation';
 
 export type VerificationDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'secrets'> &
@@ -58,6 +59,8 @@ export interface SignatureVerification {
   } | null;
   /** Why the signature is not valid (or what is worth knowing), in English. */
   problems: string[];
+  /** Each change after the signature that it does not allow (also listed in `problems`). */
+  changes: DisallowedChange[];
 }
 
 export interface PdfVerification {
@@ -250,7 +253,10 @@ async function checkTrust(
   dss: DssMaterial,
   at: Date,
 ): Promise<TrustResult> {
-  const others = [...carried, ...dss.certificates].filter((der) => !der.equals(signer.der));
+  // The DSS and the CMS are anyone's to write: what does not parse as a certificate is no link.
+  const others = [...carried, ...dss.certificates].filter(
+    (der) => !der.equals(signer.der) && readCertificateOrNull(der) !== undefined,
+  );
   let check: ReturnType<typeof checkSignerCertificate>;
   try {
     check = checkSignerCertificate({ chain: [signer.der, ...others], at, anchors });
@@ -278,7 +284,10 @@ async function verifyDocumentTimestamp(
   signature: PdfSignatureInfo,
   anchors: Buffer[],
 ): Promise<
-  Omit<SignatureVerification, 'fieldName' | 'coversWholeDocument' | 'modifiedAfterSigning'>
+  Omit<
+    SignatureVerification,
+    'fieldName' | 'coversWholeDocument' | 'modifiedAfterSigning' | 'changes'
+  >
 > {
   const problems: string[] = [];
   let integrity: 'passed' | 'failed' = 'passed';
@@ -321,7 +330,10 @@ async function verifySignature(
   signature: PdfSignatureInfo,
   context: { anchors: Buffer[]; dss: DssMaterial; validationTime: Date },
 ): Promise<
-  Omit<SignatureVerification, 'fieldName' | 'coversWholeDocument' | 'modifiedAfterSigning'>
+  Omit<
+    SignatureVerification,
+    'fieldName' | 'coversWholeDocument' | 'modifiedAfterSigning' | 'changes'
+  >
 > {
   const { anchors, dss, validationTime } = context;
   const integrity = await checkIntegrity(pdfPath, signature);
@@ -389,7 +401,7 @@ export async function verifyPdfSignatures(
   const validationTime = options.at ?? deps.clock.now();
   // The certification signature's DocMDP governs every change after it (ISO 32000-2 12.8.2.2).
   const certification = report.signatures.find((s) => s.docMdpPermission !== undefined);
-  const signatures: SignatureVerification[] = [];
+  const signatures: (SignatureVerification & { order: number })[] = [];
   for (const signature of report.signatures) {
     const verified =
       signature.type === 'timestamp'
@@ -399,8 +411,8 @@ export async function verifyPdfSignatures(
       certification && certification.signedRevisionEnd <= signature.signedRevisionEnd
         ? certification.docMdpPermission
         : undefined;
-    const changes = judgeLaterRevisions(signature.laterRevisions, permission);
-    const problems = [...verified.problems, ...changes.problems];
+    const verdict = judgeLaterRevisions(signature, permission);
+    const problems = [...verified.problems, ...verdict.problems];
     const isLast = signature === report.signatures.at(-1);
     if (isLast && report.trailingBytes > 0) {
       problems.push(
@@ -411,13 +423,39 @@ export async function verifyPdfSignatures(
       ...verified,
       fieldName: signature.fieldName,
       coversWholeDocument: signature.coversWholeFile,
-      modifiedAfterSigning: changes.modifiedAfterSigning,
-      isValid: verified.isValid && changes.modifiedAfterSigning !== 'disallowed',
+      modifiedAfterSigning: verdict.modifiedAfterSigning,
+      isValid: verified.isValid && verdict.modifiedAfterSigning !== 'disallowed',
       problems,
+      changes: verdict.changes,
+      order: signature.order,
     });
   }
+  for (const unreadable of report.unreadableSignatures) {
+    signatures.push({ ...unreadableVerification(unreadable), order: unreadable.order });
+  }
+  signatures.sort((a, b) => a.order - b.order);
   return {
     isValid: signatures.length > 0 && signatures.every((s) => s.isValid),
-    signatures,
+    signatures: signatures.map(({ order: _order, ...signature }) => signature),
+  };
+}
+
+/** A signature field whose signature cannot be read: an invalid signature, saying why. */
+function unreadableVerification(signature: UnreadableSignatureInfo): SignatureVerification {
+  return {
+    fieldName: signature.fieldName,
+    signerName: null,
+    signedAt: null,
+    isValid: false,
+    integrityCheck: 'failed',
+    certificateStatus: 'unknown',
+    timestampVerified: false,
+    coversWholeDocument: false,
+    modifiedAfterSigning: 'none',
+    subFilter: signature.subFilter ?? null,
+    level: 'B-B',
+    certificate: null,
+    problems: [signature.problem],
+    changes: [],
   };
 }

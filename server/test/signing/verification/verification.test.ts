@@ -5,10 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { ApiError } from '../../../src/errors/apiError';
 import {
-  type ChangedObject,
   embedSignature,
   type PdfRevision,
   preparePdfSignature,
+  type RevisionChange,
   readSignatures,
 } from '../../../src/pdf/signing';
 import { checkChainRevocation } from '../../../src/signing/certificates';
@@ -308,7 +308,7 @@ describe('verifyPdfSignatures agrees with pdfsig on a tampered corpus', () => {
       modifiedAfterSigning: 'disallowed',
       coversWholeDocument: false,
     });
-    expect(one!.problems.join('\n')).toMatch(/changes page object \d+ \(Contents\)/);
+    expect(one!.problems.join('\n')).toMatch(/changes object \d+ \(page 1: \/Contents\)/);
     expect(two).toMatchObject({
       isValid: true,
       modifiedAfterSigning: 'none',
@@ -397,69 +397,74 @@ describe('bad input', () => {
 });
 
 describe('what a later revision may change, by DocMDP permission', () => {
-  const revision = (changes: ChangedObject[], rootChanged = false): PdfRevision => ({
+  const revision = (changes: RevisionChange[]): PdfRevision => ({
     index: 1,
     startOffset: 0,
     endOffset: 1,
     xref: 'table',
-    rootChanged,
     changes,
   });
-  /** Page 3's /Annots gained one item of this kind. */
-  const annotsGained = (kind: 'signatureField' | 'annotation'): ChangedObject => ({
-    num: 3,
-    gen: 0,
-    status: 'modified',
-    kind: 'page',
-    changedKeys: ['Annots'],
-    addedKeys: [],
-    lists: { Annots: { added: [kind], removed: 0 } },
+  const change = (kind: RevisionChange['kind'], object = '3 0 R'): RevisionChange => ({
+    object,
+    kind,
+    what: `changes object ${object}`,
   });
-  const secondSignature = revision([
-    { num: 20, gen: 0, status: 'added', kind: 'signature' },
-    { num: 21, gen: 0, status: 'added', kind: 'signatureField' },
-    annotsGained('signatureField'),
-    {
-      num: 9,
-      gen: 0,
-      status: 'modified',
-      kind: 'acroForm',
-      changedKeys: ['Fields'],
-      addedKeys: [],
-      lists: { Fields: { added: ['signatureField'], removed: 0 } },
-    },
-  ]);
-  const dssOnly = revision([
-    { num: 30, gen: 0, status: 'added', kind: 'dss' },
-    {
-      num: 1,
-      gen: 0,
-      status: 'modified',
-      kind: 'catalog',
-      changedKeys: ['DSS'],
-      addedKeys: ['DSS'],
-    },
-  ]);
-  const formFilled = revision([
-    { num: 12, gen: 0, status: 'modified', kind: 'other', changedKeys: ['V', 'AP'], addedKeys: [] },
-  ]);
-  const annotationAdded = revision([annotsGained('annotation')]);
+  const secondSignature = revision([change('signature', '3 0 R'), change('signature', '9 0 R')]);
+  const dssOnly = revision([change('dss', '1 0 R')]);
+  const documentTimestamp = revision([change('timestamp', '3 0 R'), change('dss', '1 0 R')]);
+  const formFilled = revision([change('form', '12 0 R')]);
+  const annotationAdded = revision([change('annotation', '30 0 R')]);
+  const catalogReplaced = revision([change('other', 'trailer')]);
   const verdict = (revisions: PdfRevision[], p: 1 | 2 | 3 | undefined) =>
-    judgeLaterRevisions(revisions, p).modifiedAfterSigning;
+    judgeLaterRevisions({ laterRevisions: revisions, laterFindings: [] }, p).modifiedAfterSigning;
 
   it.each([
     ['DSS only', dssOnly, ['allowed', 'allowed', 'allowed', 'allowed']],
+    ['a document timestamp', documentTimestamp, ['allowed', 'allowed', 'allowed', 'allowed']],
     ['another signature', secondSignature, ['allowed', 'disallowed', 'allowed', 'allowed']],
     ['a form field filled', formFilled, ['disallowed', 'disallowed', 'allowed', 'allowed']],
     ['an annotation added', annotationAdded, ['disallowed', 'disallowed', 'disallowed', 'allowed']],
     [
       'the catalog replaced',
-      revision([], true),
+      catalogReplaced,
       ['disallowed', 'disallowed', 'disallowed', 'disallowed'],
     ],
   ] as const)('%s: approval, P1, P2, P3', (_label, later, expected) => {
     expect([undefined, 1, 2, 3].map((p) => verdict([later], p as 1 | 2 | 3 | undefined))).toEqual(
       expected,
     );
+  });
+
+  it('a /DSS entry counts as validation material only when it parses as what its list says', () => {
+    const item = (type: 'certificate' | 'crl', data: Buffer): RevisionChange => ({
+      object: '9 0 R',
+      kind: 'dssItem',
+      what: 'adds to /DSS object 9',
+      dssItem: { type, data },
+    });
+    const garbage = revision([item('certificate', Buffer.from('not a certificate'))]);
+    const judged = judgeLaterRevisions({ laterRevisions: [garbage], laterFindings: [] }, 1);
+    expect(judged.changes).toEqual([
+      { revision: 1, object: '9 0 R', what: 'adds to /DSS object 9, which is not a certificate' },
+    ]);
+    expect(judged.problems).toEqual([
+      'Revision 1 adds to /DSS object 9, which is not a certificate',
+    ]);
+    const real = revision([item('certificate', pki.root.der)]);
+    expect(verdict([real], 1)).toBe('allowed');
+    // A certificate is not a CRL.
+    expect(verdict([revision([item('crl', pki.root.der)])], undefined)).toBe('disallowed');
+  });
+
+  it('a finding of the signed revision (a hidden object referenced) is never allowed', () => {
+    const judged = judgeLaterRevisions(
+      {
+        laterRevisions: [dssOnly],
+        laterFindings: [{ revision: 1, object: '12 0 R', what: 'references object 12 ...' }],
+      },
+      3,
+    );
+    expect(judged.modifiedAfterSigning).toBe('disallowed');
+    expect(judged.changes.map((c) => c.object)).toEqual(['12 0 R']);
   });
 });
