@@ -101,7 +101,7 @@ export class DiffAnalysis {
         found.push({
           revision: index,
           object: refText(to.num, to.gen),
-          what: `references object ${to.num} from object ${from}: it existed unreferenced in the signed revision (hidden object)`,
+          what: `references object ${to.num}, which existed unreferenced in the signed revision (hidden object), from object ${from}`,
         });
       }
       for (const num of update.added) {
