@@ -29,7 +29,7 @@ export interface PdfLimits {
 const mib = 1024 * 1024;
 
 export const defaultPdfLimits: Readonly<PdfLimits> = Object.freeze({
-  xrefEntries: 2_000_000,
+  xrefEntries: 1_000_000,
   xrefSections: 10_000,
   objects: 2_000_000,
   nesting: 100,

@@ -44,6 +44,9 @@ export interface SignatureField {
   fieldType: string | undefined;
 }
 
+/** One object for every free entry: a table of a million free entries allocates nothing more. */
+const freeEntry: XrefEntry = Object.freeze({ kind: 'free' });
+
 const maxObjectStreamCache = 8;
 /** Decoded object streams kept at once, in bytes (each is at most the structural stream limit). */
 const maxObjectStreamCacheBytes = 32 * 1024 * 1024;
@@ -168,7 +171,7 @@ export class PdfReader {
           if (!entries.has(first + i)) {
             entries.set(
               first + i,
-              type.value === 'n' ? { kind: 'offset', offset: entryOffset, gen } : { kind: 'free' },
+              type.value === 'n' ? { kind: 'offset', offset: entryOffset, gen } : freeEntry,
             );
           }
         }
@@ -239,7 +242,7 @@ export class PdfReader {
         if (entries.has(num)) continue;
         if (type === 1) entries.set(num, { kind: 'offset', offset: f2, gen: f3 });
         else if (type === 2) entries.set(num, { kind: 'compressed', stream: f2, index: f3 });
-        else entries.set(num, { kind: 'free' });
+        else entries.set(num, freeEntry);
       }
     }
     parser.expectKeyword('endstream');

@@ -25,6 +25,9 @@ import {
  * `pdfTask` and list it in `tasks.ts`, which is what the worker loads.
  */
 
+/** The code of the 503 a task gets when every worker is busy and the queue is full. */
+export const pdfReaderBusy = 'PDF_READER_BUSY';
+
 /** A function the workers can run, by its name. */
 export interface PdfTask<A extends unknown[], R> {
   readonly name: string;
@@ -109,7 +112,7 @@ export class PdfWorkerPool {
     const busy = this.idle.length === 0 && this.slots.size >= this.options.size;
     if (busy && this.queue.length >= this.options.maxQueue) {
       return Promise.reject(
-        new ApiError(503, 'PDF_READER_BUSY', 'Too many PDFs are being read; try again shortly', {
+        new ApiError(503, pdfReaderBusy, 'Too many PDFs are being read; try again shortly', {
           headers: { 'Retry-After': '5' },
         }),
       );
