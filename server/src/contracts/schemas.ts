@@ -167,7 +167,7 @@ export const contractCreateBodySchema = {
       type: 'string' as const,
       format: 'binary',
       description:
-        '.pdf (checked to be a readable, unencrypted PDF) or .docx (converted to PDF by LibreOffice); at most 50 MB',
+        '.pdf (checked to be a readable, unencrypted PDF within the PDF limits, without active content; signatures it carries are verified) or .docx (converted to PDF by LibreOffice); at most 50 MB',
     },
     title: { type: 'string' as const, maxLength: contractLimits.title },
     contractTypeId: {
