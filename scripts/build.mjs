@@ -1,7 +1,7 @@
 /**
  * `npm run build`: bundles the server (`server/src/main.ts`), the operator CLI
- * (`server/src/admin/cli.ts`) and the server's key-preparation child (`server/src/prepareKeys.ts`)
- * with esbuild into `server/dist/` (git-ignored), so `npm start` and `npm run admin` run plain
+ * (`server/src/admin/cli.ts`), the server's key-preparation child (`server/src/prepareKeys.ts`)
+ * and its PDF worker threads (`server/src/pdf/worker/entry.ts`) with esbuild into `server/dist/` (git-ignored), so `npm start` and `npm run admin` run plain
  * JavaScript on Node 20, without tsx.
  *
  * Also the signing page (`server/web/signing-page/`): its script bundled for the browser and its
@@ -30,6 +30,8 @@ const entryPoints = {
   cli: 'server/src/admin/cli.ts',
   // The child process the server starts when its signing keys are missing.
   prepareKeys: 'server/src/prepareKeys.ts',
+  // The PDF reader's worker threads (server/src/pdf/worker/pool.ts starts them from here).
+  pdfWorker: 'server/src/pdf/worker/entry.ts',
 };
 
 /** The browser files: bundled script and copied page, by their name in server/dist/web/. */

@@ -4,6 +4,7 @@ import { expireOverdueContracts } from './contracts/expiry';
 import { prepareTenants } from './demo/seed';
 import { runnerOptions, startRunner } from './jobs/runner';
 import { notifyKinds } from './notify/worker';
+import { closePdfWorkers } from './pdf/worker/pool';
 import { loadConfig } from './platform/config';
 import { openRuntime } from './runtime';
 import { serveApp } from './serve';
@@ -73,6 +74,7 @@ async function main(): Promise<void> {
       await jobs.stop();
       await deadlines.stop();
       await keyPreparation?.stop();
+      await closePdfWorkers();
       await closeKeyStore(config);
       await database.close();
       process.exit(0);

@@ -7,9 +7,10 @@ import { inTransaction } from '../db/database';
 import { ApiError, validationError } from '../errors/apiError';
 import type { StoredFile } from '../storage/fileStore';
 import type { ContractCaller } from './access';
-import { assertSignablePdf, conversionDirectory, convertDocx } from './document';
+import { conversionDirectory, convertDocx, inspectSignablePdf } from './document';
+import { verifyExistingSignatures } from './existingSignatures';
 import { contractTypeByNumber, insertContract, insertFileVersion, insertSigners } from './queries';
-import { ContractCreateFields, emailKey } from './schemas';
+import { ContractCreateFields, type ExistingSignature, emailKey } from './schemas';
 import { searchKeyOf } from './search';
 import { receiveUpload, type UploadedFile } from './upload';
 
@@ -35,16 +36,23 @@ function fieldError(field: string, code: string, message: string): ApiError {
 
 /**
  * The PDF to keep from an upload: a .pdf as sent, a .docx converted by LibreOffice; either is
- * checked with the signing engine's reader. Returns the path of the PDF (in `workDir` for a
- * conversion).
+ * checked with the signing engine's reader, and the signatures it already carries verified.
+ * Returns the path of the PDF (in `workDir` for a conversion) and those signatures.
  */
-async function pdfOf(deps: AppDeps, file: UploadedFile, workDir: () => Promise<string>) {
+async function pdfOf(
+  deps: AppDeps,
+  file: UploadedFile,
+  workDir: () => Promise<string>,
+  verification: { tenantId: number; acceptInvalid: boolean },
+): Promise<{ pdfPath: string; existingSignatures: ExistingSignature[] }> {
   const pdfPath =
     file.kind === 'pdf'
       ? file.tempPath
       : await convertDocx(deps.config.docxConversion, file.tempPath, await workDir());
-  assertSignablePdf(pdfPath);
-  return pdfPath;
+  const inspection = await inspectSignablePdf(pdfPath);
+  const existingSignatures =
+    inspection.signatures > 0 ? await verifyExistingSignatures(deps, pdfPath, verification) : [];
+  return { pdfPath, existingSignatures };
 }
 
 /**
@@ -79,10 +87,15 @@ export async function createContract(
         { field: 'contractTypeId' },
       );
     }
-    const pdfPath = await pdfOf(deps, upload.file, async () => {
-      workDir = await conversionDirectory(deps.files.tempDir);
-      return workDir;
-    });
+    const { pdfPath, existingSignatures } = await pdfOf(
+      deps,
+      upload.file,
+      async () => {
+        workDir = await conversionDirectory(deps.files.tempDir);
+        return workDir;
+      },
+      { tenantId: caller.scope.tenantId, acceptInvalid: fields.acceptInvalidSignatures },
+    );
     stored = await deps.files.putFile(pdfPath);
     const file = upload.file;
     const kept = stored;
@@ -105,6 +118,7 @@ export async function createContract(
         created_at: at,
         updated_at: at,
         audit_head: genesisHash,
+        existing_signatures: JSON.stringify(existingSignatures),
       });
       await insertSigners(
         trx,
@@ -140,6 +154,12 @@ export async function createContract(
           sha256: kept.sha256,
           size: kept.size,
           signers: fields.signers.length,
+          ...(existingSignatures.length > 0
+            ? {
+                existingSignatures: existingSignatures.length,
+                invalidExistingSignatures: existingSignatures.filter((s) => !s.isValid).length,
+              }
+            : {}),
         },
       });
     });

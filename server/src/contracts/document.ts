@@ -3,7 +3,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ApiError } from '../errors/apiError';
-import { readSignatures } from '../pdf/signing';
+import { describeActiveContent, type PdfInspection } from '../pdf/signing/activeContent';
+import { runPdfTask } from '../pdf/worker/pool';
+import { inspectPdfTask } from '../pdf/worker/tasks';
 import type { DocxConversionSettings } from '../platform/config';
 
 /** The Debian package that brings a headless `soffice` able to convert Writer documents. */
@@ -14,14 +16,33 @@ export const documentCodes = {
   conversionFailed: 'DOCX_CONVERSION_FAILED',
   conversionTimeout: 'DOCX_CONVERSION_TIMEOUT',
   notDocx: 'NOT_A_DOCX',
+  activeContent: 'PDF_ACTIVE_CONTENT',
 } as const;
 
+/** Findings named in the refusal's message at most (the rest counted). */
+const namedFindings = 5;
+
 /**
- * Checks that the file really is a PDF we can sign later, with the signing engine's own reader:
- * 415 NOT_A_PDF (another format renamed .pdf), 422 PDF_ENCRYPTED, 422 PDF_UNREADABLE.
+ * Checks that the file really is a PDF we can sign later, with the signing engine's own reader
+ * in a PDF worker thread, within the read limits: 415 NOT_A_PDF (another format renamed .pdf),
+ * 422 PDF_ENCRYPTED, PDF_UNREADABLE, PDF_TOO_COMPLEX; and that it holds no active content
+ * (JavaScript, launch actions, embedded files, rich media, XFA): 422 PDF_ACTIVE_CONTENT.
+ * Answers how many signatures it carries.
  */
-export function assertSignablePdf(filePath: string): void {
-  readSignatures(filePath);
+export async function inspectSignablePdf(filePath: string): Promise<PdfInspection> {
+  const inspection = await runPdfTask(inspectPdfTask, filePath);
+  const found = inspection.activeContent;
+  if (found.length > 0) {
+    const named = found.slice(0, namedFindings).map(describeActiveContent).join('; ');
+    const more = found.length > namedFindings ? ` and ${found.length - namedFindings} more` : '';
+    throw new ApiError(
+      422,
+      documentCodes.activeContent,
+      `The PDF holds active content, which contracts may not: ${named}${more}`,
+      { field: 'file' },
+    );
+  }
+  return inspection;
 }
 
 /** A .docx is a ZIP package: anything else is refused before LibreOffice sees it. */

@@ -12,10 +12,12 @@ import {
   jsonContent,
 } from '../http/openapi';
 import { pdfErrors } from '../pdf/signing';
+import { pdfReaderBusy } from '../pdf/worker/pool';
 import type { Permission } from '../tenancy/permissionCatalog';
 import { callerOf } from './access';
 import { createContract } from './create';
 import { documentCodes } from './document';
+import { existingSignatureCodes } from './existingSignatures';
 import {
   CancelBody,
   ContractCancelledEnvelope,
@@ -99,9 +101,13 @@ export function contractRoutes(limiter: RateLimiter) {
         422: [
           pdfErrors.encrypted().code,
           pdfErrors.unreadable('').code,
+          pdfErrors.tooComplex('').code,
+          documentCodes.activeContent,
+          existingSignatureCodes.invalid,
           documentCodes.conversionFailed,
           documentCodes.conversionTimeout,
         ],
+        503: [pdfReaderBusy],
       }),
     },
   });

@@ -151,6 +151,10 @@ export const ContractCreateFields = z.object({
     .max(contractLimits.description)
     .optional()
     .transform((value) => (value === undefined || value.trim() === '' ? null : value.trim())),
+  acceptInvalidSignatures: z
+    .enum(['true', 'false'], { error: 'must be "true" or "false"' })
+    .optional()
+    .transform((value) => value === 'true'),
 });
 export type ContractCreateFields = z.output<typeof ContractCreateFields>;
 
@@ -163,7 +167,7 @@ export const contractCreateBodySchema = {
       type: 'string' as const,
       format: 'binary',
       description:
-        '.pdf (checked to be a readable, unencrypted PDF) or .docx (converted to PDF by LibreOffice); at most 50 MB',
+        '.pdf (checked to be a readable, unencrypted PDF within the PDF limits, without active content; signatures it carries are verified) or .docx (converted to PDF by LibreOffice); at most 50 MB',
     },
     title: { type: 'string' as const, maxLength: contractLimits.title },
     contractTypeId: {
@@ -184,6 +188,13 @@ export const contractCreateBodySchema = {
         '[{"name":"Nguyễn Văn An","email":"an@example.com","phone":"0912345678","role":"signer","order":1}]',
     },
     description: { type: 'string' as const, maxLength: contractLimits.description },
+    acceptInvalidSignatures: {
+      type: 'string' as const,
+      enum: ['true', 'false'],
+      default: 'false',
+      description:
+        'A PDF that already carries signatures has them verified at upload; one that is not valid refuses the upload (422 EXISTING_SIGNATURE_INVALID) unless this is "true". The contract shows them in existingSignatures either way.',
+    },
   },
 };
 
@@ -204,6 +215,33 @@ export const ContractIdParam = z.object({
     .max(64)
     .openapi({ param: { name: 'id', in: 'path' }, description: 'The contract id' }),
 });
+
+export const ExistingSignature = z
+  .object({
+    fieldName: z.string(),
+    signerName: z
+      .string()
+      .nullable()
+      .openapi({ description: "The signer certificate's common name, else the signature's /Name" }),
+    signedAt: isoDateTime
+      .nullable()
+      .openapi({ description: "The timestamp's time, else the signature's /M" }),
+    isValid: z.boolean(),
+    integrityCheck: z.enum(['passed', 'failed']),
+    certificateStatus: z.enum(['valid', 'expired', 'revoked', 'untrusted', 'unknown']),
+    timestampVerified: z.boolean(),
+    modifiedAfterSigning: z.enum(['none', 'allowed', 'disallowed']).openapi({
+      description: 'What the uploaded file changed after this signature',
+    }),
+    certificateSubject: z.string().nullable(),
+    problems: z.array(z.string()).openapi({ description: 'Why it is not valid, in English' }),
+  })
+  .openapi('ContractExistingSignature', {
+    description:
+      'A signature the uploaded PDF already carried, as verified at upload (GET /api/signing/verify verifies the newest version again)',
+  });
+
+export type ExistingSignature = z.output<typeof ExistingSignature>;
 
 const Signer = z
   .object({
@@ -275,6 +313,10 @@ export const ContractDetail = ContractListItem.extend({
   rejectedAt: isoDateTime.nullable(),
   cancelledAt: isoDateTime.nullable(),
   cancelReason: z.string().nullable(),
+  existingSignatures: z.array(ExistingSignature).openapi({
+    description:
+      'The signatures the uploaded PDF already carried, as verified at upload; [] for none',
+  }),
   auditTrail: z.array(AuditEvent),
 }).openapi('ContractDetail');
 

@@ -11,6 +11,7 @@ import { fileResponse, temporaryFileResponse } from '../files/download';
 import { type ContractCaller, contractInScope } from './access';
 import { auditPdf } from './auditPdf';
 import { contractFileUrl } from './create';
+import { existingSignaturesOf } from './existingSignatures';
 import { firstTurn, invitationTokenHash, inviteSigners, queueContractMail } from './invitations';
 import {
   type ContractRow,
@@ -123,6 +124,7 @@ export async function contractDetail(deps: AppDeps, caller: ContractCaller, id: 
     rejectedAt: contract.rejected_at,
     cancelledAt: contract.cancelled_at,
     cancelReason: contract.cancel_reason,
+    existingSignatures: existingSignaturesOf(contract.existing_signatures),
     auditTrail: events.map(eventView),
   };
 }

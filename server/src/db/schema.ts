@@ -553,6 +553,8 @@ export interface ContractsTable {
   ended_at: string | null;
   /** Hash of the newest audit event. */
   audit_head: string;
+  /** JSON: the signatures the uploaded PDF carried, as verified at upload (`[]` for none). */
+  existing_signatures: Generated<string>;
 }
 
 export type ContractSignerRole = 'signer' | 'viewer';

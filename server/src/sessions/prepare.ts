@@ -1,7 +1,9 @@
 import type { AppDeps } from '../context';
 import type { SigningMethod } from '../db/schema';
 import { ApiError } from '../errors/apiError';
-import { pageBox, type SignatureImage } from '../pdf/signing';
+import type { SignatureImage } from '../pdf/signing';
+import { runPdfTask } from '../pdf/worker/pool';
+import { pageBoxTask } from '../pdf/worker/tasks';
 import { abandonPreparation, type Preparation, prepareRevision } from '../signing/finalize';
 import { appearanceLines } from './rules';
 import type { SigningSubject } from './subject';
@@ -25,7 +27,7 @@ export async function prepareForSigner(
 ): Promise<Preparation> {
   const { subject } = input;
   const signingTime = deps.clock.now();
-  const lastPage = pageBox(deps.files.pathOf(input.version.sha256));
+  const lastPage = await runPdfTask(pageBoxTask, deps.files.pathOf(input.version.sha256));
   const { page, rect } = subject.signatureBox(lastPage, input.version.version);
   return prepareRevision(deps, {
     tenantId: subject.tenantId,

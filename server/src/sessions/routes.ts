@@ -18,6 +18,8 @@ import {
   jsonBodyErrors,
   jsonContent,
 } from '../http/openapi';
+import { pdfErrors } from '../pdf/signing/errors';
+import { pdfReaderBusy } from '../pdf/worker/pool';
 import { pageCredentialHeader, stepContext } from './access';
 import { agentTicketKeySet } from './agentTickets';
 import { contractStateCodes } from './errors';
@@ -458,7 +460,11 @@ export function sessionRoutes(limiter: RateLimiter) {
     request: { params: VerifyParam },
     responses: {
       200: jsonContent(VerificationEnvelope, 'The verification result'),
-      ...errorResponses(guardErrors, { 404: ['CONTRACT_NOT_FOUND', 'CONTRACT_NOT_SIGNED'] }),
+      ...errorResponses(guardErrors, {
+        404: ['CONTRACT_NOT_FOUND', 'CONTRACT_NOT_SIGNED'],
+        422: [pdfErrors.tooComplex('').code],
+        503: [pdfReaderBusy],
+      }),
     },
   });
   router.openapi(verify, async (c) => {

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../context';
 import { type ContractCaller, contractInScope } from '../contracts/access';
+import { existingSignaturesOf } from '../contracts/existingSignatures';
 import { fileVersion, signedVersionsOf, signersOf } from '../contracts/queries';
 import { ApiError } from '../errors/apiError';
 import { verifyPdfSignatures } from '../signing/verification';
@@ -25,10 +26,16 @@ export async function verifyContract(deps: AppDeps, caller: ContractCaller, cont
   const verification = await verifyPdfSignatures(deps, deps.files.pathOf(newest.sha256), {
     tenantId: contract.tenant_id,
   });
+  // Signatures the uploaded PDF already carried come first and name no contract signer.
+  const existing = new Set(
+    existingSignaturesOf(contract.existing_signatures).map((s) => s.fieldName),
+  );
+  let ours = 0;
   return {
     isValid: verification.isValid,
-    signatures: verification.signatures.map((signature, index) => {
-      const signer = signers.find((s) => s.id === versions[index]?.signer_id);
+    signatures: verification.signatures.map((signature) => {
+      const version = existing.has(signature.fieldName) ? undefined : versions[ours++];
+      const signer = version && signers.find((s) => s.id === version.signer_id);
       return {
         signerName: signer?.name ?? signature.signerName,
         signerEmail: signer?.email ?? null,

@@ -94,7 +94,7 @@ function imagePlacement(width: number, height: number, image: { width: number; h
  */
 export function appearanceStream(
   rect: SignatureRect,
-  text: AppearanceText,
+  text: Pick<AppearanceText, 'operators'>,
   fontRef: PdfRef | undefined,
   image: { ref: PdfRef; width: number; height: number } | undefined,
 ): PdfNewStream {

@@ -1,5 +1,6 @@
 import zlib from 'node:zlib';
 import { ApiError } from '../../errors/apiError';
+import { currentPdfLimits, maxObjectNumber, PdfBudget } from './budget';
 import { pdfErrors } from './errors';
 import { type SignatureField, terminalFields } from './fields';
 import { isName, PdfDict, type PdfObject, PdfRef, PdfStream, type PdfValue } from './objects';
@@ -28,9 +29,16 @@ export interface XrefSection {
   streamObject?: number;
 }
 
+/** One object for every free entry: a table of a million free entries allocates nothing more. */
+const freeEntry: XrefEntry = Object.freeze({ kind: 'free' });
+
 const maxObjectStreamCache = 8;
-/** Xref and object streams are small; a larger one is a decompression bomb, not a PDF. */
-const maxStructuralStream = 256 * 1024 * 1024;
+/** Decoded object streams kept at once, in bytes (each is at most the structural stream limit). */
+const maxObjectStreamCacheBytes = 32 * 1024 * 1024;
+/** References followed one inside another (a /Length, an object stream) before giving up. */
+const maxReferenceDepth = 32;
+/** The shortest classic cross-reference entry: ten digits, five digits, a letter, 2 separators. */
+const minXrefTableEntry = 18;
 
 /**
  * Reads a PDF by seeking: the trailer and xref chain first, then only the objects asked for.
@@ -45,20 +53,29 @@ export class PdfReader {
     number,
     { data: Buffer; offsets: number[]; first: number }
   >();
+  private objectStreamBytes = 0;
+  /** Object numbers being read, innermost last: a reference back to one of them is a loop. */
+  private readonly reading = new Set<number>();
 
-  private constructor(readonly source: ByteSource) {}
+  private constructor(
+    readonly source: ByteSource,
+    readonly budget: PdfBudget,
+  ) {}
 
   /**
-   * Opens `path`, runs `read` on it and closes it. A malformed file can make the parser
-   * overflow its stack (deep nesting, an object stream holding itself) or meet a value of an
-   * unexpected type: those become 422 PDF_UNREADABLE; I/O errors stay what they are.
+   * Opens `path`, runs `read` on it and closes it, within the thread's limits
+   * (`currentPdfLimits`): what passes one is 422 PDF_TOO_COMPLEX. A malformed file that still
+   * makes the parser overflow its stack or meet a value of an unexpected type becomes 422
+   * PDF_UNREADABLE; I/O errors stay what they are.
    */
   static read<T>(path: string, read: (reader: PdfReader) => T): T {
     const source = FileSource.open(path);
     try {
-      const reader = new PdfReader(source);
+      const reader = new PdfReader(source, new PdfBudget(currentPdfLimits()));
       reader.load();
-      return read(reader);
+      const result = read(reader);
+      reader.budget.checkTime();
+      return result;
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (error instanceof RangeError || error instanceof TypeError) {
@@ -84,12 +101,13 @@ export class PdfReader {
     if (!head.includes('%PDF-')) throw pdfErrors.notAPdf();
     const startxref = lastIndexOf(this.source, 'startxref', this.size, 2048);
     if (startxref < 0) throw pdfErrors.unreadable('no startxref');
-    const parser = new PdfParser(this.source, startxref + 'startxref'.length);
+    const parser = this.parserAt(startxref + 'startxref'.length);
     let offset: number | undefined = parser.readInteger();
     const seen = new Set<number>();
     while (offset !== undefined) {
       if (seen.has(offset)) throw pdfErrors.unreadable('the xref chain loops');
       seen.add(offset);
+      this.budget.xrefSection();
       const section = this.readSection(offset);
       this.sections.push(section);
       for (const [num, entry] of section.entries) {
@@ -104,8 +122,12 @@ export class PdfReader {
     }
   }
 
+  private parserAt(offset: number): PdfParser {
+    return new PdfParser(this.source, offset, this.budget);
+  }
+
   private readSection(offset: number): XrefSection {
-    const parser = new PdfParser(this.source, offset);
+    const parser = this.parserAt(offset);
     parser.skipWhitespace();
     if (this.source.slice(parser.pos, parser.pos + 4).toString('latin1') === 'xref') {
       parser.pos += 4;
@@ -117,6 +139,13 @@ export class PdfReader {
         parser.pos = save;
         const first = parser.readInteger();
         const count = parser.readInteger();
+        if (first < 0 || count < 0 || first + count > maxObjectNumber + 1) {
+          throw pdfErrors.unreadable(`bad xref subsection ${first} ${count}`);
+        }
+        if (count * minXrefTableEntry > this.size - parser.pos) {
+          throw pdfErrors.unreadable(`xref subsection of ${count} entries longer than the file`);
+        }
+        this.budget.xrefEntriesRead(count);
         for (let i = 0; i < count; i++) {
           const entryOffset = parser.readInteger();
           const gen = parser.readInteger();
@@ -127,7 +156,7 @@ export class PdfReader {
           if (!entries.has(first + i)) {
             entries.set(
               first + i,
-              type.value === 'n' ? { kind: 'offset', offset: entryOffset, gen } : { kind: 'free' },
+              type.value === 'n' ? { kind: 'offset', offset: entryOffset, gen } : freeEntry,
             );
           }
         }
@@ -162,7 +191,7 @@ export class PdfReader {
     end: number;
     streamObject: number;
   } {
-    const parser = new PdfParser(this.source, offset);
+    const parser = this.parserAt(offset);
     const { ref, object } = parser.parseIndirectObject(undefined, (length) => {
       if (typeof length !== 'number') throw pdfErrors.unreadable('xref stream without /Length');
       return length;
@@ -171,18 +200,14 @@ export class PdfReader {
       throw pdfErrors.unreadable(`no xref at offset ${offset}`);
     }
     const dict = object.dict;
-    const widths = dict.get('W');
-    const size = dict.get('Size');
-    if (!Array.isArray(widths) || widths.length < 3 || typeof size !== 'number') {
-      throw pdfErrors.unreadable('bad xref stream dictionary');
-    }
-    const w = widths.map((v) => (typeof v === 'number' ? v : 0));
-    const index = dict.get('Index');
-    const ranges = Array.isArray(index)
-      ? index.map((v) => (typeof v === 'number' ? v : 0))
-      : [0, size];
-    const data = this.streamData(object);
+    const { w, ranges } = xrefStreamLayout(dict);
+    const data = this.streamData(object, true);
     const rowLength = w[0]! + w[1]! + w[2]!;
+    let rows = 0;
+    for (let r = 1; r < ranges.length; r += 2) rows += ranges[r]!;
+    // Every row is in the data: a stream cannot list more entries than it holds.
+    if (rows * rowLength > data.length) throw pdfErrors.unreadable('xref stream too short');
+    this.budget.xrefEntriesRead(rows);
     const entries = new Map<number, XrefEntry>();
     let row = 0;
     const field = (start: number, width: number) => {
@@ -192,6 +217,7 @@ export class PdfReader {
     };
     for (let r = 0; r + 1 < ranges.length; r += 2) {
       for (let i = 0; i < ranges[r + 1]!; i++, row++) {
+        this.budget.step();
         const at = row * rowLength;
         if (at + rowLength > data.length) throw pdfErrors.unreadable('xref stream too short');
         const type = w[0] === 0 ? 1 : field(at, w[0]!);
@@ -201,7 +227,7 @@ export class PdfReader {
         if (entries.has(num)) continue;
         if (type === 1) entries.set(num, { kind: 'offset', offset: f2, gen: f3 });
         else if (type === 2) entries.set(num, { kind: 'compressed', stream: f2, index: f3 });
-        else entries.set(num, { kind: 'free' });
+        else entries.set(num, freeEntry);
       }
     }
     parser.expectKeyword('endstream');
@@ -219,10 +245,16 @@ export class PdfReader {
     return end;
   }
 
-  /** The decoded bytes of a stream (FlateDecode with PNG predictors, or unfiltered). */
-  streamData(stream: PdfStream): Buffer {
+  /**
+   * The decoded bytes of a stream (FlateDecode with PNG predictors, or unfiltered), within the
+   * read's limits: `structural` for cross-reference and object streams, which are small.
+   */
+  streamData(stream: PdfStream, structural = false): Buffer {
     const raw = this.source.slice(stream.dataOffset, stream.dataOffset + stream.dataLength);
-    return decodeStream(stream.dict, raw, (v) => this.resolveValue(v));
+    return decodeStream(stream.dict, raw, (v) => this.resolveValue(v), {
+      budget: this.budget,
+      structural,
+    });
   }
 
   resolve(value: PdfValue | undefined): PdfObject | undefined {
@@ -240,19 +272,36 @@ export class PdfReader {
     return object instanceof PdfDict ? object : undefined;
   }
 
+  /**
+   * The object `ref` names in `xref`. A reference met again while it is being read (a /Length
+   * or object stream that leads back to itself) is 422 PDF_UNREADABLE, and so is a chain of
+   * references deeper than any real file has.
+   */
   getObject(ref: PdfRef, xref: Map<number, XrefEntry> = this.xref): PdfObject | undefined {
     const entry = xref.get(ref.num);
     if (!entry || entry.kind === 'free') return undefined;
-    if (entry.kind === 'compressed') return this.compressedObject(entry.stream, entry.index, xref);
-    if (entry.gen !== ref.gen) return undefined;
-    const parser = new PdfParser(this.source, entry.offset);
-    return parser.parseIndirectObject(ref, (length) => {
-      // The length as the same revision says it: a later one must not re-cut an older stream.
-      const resolved = length instanceof PdfRef ? this.getObject(length, xref) : length;
-      if (typeof resolved !== 'number')
-        throw pdfErrors.unreadable(`stream ${ref.key} has no /Length`);
-      return resolved;
-    }).object;
+    if (entry.kind === 'offset' && entry.gen !== ref.gen) return undefined;
+    if (this.reading.has(ref.num)) {
+      throw pdfErrors.unreadable(`object ${ref.num} refers to itself while it is read`);
+    }
+    if (this.reading.size >= maxReferenceDepth) {
+      throw pdfErrors.unreadable('references nested too deep');
+    }
+    this.reading.add(ref.num);
+    try {
+      if (entry.kind === 'compressed') return this.compressedObject(entry.stream, entry.index, xref);
+      this.budget.object();
+      const parser = this.parserAt(entry.offset);
+      return parser.parseIndirectObject(ref, (length) => {
+        // The length as the same revision says it: a later one must not re-cut an older stream.
+        const resolved = length instanceof PdfRef ? this.getObject(length, xref) : length;
+        if (typeof resolved !== 'number' || !Number.isInteger(resolved) || resolved < 0)
+          throw pdfErrors.unreadable(`stream ${ref.key} has no valid /Length`);
+        return resolved;
+      }).object;
+    } finally {
+      this.reading.delete(ref.num);
+    }
   }
 
   /**
@@ -268,37 +317,65 @@ export class PdfReader {
     const streamEntry = xref.get(streamNum);
     // An object stream is never itself compressed (that would also let it hold itself).
     if (streamEntry?.kind !== 'offset') return undefined;
-    let objectStream = this.objectStreams.get(streamEntry.offset);
-    if (!objectStream) {
-      const stream = this.getObject(new PdfRef(streamNum, streamEntry.gen), xref);
-      if (!(stream instanceof PdfStream) || !isName(stream.dict.get('Type'), 'ObjStm')) {
-        throw pdfErrors.unreadable(`object stream ${streamNum} not found`);
-      }
-      const n = stream.dict.get('N');
-      const first = stream.dict.get('First');
-      if (typeof n !== 'number' || typeof first !== 'number') {
-        throw pdfErrors.unreadable(`bad object stream ${streamNum}`);
-      }
-      const data = this.streamData(stream);
-      const header = new PdfParser(new BufferSource(data), 0);
-      const offsets: number[] = [];
-      for (let i = 0; i < n; i++) {
-        header.readInteger();
-        offsets.push(header.readInteger());
-      }
-      objectStream = { data, offsets, first };
-      this.objectStreams.set(streamEntry.offset, objectStream);
-      if (this.objectStreams.size > maxObjectStreamCache) {
-        const oldest = this.objectStreams.keys().next().value;
-        if (oldest !== undefined) this.objectStreams.delete(oldest);
-      }
-    }
+    const objectStream =
+      this.objectStreams.get(streamEntry.offset) ??
+      this.loadObjectStream(streamNum, streamEntry.offset, streamEntry.gen, xref);
     const offset = objectStream.offsets[index];
     if (offset === undefined) return undefined;
+    this.budget.object();
     return new PdfParser(
       new BufferSource(objectStream.data),
       objectStream.first + offset,
+      this.budget,
     ).parseValue();
+  }
+
+  private loadObjectStream(
+    streamNum: number,
+    offset: number,
+    gen: number,
+    xref: Map<number, XrefEntry>,
+  ) {
+    this.budget.objectStream();
+    const stream = this.getObject(new PdfRef(streamNum, gen), xref);
+    if (!(stream instanceof PdfStream) || !isName(stream.dict.get('Type'), 'ObjStm')) {
+      throw pdfErrors.unreadable(`object stream ${streamNum} not found`);
+    }
+    const n = stream.dict.get('N');
+    const first = stream.dict.get('First');
+    if (
+      typeof n !== 'number' ||
+      typeof first !== 'number' ||
+      !Number.isInteger(n) ||
+      !Number.isInteger(first) ||
+      n < 0 ||
+      first < 0
+    ) {
+      throw pdfErrors.unreadable(`bad object stream ${streamNum}`);
+    }
+    const data = this.streamData(stream, true);
+    // Each object takes two numbers and a separator in the header at least.
+    if (first > data.length || n * 3 > first) {
+      throw pdfErrors.unreadable(`bad object stream ${streamNum}`);
+    }
+    const header = new PdfParser(new BufferSource(data), 0, this.budget);
+    const offsets: number[] = [];
+    for (let i = 0; i < n; i++) {
+      header.readInteger();
+      offsets.push(header.readInteger());
+    }
+    const objectStream = { data, offsets, first };
+    this.objectStreams.set(offset, objectStream);
+    this.objectStreamBytes += data.length;
+    while (
+      this.objectStreams.size > maxObjectStreamCache ||
+      (this.objectStreams.size > 1 && this.objectStreamBytes > maxObjectStreamCacheBytes)
+    ) {
+      const [oldest, evicted] = this.objectStreams.entries().next().value!;
+      this.objectStreams.delete(oldest);
+      this.objectStreamBytes -= evicted.data.length;
+    }
+    return objectStream;
   }
 
   catalogRef(): PdfRef {
@@ -425,12 +502,20 @@ function pngUnpredict(
   return out;
 }
 
-/** Decodes a stream's bytes: FlateDecode (with PNG predictors) or no filter, nothing else. */
+/**
+ * Decodes a stream's bytes: FlateDecode (with PNG predictors) or no filter, nothing else. Each
+ * step may produce only what the budget has room for: a decompression bomb stops there.
+ */
 export function decodeStream(
   dict: PdfDict,
   raw: Buffer,
   resolve: (value: PdfValue | undefined) => PdfValue | undefined,
+  limit: { budget: PdfBudget; structural: boolean } = {
+    budget: new PdfBudget(currentPdfLimits()),
+    structural: false,
+  },
 ): Buffer {
+  const { budget, structural } = limit;
   const filter = resolve(dict.get('Filter'));
   const filters = Array.isArray(filter)
     ? filter
@@ -443,14 +528,21 @@ export function decodeStream(
     if (!isName(f, 'FlateDecode')) {
       throw pdfErrors.unreadable(`unsupported filter in a structural stream`);
     }
+    const room = budget.inflateRoom(structural);
     try {
       data = zlib.inflateSync(data, {
         finishFlush: zlib.constants.Z_SYNC_FLUSH,
-        maxOutputLength: maxStructuralStream,
+        maxOutputLength: Math.max(1, room),
+        chunkSize: 64 * 1024,
       });
-    } catch {
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
+        throw budget.inflateExceeded(structural);
+      }
       throw pdfErrors.unreadable('a compressed stream is corrupt');
     }
+    if (data.length > room) throw budget.inflateExceeded(structural);
+    budget.inflatedBytes(data.length);
     const p = Array.isArray(parms) ? resolve(parms[i]) : parms;
     if (p instanceof PdfDict) {
       const predictor = p.get('Predictor');
@@ -466,4 +558,31 @@ export function decodeStream(
     }
   });
   return data;
+}
+
+/** Column widths of an xref stream's rows, and its (first, count) ranges: checked, not trusted. */
+function xrefStreamLayout(dict: PdfDict): { w: number[]; ranges: number[] } {
+  const widths = dict.get('W');
+  const size = dict.get('Size');
+  const isCount = (v: PdfValue | undefined): v is number =>
+    typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= maxObjectNumber + 1;
+  if (!Array.isArray(widths) || widths.length !== 3 || !isCount(size)) {
+    throw pdfErrors.unreadable('bad xref stream dictionary');
+  }
+  // A field is at most 8 bytes (offsets of files far beyond any we read); a row has some.
+  if (!widths.every((v) => isCount(v) && v <= 8)) throw pdfErrors.unreadable('bad xref stream /W');
+  const w = widths as number[];
+  if (w[0]! + w[1]! + w[2]! === 0) throw pdfErrors.unreadable('xref stream rows of width 0');
+  const index = dict.get('Index');
+  const ranges = index === undefined ? [0, size] : index;
+  if (!Array.isArray(ranges) || ranges.length % 2 !== 0 || !ranges.every(isCount)) {
+    throw pdfErrors.unreadable('bad xref stream /Index');
+  }
+  for (let r = 0; r < ranges.length; r += 2) {
+    // /Size is one more than the highest object number of the file.
+    if ((ranges[r] as number) + (ranges[r + 1] as number) > size) {
+      throw pdfErrors.unreadable('xref stream /Index beyond its /Size');
+    }
+  }
+  return { w, ranges: ranges as number[] };
 }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import zlib from 'node:zlib';
+import { pdfTask, runPdfTask } from '../worker/pool';
 import { PdfReader } from './document';
 import { IncrementalUpdate } from './incrementalUpdate';
 import { dict, name, PdfDict, PdfNewStream, PdfRef, PdfStream, type PdfValue } from './objects';
@@ -49,9 +50,14 @@ const unique = (items: Buffer[], existing: Buffer[]) => {
  * extended in place; no earlier byte changes, so every signature stays valid.
  */
 export async function appendDss(filePath: string, material: DssMaterial): Promise<void> {
-  const update = PdfReader.read(filePath, (reader) => dssUpdate(reader, material));
+  const update = await runPdfTask(dssUpdateTask, filePath, material);
   if (update) await fs.appendFile(filePath, update);
 }
+
+/** Reads the file and builds the DSS update, in a PDF worker thread. */
+export const dssUpdateTask = pdfTask('dssUpdate', (filePath: string, material: DssMaterial) =>
+  PdfReader.read(filePath, (reader) => dssUpdate(reader, material)),
+);
 
 /** The update adding `material` to the DSS, or undefined when it holds all of it already. */
 function dssUpdate(reader: PdfReader, material: DssMaterial): Buffer | undefined {

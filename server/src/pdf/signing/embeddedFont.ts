@@ -186,7 +186,10 @@ const flateStream = (entries: Parameters<typeof dict>[0], data: Buffer) =>
  * Writes the subset's five objects (Type0 font, CIDFont, descriptor, font file, ToUnicode) into
  * the update and returns the Type0 font's reference, what a `/Font` resource names.
  */
-export function putFontSubset(update: IncrementalUpdate, subset: FontSubset): PdfRef {
+export function putFontSubset(
+  update: IncrementalUpdate,
+  subset: Omit<FontSubset, 'encode'>,
+): PdfRef {
   const [fontRef, cidFontRef, descriptorRef, fileRef, toUnicodeRef] = [1, 2, 3, 4, 5].map(() =>
     update.allocate(),
   ) as [PdfRef, PdfRef, PdfRef, PdfRef, PdfRef];

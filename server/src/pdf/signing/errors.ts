@@ -9,6 +9,8 @@ export const pdfErrors = {
   notAPdf: () => new ApiError(415, 'NOT_A_PDF', 'The file is not a PDF document'),
   unreadable: (why: string) =>
     new ApiError(422, 'PDF_UNREADABLE', `The PDF cannot be read: ${why}`),
+  tooComplex: (why: string) =>
+    new ApiError(422, 'PDF_TOO_COMPLEX', `The PDF is beyond what the service reads: ${why}`),
   encrypted: () =>
     new ApiError(422, 'PDF_ENCRYPTED', 'The PDF is encrypted; encrypted PDFs cannot be signed'),
   changesNotAllowed: () =>

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { PdfBudget } from './budget';
 import { pdfErrors } from './errors';
 import {
   PdfDict,
@@ -125,11 +126,19 @@ type Token =
   | { kind: 'keyword'; value: string }
   | { kind: 'eof' };
 
-/** A PDF lexer and object parser over a byte source, starting at a given position. */
+/**
+ * A PDF lexer and object parser over a byte source, starting at a given position. Every token
+ * counts against `budget` (its clock), and arrays and dictionaries nest at most
+ * `budget.limits.nesting` deep: a hostile file ends in 422 PDF_TOO_COMPLEX, never in a stack
+ * overflow or a frozen thread.
+ */
 export class PdfParser {
+  private depth = 0;
+
   constructor(
     readonly source: ByteSource,
     public pos: number,
+    readonly budget: PdfBudget = new PdfBudget(),
   ) {}
 
   skipWhitespace(): void {
@@ -152,6 +161,7 @@ export class PdfParser {
   }
 
   nextToken(): Token {
+    this.budget.step();
     this.skipWhitespace();
     const s = this.source;
     const c = s.byteAt(this.pos);
@@ -281,13 +291,16 @@ export class PdfParser {
         return token.value;
       }
       case 'keyword': {
-        if (token.value === '<<') return this.dictBody();
-        if (token.value === '[') {
-          const items: PdfValue[] = [];
-          for (;;) {
-            const next = this.nextToken();
-            if (next.kind === 'keyword' && next.value === ']') return items;
-            items.push(this.valueFrom(next));
+        if (token.value === '<<' || token.value === '[') {
+          if (++this.depth > this.budget.limits.nesting) {
+            throw pdfErrors.tooComplex(
+              `arrays and dictionaries nested more than ${this.budget.limits.nesting} deep`,
+            );
+          }
+          try {
+            return token.value === '<<' ? this.dictBody() : this.arrayBody();
+          } finally {
+            this.depth -= 1;
           }
         }
         if (token.value === 'true') return true;
@@ -295,6 +308,15 @@ export class PdfParser {
         if (token.value === 'null') return null;
         throw pdfErrors.unreadable(`unexpected "${token.value}" at ${this.pos}`);
       }
+    }
+  }
+
+  private arrayBody(): PdfValue[] {
+    const items: PdfValue[] = [];
+    for (;;) {
+      const next = this.nextToken();
+      if (next.kind === 'keyword' && next.value === ']') return items;
+      items.push(this.valueFrom(next));
     }
   }
 

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { validationError } from '../../errors/apiError';
+import { pdfTask, runPdfTask } from '../worker/pool';
 import {
   type AppearanceText,
   alphaXObject,
@@ -17,7 +18,7 @@ import {
 } from './appearance';
 import { PdfReader } from './document';
 import { addToDss, type DssMaterial } from './dss';
-import { putFontSubset } from './embeddedFont';
+import { type FontSubset, putFontSubset } from './embeddedFont';
 import { pdfErrors } from './errors';
 import { streamChunks } from './fileChunks';
 import { IncrementalUpdate } from './incrementalUpdate';
@@ -217,11 +218,18 @@ function appearanceLines(options: PrepareSignatureOptions): string[] {
   );
 }
 
+/** The appearance text as data a worker thread can be sent (the subset without its encoder). */
+type LaidOutText = Pick<AppearanceText, 'operators'> & { subset?: Omit<FontSubset, 'encode'> };
+
+function withoutEncoder({ encode: _, ...subset }: FontSubset): Omit<FontSubset, 'encode'> {
+  return subset;
+}
+
 /** The incremental update's bytes, placeholders unfilled (`ByteRange` still the marker). */
 function buildUpdate(
   reader: PdfReader,
   options: PrepareSignatureOptions & { contentsSize: number },
-  text: AppearanceText | undefined,
+  text: LaidOutText | undefined,
 ): { update: Buffer; fieldName: string; sourceSize: number } {
   assertChangesAllowed(reader);
   const fieldName = chooseFieldName(reader, options.fieldName);
@@ -297,6 +305,16 @@ function buildUpdate(
   return { update, fieldName, sourceSize: reader.size };
 }
 
+/** Reads the source and builds its update, in a PDF worker thread. */
+export const prepareUpdateTask = pdfTask(
+  'prepareUpdate',
+  (
+    source: string,
+    options: PrepareSignatureOptions & { contentsSize: number },
+    text: LaidOutText | undefined,
+  ) => PdfReader.read(source, (reader) => buildUpdate(reader, options, text)),
+);
+
 /**
  * Prepares a PDF for one more signature: copies the source unchanged (streamed) to a new temp
  * file and appends one incremental update with the signature field, its widget on a page, the
@@ -314,8 +332,15 @@ export async function preparePdfSignature(
   // text out first.
   const visible = options.appearance;
   const text = visible && (await appearanceText(visible.rect, appearanceLines(options)));
-  const { update, fieldName, sourceSize } = PdfReader.read(source, (reader) =>
-    buildUpdate(reader, { ...options, contentsSize }, text),
+  const laidOut = text && {
+    operators: text.operators,
+    ...(text.subset ? { subset: withoutEncoder(text.subset) } : {}),
+  };
+  const { update, fieldName, sourceSize } = await runPdfTask(
+    prepareUpdateTask,
+    source,
+    { ...options, contentsSize },
+    laidOut,
   );
 
   // Locate and fill the placeholders in the update, now that every offset is known.

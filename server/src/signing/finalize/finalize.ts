@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import { buildSignedAttributes } from '@esign/shared/cms';
 import { type Db, inTransaction } from '../../db/database';
-import { readDss } from '../../pdf/signing';
+import { runPdfTask } from '../../pdf/worker/pool';
+import { readDssTask } from '../../pdf/worker/tasks';
 import { certifiedKey, type SigningKey, signWithKey } from '../keys/signingKey';
 import { requestTimestamp } from '../timestamps/client';
 import {
@@ -109,7 +110,7 @@ async function finalizePreparation<T>(
     deps,
     {
       fieldName: preparation.fieldName,
-      preparedDss: readDss(preparedPath),
+      preparedDss: await runPdfTask(readDssTask, preparedPath),
       documentDigest: preparation.documentDigest,
       notBefore,
       tenantId: preparation.tenantId,

@@ -1,4 +1,6 @@
-import { type DssMaterial, readDss, readSignatures } from '../../pdf/signing';
+import type { DssMaterial } from '../../pdf/signing';
+import { runPdfTask } from '../../pdf/worker/pool';
+import { readDssTask, readSignaturesTask } from '../../pdf/worker/tasks';
 import {
   type CertificateFacts,
   isIssuedBy,
@@ -124,10 +126,10 @@ export async function materialForEarlierSignatures(
   sourcePath: string,
   stored: DssMaterial[],
 ): Promise<DssMaterial> {
-  const existing = readDss(sourcePath);
+  const existing = await runPdfTask(readDssTask, sourcePath);
   const known = mergeMaterial(...stored, existing);
   const found: DssMaterial[] = [];
-  for (const signature of readSignatures(sourcePath).signatures) {
+  for (const signature of (await runPdfTask(readSignaturesTask, sourcePath)).signatures) {
     if (signature.type !== 'signature') continue;
     let certificates: Buffer[];
     let signerDer: Buffer | undefined;

@@ -6,10 +6,10 @@ import {
   type DssMaterial,
   digestByteRange,
   type PdfSignatureInfo,
-  readDss,
-  readSignatures,
   type UnreadableSignatureInfo,
 } from '../../pdf/signing';
+import { runPdfTask } from '../../pdf/worker/pool';
+import { readDssTask, readSignaturesTask } from '../../pdf/worker/tasks';
 import type { RevocationDeps } from '../certificates';
 import { type CertificateFacts, readCertificate, subjectName } from '../certificates/certificate';
 import { checkSignerCertificate } from '../certificates/signerCheck';
@@ -395,8 +395,8 @@ export async function verifyPdfSignatures(
   pdfPath: string,
   options: VerifyPdfOptions,
 ): Promise<PdfVerification> {
-  const report = readSignatures(pdfPath);
-  const dss = readDss(pdfPath);
+  const report = await runPdfTask(readSignaturesTask, pdfPath);
+  const dss = await runPdfTask(readDssTask, pdfPath);
   const anchors = await timestampTrustAnchors(deps, options.tenantId);
   const validationTime = options.at ?? deps.clock.now();
   // The certification signature's DocMDP governs every change after it (ISO 32000-2 12.8.2.2).
