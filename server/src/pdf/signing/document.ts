@@ -289,7 +289,8 @@ export class PdfReader {
     }
     this.reading.add(ref.num);
     try {
-      if (entry.kind === 'compressed') return this.compressedObject(entry.stream, entry.index, xref);
+      if (entry.kind === 'compressed')
+        return this.compressedObject(entry.stream, entry.index, xref);
       this.budget.object();
       const parser = this.parserAt(entry.offset);
       return parser.parseIndirectObject(ref, (length) => {
