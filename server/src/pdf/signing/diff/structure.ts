@@ -89,11 +89,19 @@ export class RevisionStructure {
     return this.roles.get(num) ?? [];
   }
 
+  /** The roles already recorded, by object and by value: a resource shared by every page is added once per page. */
+  private readonly roleKeys = new Map<number, Set<string>>();
+
   private add(value: PdfValue | undefined, role: Role): void {
     if (!(value instanceof PdfRef)) return;
+    const key = JSON.stringify(role);
+    const keys = this.roleKeys.get(value.num);
+    if (keys?.has(key)) return;
+    if (keys) keys.add(key);
+    else this.roleKeys.set(value.num, new Set([key]));
     const roles = this.roles.get(value.num);
-    if (!roles) this.roles.set(value.num, [role]);
-    else if (!roles.some((r) => JSON.stringify(r) === JSON.stringify(role))) roles.push(role);
+    if (roles) roles.push(role);
+    else this.roles.set(value.num, [role]);
   }
 
   private walkForm(catalog: PdfDict): void {
