@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { ApiError, type ErrorBody } from './errors/apiError';
+import { clientClosedRequest, isClientAbort } from './http/clientAbort';
 import type { Logger } from './platform/logger';
 import { badRequestTarget } from './requestTarget';
 
@@ -53,6 +54,10 @@ export function serveApp(
     hostname: options.hostname,
     // Runs only when @hono/node-server could not make a Request (or the app threw outside Hono).
     errorHandler: (error: unknown) => {
+      if (isClientAbort(error)) {
+        logger.info({ reason: String(error) }, 'client aborted the request');
+        return new Response(null, { status: clientClosedRequest });
+      }
       const refused =
         error instanceof RequestError
           ? refusal(logger, badRequestTarget(lowerFirst(error.message)).toBody(), error.message)

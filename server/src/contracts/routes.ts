@@ -3,6 +3,7 @@ import { credentialAreas } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
 import { requireAnyPermission, requirePermission } from '../auth/permissions';
 import { type RateLimiter, rateLimit } from '../auth/rateLimit';
+import { limitBody } from '../http/bodyLimit';
 import {
   createRouter,
   envelopeOf,
@@ -35,7 +36,7 @@ import {
   listContractPage,
   sendContract,
 } from './service';
-import { uploadCodes } from './upload';
+import { tooLarge, uploadCodes, uploadLimits } from './upload';
 
 /** Contract API: `Authorization: Bearer` or `X-API-Key` (spec 01, "Which credentials"). */
 export const contractSecurity: Record<string, string[]>[] = [{ ApiKey: [] }, { Bearer: [] }];
@@ -67,8 +68,13 @@ export function contractRoutes(limiter: RateLimiter) {
     ],
   });
 
+  const createGuard = guarded('contract:create', rateLimit(limiter, 'upload'));
   const create = createRoute({
-    ...guarded('contract:create', rateLimit(limiter, 'upload')),
+    ...createGuard,
+    middleware: [
+      ...createGuard.middleware,
+      limitBody(uploadLimits.fileBytes + uploadLimits.overheadBytes, tooLarge),
+    ],
     method: 'post',
     path: '/contracts',
     operationId: 'createContract',

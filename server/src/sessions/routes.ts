@@ -18,7 +18,7 @@ import {
   jsonBodyErrors,
   jsonContent,
 } from '../http/openapi';
-import { pageCredentialHeader, stepContext } from './access';
+import { pageCredentialHeader, requirePageCredential, stepContext } from './access';
 import { agentTicketKeySet } from './agentTickets';
 import { contractStateCodes } from './errors';
 import { isTaskSession } from './queries';
@@ -130,7 +130,7 @@ export function sessionRoutes(limiter: RateLimiter) {
     rateLimit(limiter, 'api'),
     requirePermission('signing:initiate'),
   ];
-  const page = [rateLimit(limiter, 'api')];
+  const page = [rateLimit(limiter, 'api'), requirePageCredential];
   // A task's signer holds no contract permission: stepContext checks the session is theirs.
   const taskSigner = [authenticate(credentialAreas.taskSigning), rateLimit(limiter, 'api')];
   const stepGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
