@@ -34,6 +34,8 @@ export function freePort(): Promise<number> {
 
 export interface BuiltServer {
   port: number;
+  /** The server process, e.g. for its memory in /proc/<pid>/status. */
+  pid: number;
   /** Everything the process printed on stdout so far. */
   stdout(): string;
   /** SIGTERM, then waits for the exit; resolves with the exit code. */
@@ -88,6 +90,7 @@ export async function startBuiltServer(env: Record<string, string>): Promise<Bui
   });
   return {
     port,
+    pid: child.pid!,
     stdout: () => stdout,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
