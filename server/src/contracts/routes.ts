@@ -11,6 +11,7 @@ import {
   guardErrors,
   jsonBodyErrors,
   jsonContent,
+  retryAfterBusy,
 } from '../http/openapi';
 import { pdfErrors } from '../pdf/signing';
 import type { Permission } from '../tenancy/permissionCatalog';
@@ -68,6 +69,28 @@ export function contractRoutes(limiter: RateLimiter) {
     ],
   });
 
+  const creationErrors = errorResponses(guardErrors, {
+    400: ['VALIDATION_ERROR', uploadCodes.badMultipart],
+    404: ['CONTRACT_TYPE_NOT_FOUND'],
+    413: [uploadCodes.tooLarge],
+    415: [
+      'UNSUPPORTED_MEDIA_TYPE',
+      uploadCodes.unsupportedType,
+      pdfErrors.notAPdf().code,
+      documentCodes.notDocx,
+      documentCodes.conversionUnavailable,
+    ],
+    422: [
+      pdfErrors.encrypted().code,
+      pdfErrors.unreadable('').code,
+      documentCodes.tooLarge,
+      documentCodes.conversionFailed,
+      documentCodes.conversionTimeout,
+    ],
+    503: [documentCodes.conversionBusy],
+  });
+  // The busy answer says when to try again.
+  creationErrors[503] = { ...creationErrors[503]!, headers: retryAfterBusy };
   const createGuard = guarded('contract:create', rateLimit(limiter, 'upload'));
   const create = createRoute({
     ...createGuard,
@@ -91,24 +114,7 @@ export function contractRoutes(limiter: RateLimiter) {
     },
     responses: {
       201: jsonContent(ContractCreatedEnvelope, 'HTTP 201 with body statusCode 200'),
-      ...errorResponses(guardErrors, {
-        400: ['VALIDATION_ERROR', uploadCodes.badMultipart],
-        404: ['CONTRACT_TYPE_NOT_FOUND'],
-        413: [uploadCodes.tooLarge],
-        415: [
-          'UNSUPPORTED_MEDIA_TYPE',
-          uploadCodes.unsupportedType,
-          pdfErrors.notAPdf().code,
-          documentCodes.notDocx,
-          documentCodes.conversionUnavailable,
-        ],
-        422: [
-          pdfErrors.encrypted().code,
-          pdfErrors.unreadable('').code,
-          documentCodes.conversionFailed,
-          documentCodes.conversionTimeout,
-        ],
-      }),
+      ...creationErrors,
     },
   });
   router.openapi(create, async (c) => {

@@ -81,6 +81,15 @@ const retryAfter = {
   },
 };
 
+/** Sent with a 503 that names a busy resource (a full conversion queue): when to try again. */
+export const retryAfterBusy = {
+  'Retry-After': {
+    description: 'Seconds to wait before trying again (sent when the service is busy)',
+    required: false,
+    schema: { type: 'integer' as const, minimum: 1, maximum: 3600 },
+  },
+};
+
 /**
  * One schema per list of codes, shared by every route answering with that list (most share the
  * guards' 401, 403 and 429): hundreds of routes' copies were memory held from start to exit.

@@ -66,7 +66,7 @@ describe('every route that asks for a credential', () => {
       for (const [method, operation] of Object.entries(methods)) {
         if (!operation.requestBody || (operation.security ?? []).length === 0) continue;
         const url = path.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
-        for (const headers of [{}, { 'x-signing-token': 'forged' }]) {
+        for (const headers of [{}, { 'x-signing-token': 'forged' }] as Record<string, string>[]) {
           const { body, pulled } = watchedBody();
           const response = await send(method.toUpperCase(), url, body, headers);
           expect({ at: `${method} ${path}`, headers, status: response.status }).toEqual({
