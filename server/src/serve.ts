@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { ApiError, type ErrorBody } from './errors/apiError';
-import { clientClosedRequest, isClientAbort } from './http/clientAbort';
+import { clientClosedRequest, isClientAbort } from './platform/clientAbort';
 import type { Logger } from './platform/logger';
 import { badRequestTarget } from './requestTarget';
 
