@@ -1,5 +1,6 @@
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
+import type { UnofficialStatusCode } from 'hono/utils/http-status';
 import { RateLimiter } from './auth/rateLimit';
 import { authRoutes } from './auth/routes';
 import type { AppDeps } from './context';
@@ -8,8 +9,10 @@ import { directoryRoutes } from './directory/routes';
 import { fileRoutes } from './dossiers/fileRoutes';
 import { dossierRoutes } from './dossiers/routes';
 import { ApiError } from './errors/apiError';
+import { bodyRefusalOf, guardBodies } from './http/bodyLimit';
 import { docsRoutes } from './http/docs';
 import { createRouter } from './http/openapi';
+import { clientClosedRequest, isClientAbort } from './platform/clientAbort';
 import { badRequestTarget, undecodablePath } from './requestTarget';
 import { agentKeyRoutes, sessionRoutes } from './sessions/routes';
 import { developmentTsaRoutes } from './signing/timestamps/routes';
@@ -52,6 +55,7 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
       'request',
     );
   });
+  app.use(guardBodies());
   app.use(async (c, next) => {
     // Hono would route `%zz` as if it were text; the spec's 400 says what is wrong instead.
     const problem = undecodablePath(new URL(c.req.url).pathname);
@@ -60,12 +64,19 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
   });
 
   app.onError((error, c) => {
+    // A refused body is answered as such, whatever its reader made of the cut-off stream.
     const apiError =
-      error instanceof ApiError
+      bodyRefusalOf(c) ??
+      (error instanceof ApiError
         ? error
         : error instanceof HTTPException
           ? fromHttpException(error)
-          : null;
+          : null);
+    if (!apiError && isClientAbort(error, c.req.raw)) {
+      // Nobody is left to answer: not a failure of ours, and no 500 in the logs.
+      c.get('logger')?.info({ reason: error.message }, 'client aborted the request');
+      return c.body(null, clientClosedRequest as UnofficialStatusCode);
+    }
     if (!apiError) {
       c.get('logger')?.error({ err: error }, 'unhandled error');
       return c.json(

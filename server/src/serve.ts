@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { ApiError, type ErrorBody } from './errors/apiError';
+import { clientClosedRequest, isClientAbort } from './platform/clientAbort';
 import type { Logger } from './platform/logger';
 import { badRequestTarget } from './requestTarget';
 
@@ -53,6 +54,10 @@ export function serveApp(
     hostname: options.hostname,
     // Runs only when @hono/node-server could not make a Request (or the app threw outside Hono).
     errorHandler: (error: unknown) => {
+      if (isClientAbort(error)) {
+        logger.info({ reason: String(error) }, 'client aborted the request');
+        return new Response(null, { status: clientClosedRequest });
+      }
       const refused =
         error instanceof RequestError
           ? refusal(logger, badRequestTarget(lowerFirst(error.message)).toBody(), error.message)
@@ -99,20 +104,10 @@ function lowerFirst(text: string): string {
 /** What Node's parser could not read, with the status Node itself would send. */
 function unparsableBody(code: string | undefined): ErrorBody {
   if (code === 'HPE_HEADER_OVERFLOW') {
-    return {
-      statusCode: 431,
-      message: 'The request headers are too large',
-      error: 'Request Header Fields Too Large',
-      code: 'HEADERS_TOO_LARGE',
-    };
+    return new ApiError(431, 'HEADERS_TOO_LARGE', 'The request headers are too large').toBody();
   }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return {
-      statusCode: 408,
-      message: 'The request did not arrive in time',
-      error: 'Request Timeout',
-      code: 'REQUEST_TIMEOUT',
-    };
+    return new ApiError(408, 'REQUEST_TIMEOUT', 'The request did not arrive in time').toBody();
   }
   if (code === 'HPE_INVALID_URL') return badRequestTarget('it cannot be parsed').toBody();
   return new ApiError(

@@ -55,6 +55,12 @@ async function pdfOf(
   return { pdfPath, existingSignatures };
 }
 
+/** The text parts of the creation form: the schema's fields and the upload switch. */
+const creationFields: ReadonlySet<string> = new Set([
+  ...Object.keys(ContractCreateFields.shape),
+  'acceptInvalidSignatures',
+]);
+
 /**
  * POST /api/contracts: streams the upload to a temp file, checks the fields, makes and checks
  * the PDF, stores it, then writes the contract, its signers, version 1 of its file and the
@@ -65,7 +71,7 @@ export async function createContract(
   caller: ContractCaller,
   request: Request,
 ): Promise<ContractCreated> {
-  const upload = await receiveUpload(request, deps.files.tempDir);
+  const upload = await receiveUpload(request, deps.files.tempDir, creationFields);
   let workDir: string | null = null;
   let stored: StoredFile | null = null;
   try {

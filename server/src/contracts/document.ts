@@ -7,6 +7,7 @@ import { describeActiveContent, type PdfInspection } from '../pdf/signing/active
 import { runPdfTask } from '../pdf/worker/pool';
 import { inspectPdfTask } from '../pdf/worker/tasks';
 import type { DocxConversionSettings } from '../platform/config';
+import { assertDocxWithinLimits, docxArchiveCodes } from './docxArchive';
 
 /** The Debian package that brings a headless `soffice` able to convert Writer documents. */
 export const libreOfficePackage = 'libreoffice-writer-nogui';
@@ -15,12 +16,63 @@ export const documentCodes = {
   conversionUnavailable: 'DOCX_CONVERSION_UNAVAILABLE',
   conversionFailed: 'DOCX_CONVERSION_FAILED',
   conversionTimeout: 'DOCX_CONVERSION_TIMEOUT',
+  conversionBusy: 'DOCX_CONVERSION_BUSY',
+  tooLarge: docxArchiveCodes.tooLarge,
   notDocx: 'NOT_A_DOCX',
   activeContent: 'PDF_ACTIVE_CONTENT',
 } as const;
 
 /** Findings named in the refusal's message at most (the rest counted). */
 const namedFindings = 5;
+
+/** What a client refused for a full queue is told to wait, in seconds. */
+const busyRetryAfterSeconds = 10;
+
+/**
+ * Conversions running at once, and the uploads waiting for one: a full queue refuses at once
+ * with 503 DOCX_CONVERSION_BUSY and Retry-After, rather than holding ever more uploads.
+ */
+class ConversionSlots {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly settings: DocxConversionSettings) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running < this.settings.concurrency) {
+      this.running += 1;
+    } else if (this.waiting.length < this.settings.queueLength) {
+      // The slot is handed over by the conversion that ends (running stays the same).
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else {
+      throw new ApiError(
+        503,
+        documentCodes.conversionBusy,
+        `Every document converter is busy (${this.settings.concurrency} running, ${this.settings.queueLength} waiting); try again shortly or upload a PDF`,
+        { field: 'file', headers: { 'Retry-After': String(busyRetryAfterSeconds) } },
+      );
+    }
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running -= 1;
+    }
+  }
+}
+
+/** One set of slots per configuration: per app (tests run several apps in one process). */
+const slotsOf = new WeakMap<DocxConversionSettings, ConversionSlots>();
+
+function conversionSlots(settings: DocxConversionSettings): ConversionSlots {
+  let slots = slotsOf.get(settings);
+  if (!slots) {
+    slots = new ConversionSlots(settings);
+    slotsOf.set(settings, slots);
+  }
+  return slots;
+}
 
 /**
  * Checks that the file really is a PDF we can sign later, with the signing engine's own reader
@@ -63,9 +115,11 @@ async function assertZip(filePath: string): Promise<void> {
 
 /**
  * Converts a .docx to PDF with LibreOffice headless in a fresh working directory: its own
- * profile (`-env:UserInstallation`), so runs never share or lock a profile; killed (its whole
- * process group) when it outlives the time limit. Returns the PDF's path inside `workDir`,
- * which the caller removes.
+ * profile (`-env:UserInstallation`), so runs never share or lock a profile; under an address
+ * space limit (`prlimit --as`), at most `concurrency` at once with a bounded queue; killed (its
+ * whole process group) when it outlives the time limit. An archive that would inflate past the
+ * limits (docxArchive) is refused before LibreOffice starts. Returns the PDF's path inside
+ * `workDir`, which the caller removes.
  */
 export async function convertDocx(
   settings: DocxConversionSettings,
@@ -73,6 +127,7 @@ export async function convertDocx(
   workDir: string,
 ): Promise<string> {
   await assertZip(docxPath);
+  await assertDocxWithinLimits(docxPath);
   const profile = path.join(workDir, 'profile');
   const input = path.join(workDir, 'contract.docx');
   await fs.mkdir(profile, { recursive: true, mode: 0o700 });
@@ -90,7 +145,7 @@ export async function convertDocx(
     workDir,
     input,
   ];
-  await runSoffice(settings, args, workDir);
+  await conversionSlots(settings).run(() => runSoffice(settings, args, workDir));
   const output = path.join(workDir, 'contract.pdf');
   const produced = await fs.stat(output).catch(() => null);
   if (!produced?.isFile() || produced.size === 0) {
@@ -104,13 +159,56 @@ export async function convertDocx(
   return output;
 }
 
-function runSoffice(
+/** `command` as a path: itself when it names one, else found in PATH; null when absent. */
+async function programPath(command: string): Promise<string | null> {
+  const candidates = command.includes('/')
+    ? [command]
+    : (process.env.PATH ?? '').split(':').map((dir) => path.join(dir || '.', command));
+  for (const candidate of candidates) {
+    if (
+      await fs.access(candidate, fs.constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      return path.resolve(candidate);
+    }
+  }
+  return null;
+}
+
+function conversionUnavailable(): ApiError {
+  return new ApiError(
+    415,
+    documentCodes.conversionUnavailable,
+    `.docx uploads need LibreOffice, which is not installed on this server (Debian package ${libreOfficePackage}); upload a PDF instead`,
+    { field: 'file' },
+  );
+}
+
+/** prlimit's exit statuses when it cannot start the program (util-linux EX_EXEC_*). */
+const execFailed = new Set([126, 127]);
+
+async function runSoffice(
   settings: DocxConversionSettings,
   args: string[],
   workDir: string,
 ): Promise<void> {
+  const soffice = await programPath(settings.command);
+  if (soffice === null) throw conversionUnavailable();
+  // util-linux: part of every Debian system. Without it no conversion runs unbounded.
+  const prlimit = await programPath('prlimit');
+  if (prlimit === null) {
+    throw new ApiError(
+      415,
+      documentCodes.conversionUnavailable,
+      '.docx uploads need prlimit (Debian package util-linux) to cap the converter’s memory; upload a PDF instead',
+      { field: 'file' },
+    );
+  }
+  const limited = [`--as=${settings.memoryBytes}`, '--', soffice, ...args];
   return new Promise((resolve, reject) => {
-    const child = spawn(settings.command, args, {
+    const child = spawn(prlimit, limited, {
       stdio: ['ignore', 'ignore', 'pipe'],
       // Its own process group: a timeout kills soffice.bin with the launcher script.
       detached: true,
@@ -128,16 +226,8 @@ function runSoffice(
     }, settings.timeoutMs);
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      if (error.code === 'ENOENT' || error.code === 'EACCES') {
-        reject(
-          new ApiError(
-            415,
-            documentCodes.conversionUnavailable,
-            `.docx uploads need LibreOffice, which is not installed on this server (Debian package ${libreOfficePackage}); upload a PDF instead`,
-            { field: 'file' },
-          ),
-        );
-      } else reject(error);
+      if (error.code === 'ENOENT' || error.code === 'EACCES') reject(conversionUnavailable());
+      else reject(error);
     });
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -150,6 +240,8 @@ function runSoffice(
             { field: 'file' },
           ),
         );
+      } else if (code !== null && execFailed.has(code)) {
+        reject(conversionUnavailable());
       } else if (code !== 0) {
         reject(
           new ApiError(

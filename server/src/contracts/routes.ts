@@ -3,6 +3,7 @@ import { credentialAreas } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
 import { requireAnyPermission, requirePermission } from '../auth/permissions';
 import { type RateLimiter, rateLimit } from '../auth/rateLimit';
+import { limitBody } from '../http/bodyLimit';
 import {
   createRouter,
   envelopeOf,
@@ -10,6 +11,7 @@ import {
   guardErrors,
   jsonBodyErrors,
   jsonContent,
+  retryAfterBusy,
 } from '../http/openapi';
 import { pdfErrors } from '../pdf/signing';
 import { pdfReaderBusy } from '../pdf/worker/pool';
@@ -37,7 +39,7 @@ import {
   listContractPage,
   sendContract,
 } from './service';
-import { uploadCodes } from './upload';
+import { tooLarge, uploadCodes, uploadLimits } from './upload';
 
 /** Contract API: `Authorization: Bearer` or `X-API-Key` (spec 01, "Which credentials"). */
 export const contractSecurity: Record<string, string[]>[] = [{ ApiKey: [] }, { Bearer: [] }];
@@ -69,8 +71,38 @@ export function contractRoutes(limiter: RateLimiter) {
     ],
   });
 
+  const creationErrors = errorResponses(guardErrors, {
+    400: ['VALIDATION_ERROR', uploadCodes.badMultipart],
+    404: ['CONTRACT_TYPE_NOT_FOUND'],
+    413: [uploadCodes.tooLarge],
+    415: [
+      'UNSUPPORTED_MEDIA_TYPE',
+      uploadCodes.unsupportedType,
+      pdfErrors.notAPdf().code,
+      documentCodes.notDocx,
+      documentCodes.conversionUnavailable,
+    ],
+    422: [
+      pdfErrors.encrypted().code,
+      pdfErrors.unreadable('').code,
+      pdfErrors.tooComplex('').code,
+      documentCodes.activeContent,
+      existingSignatureCodes.invalid,
+      documentCodes.tooLarge,
+      documentCodes.conversionFailed,
+      documentCodes.conversionTimeout,
+    ],
+    503: [documentCodes.conversionBusy, pdfReaderBusy],
+  });
+  // The busy answer says when to try again.
+  creationErrors[503] = { ...creationErrors[503]!, headers: retryAfterBusy };
+  const createGuard = guarded('contract:create', rateLimit(limiter, 'upload'));
   const create = createRoute({
-    ...guarded('contract:create', rateLimit(limiter, 'upload')),
+    ...createGuard,
+    middleware: [
+      ...createGuard.middleware,
+      limitBody(uploadLimits.fileBytes + uploadLimits.overheadBytes, tooLarge),
+    ],
     method: 'post',
     path: '/contracts',
     operationId: 'createContract',
@@ -87,28 +119,7 @@ export function contractRoutes(limiter: RateLimiter) {
     },
     responses: {
       201: jsonContent(ContractCreatedEnvelope, 'HTTP 201 with body statusCode 200'),
-      ...errorResponses(guardErrors, {
-        400: ['VALIDATION_ERROR', uploadCodes.badMultipart],
-        404: ['CONTRACT_TYPE_NOT_FOUND'],
-        413: [uploadCodes.tooLarge],
-        415: [
-          'UNSUPPORTED_MEDIA_TYPE',
-          uploadCodes.unsupportedType,
-          pdfErrors.notAPdf().code,
-          documentCodes.notDocx,
-          documentCodes.conversionUnavailable,
-        ],
-        422: [
-          pdfErrors.encrypted().code,
-          pdfErrors.unreadable('').code,
-          pdfErrors.tooComplex('').code,
-          documentCodes.activeContent,
-          existingSignatureCodes.invalid,
-          documentCodes.conversionFailed,
-          documentCodes.conversionTimeout,
-        ],
-        503: [pdfReaderBusy],
-      }),
+      ...creationErrors,
     },
   });
   router.openapi(create, async (c) => {

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -40,7 +40,8 @@ export interface ReceivedUpload {
   file: UploadedFile | null;
 }
 
-const tooLarge = () =>
+/** 413 FILE_TOO_LARGE: the file, or the whole upload by its Content-Length. */
+export const tooLarge = () =>
   new ApiError(
     413,
     uploadCodes.tooLarge,
@@ -53,13 +54,24 @@ function kindOf(fileName: string): ContractSourceKind | null {
   return extension === '.pdf' ? 'pdf' : extension === '.docx' ? 'docx' : null;
 }
 
+/** 400 INVALID_MULTIPART naming the part at fault. */
+function invalidPart(field: string, problem: string): ApiError {
+  return new ApiError(400, uploadCodes.badMultipart, `${field}: ${problem}`, { field });
+}
+
 /**
  * Reads a multipart/form-data body as it streams: text fields into memory (each capped), the one
- * `file` part straight to a temp file under `tempDir`, never the whole upload in memory. A file
- * over 50 MB stops the reading at once with 413. On any failure the temp file is removed and
- * the error thrown; on success the caller owns the temp file.
+ * `file` part straight to a temp file under `tempDir`, never the whole upload in memory. The
+ * parts allowed are `file` (once, a file) and the names in `textFields` (each once, text);
+ * anything else stops the reading at once with 400 INVALID_MULTIPART naming the part, as a file
+ * over 50 MB does with 413. On any failure the temp file is closed and removed before the error
+ * is thrown; on success the caller owns the temp file.
  */
-export async function receiveUpload(request: Request, tempDir: string): Promise<ReceivedUpload> {
+export async function receiveUpload(
+  request: Request,
+  tempDir: string,
+  textFields: ReadonlySet<string>,
+): Promise<ReceivedUpload> {
   const contentType = request.headers.get('content-type') ?? '';
   if (!/^multipart\/form-data\s*;/i.test(contentType) || request.body === null) {
     throw new ApiError(
@@ -68,8 +80,6 @@ export async function receiveUpload(request: Request, tempDir: string): Promise<
       'Send the contract as multipart/form-data with a file part named "file"',
     );
   }
-  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (declared > uploadLimits.fileBytes + uploadLimits.overheadBytes) throw tooLarge();
   await fs.mkdir(tempDir, { recursive: true, mode: 0o700 });
   // Loaded with the first upload: start-up does not need the multipart parser.
   const { Busboy } = await import('@fastify/busboy');
@@ -77,29 +87,30 @@ export async function receiveUpload(request: Request, tempDir: string): Promise<
   const source = Readable.fromWeb(request.body as unknown as WebReadableStream<Uint8Array>);
   const fields: Record<string, string> = {};
   let file: UploadedFile | null = null;
-  let failure: unknown = null;
-  const writes: Promise<void>[] = [];
-  let activeStream: BusboyFileStream | null = null;
+  /** The temp file's stream: destroyed on failure, so its descriptor never outlives the request. */
+  let sink: WriteStream | null = null;
+  let written: Promise<void> = Promise.resolve();
 
   const outcome = new Promise<void>((resolve, reject) => {
     let settled = false;
+    let busboy: ReturnType<typeof BusboyFactory>;
     const fail = (error: unknown) => {
-      failure ??= error;
       if (settled) return;
       settled = true;
+      // Nothing more is read: the server discards what is in flight and answers.
       source.unpipe();
       source.destroy();
-      // Ends the temp-file pipeline too, so its cleanup can run.
-      activeStream?.destroy();
-      reject(failure);
+      busboy?.removeAllListeners();
+      sink?.destroy();
+      reject(error);
     };
-    let busboy: ReturnType<typeof BusboyFactory>;
     try {
       busboy = Busboy({
         headers: { 'content-type': contentType },
         limits: {
           fileSize: uploadLimits.fileBytes,
-          files: 1,
+          // One more than allowed of each, so that the extra one is seen and named.
+          files: 2,
           fields: uploadLimits.fields,
           fieldSize: uploadLimits.fieldBytes,
         },
@@ -109,9 +120,18 @@ export async function receiveUpload(request: Request, tempDir: string): Promise<
       return;
     }
     busboy.on('file', (name: string, stream: BusboyFileStream, fileName: string) => {
+      if (settled) {
+        stream.resume();
+        return;
+      }
       if (name !== 'file') {
         stream.resume();
-        fail(errorOfField(name, 'is not a file field; send the contract in "file"'));
+        fail(invalidPart(name, 'is not a part of contract creation; send the contract in "file"'));
+        return;
+      }
+      if (file !== null) {
+        stream.resume();
+        fail(invalidPart('file', 'must be sent once'));
         return;
       }
       const kind = kindOf(fileName);
@@ -124,48 +144,51 @@ export async function receiveUpload(request: Request, tempDir: string): Promise<
         );
         return;
       }
-      const tempPath = path.join(tempDir, `upload-${crypto.randomUUID()}.${kind}`);
       const received: UploadedFile = {
-        tempPath,
+        tempPath: path.join(tempDir, `upload-${crypto.randomUUID()}.${kind}`),
         fileName: fileName.normalize('NFC'),
         kind,
         size: 0,
       };
       file = received;
-      activeStream = stream;
       stream.on('data', (chunk: Buffer) => {
         received.size += chunk.length;
       });
       stream.on('limit', () => fail(tooLarge()));
-      writes.push(
-        pipeline(stream, createWriteStream(tempPath, { flags: 'wx', mode: 0o600 })).catch(
-          (error: unknown) => fail(error),
-        ),
-      );
+      sink = createWriteStream(received.tempPath, { flags: 'wx', mode: 0o600 });
+      written = pipeline(stream, sink);
+      written.catch((error: unknown) => fail(error));
     });
     busboy.on(
       'field',
       (name: string, value: string, _nameTruncated: boolean, truncated: boolean) => {
+        if (name === 'file') return fail(invalidPart('file', 'must be a file part'));
+        if (!textFields.has(name)) {
+          return fail(invalidPart(name, 'is not a field of contract creation'));
+        }
+        if (Object.hasOwn(fields, name)) return fail(invalidPart(name, 'must be sent once'));
         if (truncated) {
-          fail(errorOfField(name, `is longer than ${uploadLimits.fieldBytes} bytes`));
-          return;
+          return fail(errorOfField(name, `is longer than ${uploadLimits.fieldBytes} bytes`));
         }
         fields[name] = value;
       },
     );
-    busboy.on('filesLimit', () => fail(errorOfField('file', 'must be sent once')));
-    busboy.on('fieldsLimit', () => fail(errorOfField('form', 'has too many fields')));
+    busboy.on('filesLimit', () => fail(invalidPart('file', 'must be sent once')));
+    busboy.on('fieldsLimit', () => fail(invalidPart('form', 'has too many fields')));
     busboy.on('error', (error: unknown) =>
       fail(
         new ApiError(400, uploadCodes.badMultipart, `Malformed multipart body: ${String(error)}`),
       ),
     );
     busboy.on('finish', () => {
-      void Promise.all(writes).then(() => {
-        if (failure !== null) return fail(failure);
-        settled = true;
-        resolve();
-      });
+      written.then(
+        () => {
+          if (settled) return;
+          settled = true;
+          resolve();
+        },
+        (error: unknown) => fail(error),
+      );
     });
     source.on('error', (error: unknown) => fail(error));
     source.pipe(busboy);
@@ -174,9 +197,10 @@ export async function receiveUpload(request: Request, tempDir: string): Promise<
   try {
     await outcome;
   } catch (error) {
-    await Promise.allSettled(writes);
-    const written = file as UploadedFile | null;
-    if (written) await fs.rm(written.tempPath, { force: true });
+    // The sink was destroyed: the write settles at once and its descriptor is closed.
+    await written.catch(() => {});
+    const received = file as UploadedFile | null;
+    if (received) await fs.rm(received.tempPath, { force: true });
     throw error;
   }
   return { fields, file };

@@ -5,6 +5,7 @@ import { authenticate } from '../auth/authenticate';
 import { requirePermission } from '../auth/permissions';
 import { type RateLimiter, rateLimit } from '../auth/rateLimit';
 import type { AppDeps, AppEnv } from '../context';
+import { limitBody } from '../http/bodyLimit';
 import {
   createRouter,
   type ErrorCodes,
@@ -65,12 +66,18 @@ const memberErrors: ErrorCodes = {
   409: ['MEMBER_ORGANIZATION_DUPLICATED'],
 };
 
+/** Bodies above the default (http/bodyLimit): 50 member rows, 200 user rows. */
+const directoryBodyLimits = {
+  user: 256 * 1024,
+  bulk: 4 * 1024 * 1024,
+} as const;
+
 /** Directory endpoints 9–16 of the integration API: `X-API-Key` only, bare JSON bodies. */
 export function directoryRoutes(limiter: RateLimiter) {
   const router = createRouter();
   router.openAPIRegistry.register('DirectoryUserRow', DirectoryUserRow);
 
-  const guarded = (operationId: string, permission: Permission) => ({
+  const guarded = (operationId: string, permission: Permission, bodyBytes?: number) => ({
     operationId,
     tags: ['Directory'],
     security: [{ ApiKey: [] }],
@@ -78,6 +85,7 @@ export function directoryRoutes(limiter: RateLimiter) {
       authenticate(credentialAreas.directory),
       rateLimit(limiter, 'api'),
       requirePermission(permission),
+      ...(bodyBytes === undefined ? [] : [limitBody(bodyBytes)]),
     ],
   });
 
@@ -166,7 +174,7 @@ export function directoryRoutes(limiter: RateLimiter) {
   });
 
   const createUserRoute = createRoute({
-    ...guarded('createUser', 'user:manage'),
+    ...guarded('createUser', 'user:manage', directoryBodyLimits.user),
     method: 'post',
     path: '/users',
     summary: 'Create an internal user at the tenant root, awaiting password setup',
@@ -190,7 +198,7 @@ export function directoryRoutes(limiter: RateLimiter) {
   });
 
   const updateUserRoute = createRoute({
-    ...guarded('updateUser', 'user:manage'),
+    ...guarded('updateUser', 'user:manage', directoryBodyLimits.user),
     method: 'put',
     path: '/users/{code}',
     summary: 'Partial update of a user (e-mail and login name are fixed)',
@@ -233,7 +241,7 @@ export function directoryRoutes(limiter: RateLimiter) {
   });
 
   const bulkRoute = createRoute({
-    ...guarded('bulkUpsertUsers', 'user:manage'),
+    ...guarded('bulkUpsertUsers', 'user:manage', directoryBodyLimits.bulk),
     method: 'post',
     path: '/users/bulk',
     summary: 'Upsert up to 200 users by code, each row in its own transaction',

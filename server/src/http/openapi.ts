@@ -1,18 +1,76 @@
-import { OpenAPIHono, z } from '@hono/zod-openapi';
+import { OpenAPIHono, type RouteConfig, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../context';
-import { type ErrorStatus, validationError } from '../errors/apiError';
+import { ApiError, type ErrorStatus, validationError } from '../errors/apiError';
 
 /**
  * A router whose zod schemas both validate and document: every domain builds its routes on
  * one of these and `app.ts` mounts them. A failed validation throws, so one handler shapes it.
  */
 export function createRouter(): OpenAPIHono<AppEnv> {
-  return new OpenAPIHono<AppEnv>({
-    defaultHook: (result) => {
-      if (!result.success) throw validationError(result.error);
+  const router = new OpenAPIHono<AppEnv>({
+    defaultHook: (result, c) => {
+      if (result.success) return;
+      if (result.target === 'query') {
+        const repeated = Object.entries(c.req.queries()).find(([, values]) => values.length > 1);
+        if (repeated) throw repeatedQueryParameter(repeated[0]);
+      }
+      throw validationError(result.error);
     },
   });
+  const register = router.openapi;
+  router.openapi = ((route, handler, hook) =>
+    register(withTransportAnswers(route), handler, hook)) as typeof register;
+  return router;
+}
+
+/**
+ * A query parameter given twice (`?page=1&page=2`) is refused, not guessed at: 400
+ * VALIDATION_ERROR naming it, details.code REPEATED.
+ */
+function repeatedQueryParameter(name: string): ApiError {
+  return new ApiError(400, 'VALIDATION_ERROR', `${name}: must be given once`, {
+    field: name,
+    detailCode: 'REPEATED',
+  });
+}
+
+/**
+ * What the HTTP layer may answer for any operation before its own checks, added to the route's
+ * documented answers so that every answer the server can give is listed for its operation:
+ * 431 and 408 (headers over Node's limit, a request too slow: serve.ts), 400 BAD_REQUEST_TARGET (an undecodable path,
+ * app.ts), 400 VALIDATION_ERROR for a path or query parameter (an over-long id, a repeated
+ * parameter), 413 PAYLOAD_TOO_LARGE for a body over the route's limit (http/bodyLimit).
+ */
+function withTransportAnswers<R extends RouteConfig>(route: R): R {
+  const { params, query, body } = route.request ?? {};
+  const answers: ErrorCodes[] = [
+    { 400: ['BAD_REQUEST_TARGET'], 408: ['REQUEST_TIMEOUT'], 431: ['HEADERS_TOO_LARGE'] },
+    ...(params || query ? [{ 400: ['VALIDATION_ERROR'] } as const] : []),
+    ...(body && !route.responses[413] ? [{ 413: ['PAYLOAD_TOO_LARGE'] } as const] : []),
+  ];
+  const own = route.responses as Record<string, ResponseConfig>;
+  for (const [status, response] of Object.entries(errorResponses(...answers))) {
+    own[status] = mergedAnswer(own[status], response as ResponseConfig);
+  }
+  return route;
+}
+
+type ResponseConfig = RouteConfig['responses'][string];
+
+/** A documented error answer with more codes: the enum of both, or the new one alone. */
+function mergedAnswer(known: ResponseConfig | undefined, added: ResponseConfig): ResponseConfig {
+  const codes = (answer: ResponseConfig | undefined): string[] => {
+    const media = answer && 'content' in answer ? answer.content?.['application/json'] : undefined;
+    const schema = media && 'schema' in media ? media.schema : undefined;
+    return schema instanceof z.ZodObject && schema.shape.code instanceof z.ZodEnum
+      ? (schema.shape.code.options as string[])
+      : [];
+  };
+  if (!known) return added;
+  const all = [...codes(known), ...codes(added).filter((code) => !codes(known).includes(code))];
+  if (all.length === codes(known).length) return known;
+  return { ...known, content: { 'application/json': { schema: errorBodyWithCodes(all) } } };
 }
 
 export const ErrorBodySchema = z
@@ -38,12 +96,14 @@ const errorDescriptions: Record<ErrorStatus, string> = {
   401: 'Not authenticated',
   403: 'Insufficient permission or tenant mismatch',
   404: 'Not found or outside the caller scope',
+  408: 'The request did not arrive in time (headers or body too slow)',
   409: 'Conflict',
   410: 'Gone',
   413: 'Request body or fetched file too large',
   415: 'Unsupported media type',
   422: 'Business rule not met',
   429: 'Rate limit exceeded',
+  431: 'Request header fields too large (over 16 KB together)',
   500: 'Internal server error',
   502: 'A server fetching a file for the request failed',
   503: 'Service unavailable',
@@ -78,6 +138,15 @@ const retryAfter = {
     description: 'Seconds until the rate-limit window ends',
     required: true,
     schema: { type: 'integer' as const, minimum: 1, maximum: 60 },
+  },
+};
+
+/** Sent with a 503 that names a busy resource (a full conversion queue): when to try again. */
+export const retryAfterBusy = {
+  'Retry-After': {
+    description: 'Seconds to wait before trying again (sent when the service is busy)',
+    required: false,
+    schema: { type: 'integer' as const, minimum: 1, maximum: 3600 },
   },
 };
 

@@ -54,12 +54,21 @@ export interface Config {
   agentTicketKeyGeneration: number;
 }
 
-/** SOFFICE_PATH, DOCX_CONVERSION_TIMEOUT_SECONDS. */
+/**
+ * SOFFICE_PATH, DOCX_CONVERSION_TIMEOUT_SECONDS, DOCX_CONVERSION_MEMORY_MB,
+ * DOCX_CONVERSION_CONCURRENCY, DOCX_CONVERSION_QUEUE.
+ */
 export interface DocxConversionSettings {
   /** The `soffice` program: a name looked up in PATH, or a path. */
   command: string;
   /** A conversion still running then is killed. */
   timeoutMs: number;
+  /** The address space one conversion may use (`prlimit --as`); past it LibreOffice fails. */
+  memoryBytes: number;
+  /** Conversions running at once. */
+  concurrency: number;
+  /** Uploads waiting for a conversion; one more is refused with 503 DOCX_CONVERSION_BUSY. */
+  queueLength: number;
 }
 
 /** TSA_URL, TSA_USERNAME, TSA_PASSWORD. */
@@ -180,6 +189,11 @@ const positiveInteger = z
   .regex(/^[1-9]\d*$/, { error: (issue) => `must be a positive integer${got(issue)}` })
   .transform(Number);
 
+const nonNegativeInteger = z
+  .string()
+  .regex(/^(0|[1-9]\d*)$/, { error: (issue) => `must be 0 or a positive integer${got(issue)}` })
+  .transform(Number);
+
 const portNumber = positiveInteger.refine((port) => port <= 65535, {
   error: (issue) => `must be a port number from 1 to 65535${got(issue)}`,
 });
@@ -281,6 +295,9 @@ const EnvironmentSchema = z.object({
   PKCS11_PIN: setting(text),
   SOFFICE_PATH: settingOr(text, 'soffice'),
   DOCX_CONVERSION_TIMEOUT_SECONDS: settingOr(positiveInteger, 60),
+  DOCX_CONVERSION_MEMORY_MB: settingOr(positiveInteger, 1024),
+  DOCX_CONVERSION_CONCURRENCY: settingOr(positiveInteger, 1),
+  DOCX_CONVERSION_QUEUE: settingOr(nonNegativeInteger, 4),
   AGENT_TICKET_KEY_GENERATION: settingOr(positiveInteger, 1),
 });
 type Environment = z.infer<typeof EnvironmentSchema>;
@@ -432,6 +449,9 @@ function configOf(env: Environment, context: z.core.$RefinementCtx<Environment>)
     docxConversion: {
       command: env.SOFFICE_PATH,
       timeoutMs: env.DOCX_CONVERSION_TIMEOUT_SECONDS * 1000,
+      memoryBytes: env.DOCX_CONVERSION_MEMORY_MB * 1024 * 1024,
+      concurrency: env.DOCX_CONVERSION_CONCURRENCY,
+      queueLength: env.DOCX_CONVERSION_QUEUE,
     },
     agentTicketKeyGeneration: env.AGENT_TICKET_KEY_GENERATION,
   };

@@ -1,4 +1,4 @@
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { originOf } from '../audit/origin';
 import type { AuditActor, AuditOrigin } from '../audit/subject';
 import { requireActor } from '../auth/authenticate';
@@ -52,6 +52,32 @@ async function credentialActor(
   return caller.auditActor;
 }
 
+/** 401 unless `pageToken` is the page credential of `session` (failures count as the auth limit). */
+async function checkPageCredential(
+  c: Context<AppEnv>,
+  session: SessionRow | undefined,
+  pageToken: string,
+): Promise<void> {
+  const deps: AppDeps = c.get('deps');
+  await guardCredentialCheck(c, async () => {
+    const stored = session?.page_token_hash;
+    if (!stored || !constantTimeEqual(bearerHash(deps.secrets, pageToken), stored)) {
+      throw sessionErrors.pageCredentialInvalid();
+    }
+  });
+}
+
+/**
+ * The signing page's credential checked as a route guard, so that a step's body is read only
+ * for a caller holding it (stepContext checks it again with the session it loads).
+ */
+export const requirePageCredential: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const deps: AppDeps = c.get('deps');
+  const session = await sessionByPublicId(deps.db, c.req.param('sessionId') ?? '');
+  await checkPageCredential(c, session, c.req.header(pageCredentialHeader) ?? '');
+  await next();
+};
+
 /**
  * Resolves who may take a step of `sessionId`: the signing page with this session's page
  * credential, or a credential that may act on its subject (credentialActor). Then the subject
@@ -62,14 +88,7 @@ export async function stepContext(c: Context<AppEnv>, sessionId: string): Promis
   const deps: AppDeps = c.get('deps');
   const session = await sessionByPublicId(deps.db, sessionId);
   const pageToken = c.req.header(pageCredentialHeader);
-  if (pageToken !== undefined) {
-    await guardCredentialCheck(c, async () => {
-      const stored = session?.page_token_hash;
-      if (!stored || !constantTimeEqual(bearerHash(deps.secrets, pageToken), stored)) {
-        throw sessionErrors.pageCredentialInvalid();
-      }
-    });
-  }
+  if (pageToken !== undefined) await checkPageCredential(c, session, pageToken);
   if (!session) throw sessionErrors.sessionNotFound();
   const actor = pageToken === undefined ? await credentialActor(c, session) : null;
   const subject = await subjectOfSession(deps, session);

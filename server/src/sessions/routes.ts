@@ -20,7 +20,7 @@ import {
 } from '../http/openapi';
 import { pdfErrors } from '../pdf/signing/errors';
 import { pdfReaderBusy } from '../pdf/worker/pool';
-import { pageCredentialHeader, stepContext } from './access';
+import { pageCredentialHeader, requirePageCredential, stepContext } from './access';
 import { agentTicketKeySet } from './agentTickets';
 import { contractStateCodes } from './errors';
 import { isTaskSession } from './queries';
@@ -132,7 +132,7 @@ export function sessionRoutes(limiter: RateLimiter) {
     rateLimit(limiter, 'api'),
     requirePermission('signing:initiate'),
   ];
-  const page = [rateLimit(limiter, 'api')];
+  const page = [rateLimit(limiter, 'api'), requirePageCredential];
   // A task's signer holds no contract permission: stepContext checks the session is theirs.
   const taskSigner = [authenticate(credentialAreas.taskSigning), rateLimit(limiter, 'api')];
   const stepGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -372,8 +372,9 @@ export function sessionRoutes(limiter: RateLimiter) {
           'SIGNER_KEY_NOT_ENROLLED',
           'DOCUMENT_CHANGED',
           'SEAL_CERTIFICATE_MISSING',
+          'PREPARATION_NOT_OPEN',
         ],
-        410: ['OTP_EXPIRED'],
+        410: ['OTP_EXPIRED', 'PREPARATION_EXPIRED'],
         413: ['PAYLOAD_TOO_LARGE', 'IMAGE_TOO_LARGE'],
         415: ['IMAGE_TYPE_UNSUPPORTED'],
         422: ['OTP_INVALID', 'IMAGE_UNREADABLE'],

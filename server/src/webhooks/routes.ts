@@ -5,6 +5,7 @@ import { authenticate } from '../auth/authenticate';
 import { requirePermission } from '../auth/permissions';
 import { clientAddress, type RateLimiter, rateLimit } from '../auth/rateLimit';
 import type { AppEnv } from '../context';
+import { limitBody } from '../http/bodyLimit';
 import {
   createRouter,
   envelopeOf,
@@ -75,7 +76,8 @@ export function webhookRoutes(limiter: RateLimiter) {
     description: `No credential, no signature check, any body. Keeps the headers (credential headers redacted) and the first ${sandboxLimits.bodyBytes} bytes of the body; the last ${sandboxLimits.perTag} requests per tag. Onboarding only: never a production subscription target, never real data. Rate-limited per client address.`,
     // Anyone may send: it stands in for a partner's receiver.
     security: [],
-    middleware: [rateLimit(limiter, 'api')] as const,
+    // readCappedBody keeps the first bytes and stops reading: any size may be announced.
+    middleware: [rateLimit(limiter, 'api'), limitBody(Number.POSITIVE_INFINITY)] as const,
     request: { params: SandboxTagParam },
     responses: {
       201: jsonContent(SandboxReceiptEnvelope, 'Recorded'),

@@ -42,21 +42,34 @@ describe('OpenAPI of dossiers and files', () => {
   it('lists endpoints 1–5 and the presigned route with their credentials and statuses', async () => {
     const doc = await openApi();
     const operation = (path: string, method: string) => doc.paths[path]?.[method];
+    // 400 (a path that does not decode, an id too long), 408 and 431 (the HTTP layer) on each.
     const integration = [{ ApiKey: [] }, { PartnerToken: [] }];
     const expected: [string, string, string[]][] = [
       [
         '/api/integration/documents',
         'post',
-        ['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '502'],
+        ['201', '400', '401', '403', '404', '408', '409', '413', '415', '422', '429', '431', '502'],
       ],
       [
         '/api/integration/documents/{documentId}/start',
         'post',
-        ['200', '400', '401', '403', '404', '429'],
+        ['200', '400', '401', '403', '404', '408', '429', '431'],
       ],
-      ['/api/integration/documents/{documentId}', 'get', ['200', '401', '403', '404', '429']],
-      ['/api/integration/documents/{documentId}/files', 'get', ['200', '401', '403', '404', '429']],
-      ['/api/integration/files/{fileUuid}/download', 'get', ['200', '401', '403', '404', '429']],
+      [
+        '/api/integration/documents/{documentId}',
+        'get',
+        ['200', '400', '401', '403', '404', '408', '429', '431'],
+      ],
+      [
+        '/api/integration/documents/{documentId}/files',
+        'get',
+        ['200', '400', '401', '403', '404', '408', '429', '431'],
+      ],
+      [
+        '/api/integration/files/{fileUuid}/download',
+        'get',
+        ['200', '400', '401', '403', '404', '408', '429', '431'],
+      ],
     ];
     for (const [path, method, statuses] of expected) {
       expect(Object.keys(operation(path, method)?.responses ?? {}).sort()).toEqual(statuses.sort());
@@ -65,10 +78,13 @@ describe('OpenAPI of dossiers and files', () => {
     const presigned = operation('/api/files/{fileUuid}', 'get');
     expect(Object.keys(presigned?.responses ?? {}).sort()).toEqual([
       '200',
+      '400',
       '403',
       '404',
+      '408',
       '410',
       '429',
+      '431',
     ]);
     // Public: the signature in the query is the credential.
     expect(presigned?.security).toEqual([]);

@@ -69,9 +69,14 @@ describe('the signing-session API in the OpenAPI document', () => {
         'SESSION_LOCKED',
         'OTP_NOT_SENT',
         'DOCUMENT_CHANGED',
+        'PREPARATION_NOT_OPEN',
       ]),
     );
-    expect(codes(confirm, '410')).toEqual(['SESSION_EXPIRED', 'OTP_EXPIRED']);
+    expect(codes(confirm, '410')).toEqual([
+      'SESSION_EXPIRED',
+      'OTP_EXPIRED',
+      'PREPARATION_EXPIRED',
+    ]);
     expect(codes(confirm, '422')).toEqual(['OTP_INVALID', 'IMAGE_UNREADABLE']);
     const sendOtp = paths['/api/signing/{sessionId}/send-otp']!.post!;
     expect(codes(sendOtp, '429')).toEqual(['RATE_LIMITED', 'OTP_RESEND_TOO_SOON']);
