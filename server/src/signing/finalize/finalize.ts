@@ -10,7 +10,7 @@ import {
   type FinalizeDeps,
   type SignatureEvidence,
 } from './checkSignature';
-import { finalizeErrors } from './errors';
+import { finalizeErrors, type MistakenDigest } from './errors';
 import { openPreparation, type Preparation } from './preparation';
 import { findPreparationRow, markPreparationFinalized, otherDocumentDigests } from './queries';
 import { writeSignedFile } from './signedFile';
@@ -94,6 +94,30 @@ export async function serverKeyEvidence(
   return { signature, chain, timestampToken: timestamp.token };
 }
 
+/**
+ * What a client may have signed instead of the preparation's digest: another preparation of
+ * the same document (the newest first), the whole prepared file, the unprepared file.
+ */
+async function mistakenDigests(
+  deps: FinalizeDeps,
+  preparation: Preparation,
+): Promise<MistakenDigest[]> {
+  const others = await otherDocumentDigests(
+    deps.db,
+    {
+      id: preparation.id,
+      tenant_id: preparation.tenantId,
+      source_sha256: preparation.sourceSha256,
+    },
+    explainedRevisions,
+  );
+  return [
+    ...others.map((hex) => ({ digest: Buffer.from(hex, 'hex'), of: 'OTHER_PREPARATION' as const })),
+    { digest: Buffer.from(preparation.preparedSha256, 'hex'), of: 'WHOLE_FILE' },
+    { digest: Buffer.from(preparation.sourceSha256, 'hex'), of: 'UNPREPARED_FILE' },
+  ];
+}
+
 async function finalizePreparation<T>(
   deps: FinalizeDeps,
   preparation: Preparation,
@@ -113,18 +137,7 @@ async function finalizePreparation<T>(
       documentDigest: preparation.documentDigest,
       notBefore,
       tenantId: preparation.tenantId,
-      otherDigests: async () =>
-        (
-          await otherDocumentDigests(
-            deps.db,
-            {
-              id: preparation.id,
-              tenant_id: preparation.tenantId,
-              source_sha256: preparation.sourceSha256,
-            },
-            explainedRevisions,
-          )
-        ).map((hex) => Buffer.from(hex, 'hex')),
+      mistakenDigests: () => mistakenDigests(deps, preparation),
     },
     evidence,
   );
