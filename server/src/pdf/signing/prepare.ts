@@ -313,7 +313,9 @@ export async function preparePdfSignature(
   // The font work is asynchronous (fontkit loads on first use), the reading is not: lay the
   // text out first.
   const visible = options.appearance;
-  const text = visible && (await appearanceText(visible.rect, appearanceLines(options)));
+  const text =
+    visible &&
+    (await appearanceText(visible.rect, appearanceLines(options), visible.image !== undefined));
   const { update, fieldName, sourceSize } = PdfReader.read(source, (reader) =>
     buildUpdate(reader, { ...options, contentsSize }, text),
   );
