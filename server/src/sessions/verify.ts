@@ -2,13 +2,25 @@ import type { AppDeps } from '../context';
 import { type ContractCaller, contractInScope } from '../contracts/access';
 import { fileVersion, signedVersionsOf, signersOf } from '../contracts/queries';
 import { ApiError } from '../errors/apiError';
+import type { IdentityBinding } from '../signing/certificates/identity';
+import { signedSummaries } from '../signing/finalize';
 import { verifyPdfSignatures } from '../signing/verification';
+
+/**
+ * Whether the signature was tied to the contract signer when it was made: the certificate alone
+ * cannot say whom the contract expected, so this is the service's record of its comparison
+ * (`unknown` for a signature it did not make, or made before identities were compared).
+ */
+function identityOf(binding: IdentityBinding | undefined): IdentityBinding | { status: 'unknown' } {
+  return binding ?? { status: 'unknown' };
+}
 
 /**
  * GET /api/signing/verify/{contractId}: the engine's verification of the newest signed version.
  * Each signature is named by the contract signer whose version added it (the seal signs for
  * otp_sms and image_signature, so the certificate alone would name the service); the
- * certificate's subject is given beside. 404 CONTRACT_NOT_SIGNED before the first signature.
+ * certificate's subject is given beside, with the kinds of identifiers it carries, and whether
+ * the service found it naming the signer (`identity`, from its record of the signature). 404 CONTRACT_NOT_SIGNED before the first signature.
  */
 export async function verifyContract(deps: AppDeps, caller: ContractCaller, contractId: string) {
   const contract = await contractInScope(deps, caller, contractId);
@@ -25,6 +37,11 @@ export async function verifyContract(deps: AppDeps, caller: ContractCaller, cont
   const verification = await verifyPdfSignatures(deps, deps.files.pathOf(newest.sha256), {
     tenantId: contract.tenant_id,
   });
+  const summaries = await signedSummaries(
+    deps,
+    contract.tenant_id,
+    versions.map((version) => version.sha256),
+  );
   return {
     isValid: verification.isValid,
     signatures: verification.signatures.map((signature, index) => {
@@ -43,6 +60,7 @@ export async function verifyContract(deps: AppDeps, caller: ContractCaller, cont
         modifiedAfterSigning: signature.modifiedAfterSigning,
         certificate: signature.certificate,
         problems: signature.problems,
+        identity: identityOf(summaries.get(versions[index]?.sha256 ?? '')?.identity),
       };
     }),
   };

@@ -127,6 +127,26 @@ export const finalizeErrors = {
       `certificateChain[${index + 1}] is not the issuer of certificateChain[${index}]: the chain goes from the signer to its issuers in turn`,
       { field: 'certificateChain', detailCode: 'NOT_LINKED' },
     ),
+  certificateNotPrepared: () =>
+    new ApiError(
+      422,
+      'CERTIFICATE_NOT_PREPARED',
+      "The revision was prepared for another certificate (its visible box shows that certificate's name); sign with that certificate, or prepare the revision again for this one",
+      { field: 'certificateChain' },
+    ),
+  certificateNameNotPrepared: () =>
+    new ApiError(
+      422,
+      'CERTIFICATE_NAME_NOT_PREPARED',
+      'The visible box of the prepared revision shows another name than the certificate\'s common name; prepare the revision for this certificate (docs/signing-with-a-token.md, "The moment of signing") and sign its contractHash',
+      { field: 'certificateChain' },
+    ),
+  preparationStale: (signingTime: Date, genTime: Date, limitMs: number) =>
+    new ApiError(
+      409,
+      'PREPARATION_STALE',
+      `The prepared revision states ${signingTime.toISOString()} as its signing time, more than ${limitMs / 60_000} minutes before the timestamp (${genTime.toISOString()}); prepare the revision again just before the token signs (docs/signing-with-a-token.md, "The moment of signing") and sign its contractHash`,
+    ),
   certificateRevoked: (message: string) =>
     new ApiError(422, 'CERTIFICATE_REVOKED', message, { field: 'certificateChain' }),
 };

@@ -14,6 +14,7 @@ import { finalizeErrors, type MistakenDigest } from './errors';
 import { openPreparation, type Preparation } from './preparation';
 import { findPreparationRow, markPreparationFinalized, otherDocumentDigests } from './queries';
 import { writeSignedFile } from './signedFile';
+import { checkPreparedCertificate, checkSigner, type SignerExpectations } from './signerChecks';
 import type { SignatureSummary } from './summary';
 import { decodeTokenInput, type TokenSignatureInput } from './tokenInput';
 import { materialToJson } from './validationData';
@@ -27,7 +28,7 @@ export interface SignedRevision {
   summary: SignatureSummary;
 }
 
-export interface FinalizeOptions<T> {
+export interface FinalizeOptions<T> extends SignerExpectations {
   tenantId: number;
   /** A timestamp before this (less a minute) is refused; default the preparation's creation. */
   notBefore?: Date;
@@ -129,6 +130,7 @@ async function finalizePreparation<T>(
       ? options.notBefore
       : preparation.createdAt;
   const preparedPath = deps.files.pathOf(preparation.preparedSha256);
+  if (evidence.chain[0]) checkPreparedCertificate(preparation, evidence.chain[0]);
   const checked = await checkSignature(
     deps,
     {
@@ -141,6 +143,13 @@ async function finalizePreparation<T>(
     },
     evidence,
   );
+  const identity = checkSigner(
+    preparation,
+    evidence.chain[0]!,
+    new Date(checked.summary.timestamp.genTime),
+    options,
+  );
+  if (identity) checked.summary.identity = identity;
   const signedFile = await writeSignedFile(deps.files.tempDir, preparedPath, preparation, checked);
   const stored = await deps.files.putHashed(signedFile.path, signedFile);
   try {

@@ -11,6 +11,7 @@ import {
 } from '../../pdf/signing';
 import type { RevocationDeps } from '../certificates';
 import { type CertificateFacts, readCertificate, subjectName } from '../certificates/certificate';
+import { certificateIdentity, identifierKinds } from '../certificates/identity';
 import { checkSignerCertificate } from '../certificates/signerCheck';
 import {
   type ParsedSignedData,
@@ -55,6 +56,8 @@ export interface SignatureVerification {
     serialNumber: string;
     validFrom: string;
     validTo: string;
+    /** The kinds of identifiers the certificate names its subject by (CCCD, MST, email…). */
+    identifiers: string[];
   } | null;
   /** Why the signature is not valid (or what is worth knowing), in English. */
   problems: string[];
@@ -96,6 +99,7 @@ function certificateSummary(facts: CertificateFacts): SignatureVerification['cer
     serialNumber: facts.serialHex,
     validFrom: facts.notBefore.toISOString(),
     validTo: facts.notAfter.toISOString(),
+    identifiers: identifierKinds(certificateIdentity(facts.der)),
   };
 }
 
