@@ -298,7 +298,7 @@ describe('finalizeWithToken: refusals change nothing', () => {
 
   it('a signature by another key', async () => {
     const other = tokenSigner(pki, await pki.issue('Another Signer', { kind: 'rsa' }));
-    await refused(
+    const error = await refused(
       'wrong key',
       world,
       (p) =>
@@ -309,6 +309,7 @@ describe('finalizeWithToken: refusals change nothing', () => {
         ),
       { status: 422, code: 'SIGNATURE_INVALID', field: 'signedHash' },
     );
+    expect(error.message).toContain("does not open with the signer certificate's public key");
   });
 
   it('the digest of another preparation of the document', async () => {
