@@ -20,8 +20,8 @@ export interface RevisionFor {
 
 /** Who the subject's signature must be of, as a signing certificate is compared with. */
 export function expectedSigner(subject: SigningSubject): ExpectedSigner {
-  const { name, email, identityNumber, taxCode } = subject.signer;
-  return { name, email, identityNumber, taxCode };
+  const { email, identityNumber, taxCode } = subject.signer;
+  return { email, identityNumber, taxCode };
 }
 
 /**

@@ -135,7 +135,6 @@ export function identifierKinds(identity: CertificateIdentity): string[] {
 
 /** Who a signature is expected from: what the dossier or contract knows of the signer. */
 export interface ExpectedSigner {
-  name: string;
   /** CMND, CCCD or passport number as given (compared digits only; a passport by letters and digits). */
   identityNumber: string | null;
   taxCode: string | null;

@@ -36,7 +36,6 @@ function certificate(subject: string, extensions: string[] = []): Buffer {
 }
 
 const signer = (fields: Partial<ExpectedSigner>): ExpectedSigner => ({
-  name: 'Nguyễn Văn Ánh',
   identityNumber: null,
   taxCode: null,
   email: null,
