@@ -139,6 +139,8 @@ export async function createContract(
           phone: signer.phone,
           status: 'waiting' as const,
           placement: signer.placement ? JSON.stringify(signer.placement) : null,
+          identity_number: signer.identityNumber,
+          tax_code: signer.taxCode,
         })),
       );
       await insertFileVersion(trx, {

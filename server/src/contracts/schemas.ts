@@ -69,6 +69,21 @@ export const SignerInput = z.object({
   role: z.enum(signerRoles).default('signer'),
   order: z.number({ error: 'must be a positive integer' }).int().min(1),
   placement: SignaturePlacement.optional(),
+  identityNumber: z
+    .string()
+    .trim()
+    .regex(
+      /^(\d{9,12}|[A-Za-z]{1,2}\d{7,8})$/,
+      'must be a CMND/CCCD number (9 to 12 digits) or a passport number',
+    )
+    .nullish()
+    .transform((value) => value ?? null),
+  taxCode: z
+    .string()
+    .trim()
+    .regex(/^\d{10}(-?\d{3})?$/, 'must be 10 digits, or 10 digits plus 3 branch digits')
+    .nullish()
+    .transform((value) => value ?? null),
 });
 export type SignerInput = z.output<typeof SignerInput>;
 
@@ -183,7 +198,7 @@ export const contractCreateBodySchema = {
     signers: {
       type: 'string' as const,
       description:
-        'JSON array of {name, email, phone?, role? ("signer" default, or "viewer"), order, placement?}; e-mails unique; the signers\' orders run 1..n, equal orders sign in parallel. placement {page?, x, y, width, height} (points from the bottom-left corner; page default the last) places the visible signature; default a box at the bottom of the last page, one per signer.',
+        'JSON array of {name, email, phone?, role? ("signer" default, or "viewer"), order, placement?, identityNumber?, taxCode?}; e-mails unique; the signers\' orders run 1..n, equal orders sign in parallel. placement {page?, x, y, width, height} (points from the bottom-left corner; page default the last) places the visible signature; default a box at the bottom of the last page, one per signer. identityNumber (CMND/CCCD, 9 to 12 digits, or a passport number) and taxCode (MST) are compared with what the signing certificate carries: a certificate naming another number is refused (SIGNER_IDENTITY_MISMATCH).',
       example:
         '[{"name":"Nguyễn Văn An","email":"an@example.com","phone":"0912345678","role":"signer","order":1}]',
     },
@@ -255,6 +270,8 @@ const Signer = z
     }),
     signedAt: isoDateTime.nullable(),
     method: z.enum(signingMethods).nullable(),
+    identityNumber: z.string().nullable(),
+    taxCode: z.string().nullable(),
   })
   .openapi('ContractSigner');
 

@@ -39,6 +39,8 @@ function signerView(signer: ContractSignerRow) {
     status: signer.status,
     signedAt: signer.signed_at,
     method: signer.method,
+    identityNumber: signer.identity_number,
+    taxCode: signer.tax_code,
   };
 }
 

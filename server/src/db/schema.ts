@@ -438,6 +438,10 @@ export interface SignaturePreparationsTable {
   signature_summary: string | null;
   /** JSON base64 DER lists (certificates, ocspResponses, crls) finalize obtained; for the next DSS. */
   validation_material: string | null;
+  /** The name the visible box and /Name show. */
+  shown_name: string | null;
+  /** SHA-256 (hex) of the certificate the revision was prepared for: only it may finalize. */
+  certificate_sha256: string | null;
 }
 
 export interface Database {
@@ -582,6 +586,10 @@ export interface ContractSignersTable {
   method: SigningMethod | null;
   /** JSON `{page?, x, y, width, height}`: the visible signature's box; null for the default. */
   placement: string | null;
+  /** CMND/CCCD/passport number as given: compared with the signing certificate's. */
+  identity_number: string | null;
+  /** Tax code (MST) as given: compared with the signing certificate's. */
+  tax_code: string | null;
 }
 
 export interface ContractFileVersionsTable {

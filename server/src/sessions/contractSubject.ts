@@ -116,7 +116,13 @@ export function contractSubject(
     contract,
     contractSigner: signer,
     tenantId: contract.tenant_id,
-    signer: { name: signer.name, email: signer.email, phone: signer.phone },
+    signer: {
+      name: signer.name,
+      email: signer.email,
+      phone: signer.phone,
+      identityNumber: signer.identity_number,
+      taxCode: signer.tax_code,
+    },
     signerActor: signerActor(signer),
     summary: { id: contract.uuid, title: contract.title },
     sessionColumns: {

@@ -6,12 +6,14 @@ import { type ContractRow, type ContractSignerRow, signersOf } from '../contract
 import { emailKey } from '../contracts/schemas';
 import { inTransaction } from '../db/database';
 import type { SigningMethod } from '../db/schema';
+import { bindIdentity } from '../signing/certificates/identity';
 import { findPreparation } from '../signing/finalize';
+import { certifiedKey } from '../signing/keys/signingKey';
 import { issueAgentTicket, signingPageOrigin, ticketOrigin } from './agentTickets';
 import { contractSubject } from './contractSubject';
 import { sessionErrors } from './errors';
 import { enrolledCloudKey } from './keys';
-import { dropPreparation, prepareForSigner } from './prepare';
+import { dropPreparation, expectedSigner, prepareForSigner } from './prepare';
 import {
   insertSession,
   openSessionOf,
@@ -49,7 +51,7 @@ export function tsaUrlOf(deps: Pick<AppDeps, 'config'>): string {
 }
 
 /** What a usb_token page hands the agent: the TSA and the server's signing ticket. */
-async function tokenSigning(
+export async function tokenSigning(
   deps: AppDeps,
   subject: { origin: string; sessionId: string; contractHash: string; expiresAt: Date },
 ): Promise<{ tsaUrl: string; ticket: string }> {
@@ -71,7 +73,11 @@ async function openSession(
   requestedAgentOrigin?: string,
 ) {
   const now = deps.clock.now();
-  if (method === 'cloud_hsm') await enrolledCloudKey(deps, subject, false);
+  if (method === 'cloud_hsm') {
+    // An enrolled key's certificate must name the signer: refused before anything is prepared.
+    const key = await enrolledCloudKey(deps, subject, false);
+    if (key) bindIdentity(expectedSigner(subject), certifiedKey(key).chain[0]!);
+  }
   // Checked before anything is prepared: an unregistered origin changes nothing.
   const agentOrigin =
     method === 'usb_token'

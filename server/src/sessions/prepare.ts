@@ -4,6 +4,7 @@ import { ApiError } from '../errors/apiError';
 import type { SignatureImage } from '../pdf/signing';
 import { runPdfTask } from '../pdf/worker/pool';
 import { pageBoxTask } from '../pdf/worker/tasks';
+import { certificateIdentity, type ExpectedSigner } from '../signing/certificates/identity';
 import { abandonPreparation, type Preparation, prepareRevision } from '../signing/finalize';
 import { appearanceLines } from './rules';
 import type { SigningSubject } from './subject';
@@ -15,33 +16,53 @@ export interface RevisionFor {
   version: { sha256: string; version: number };
   expiresAt: Date;
   image?: SignatureImage;
+  /** The certificate (DER) that will sign, when known: its name is shown, only it may finalize. */
+  certificate?: Buffer;
+}
+
+/** Who the subject's signature must be of, as a signing certificate is compared with. */
+export function expectedSigner(subject: SigningSubject): ExpectedSigner {
+  const { email, identityNumber, taxCode } = subject.signer;
+  return { email, identityNumber, taxCode };
 }
 
 /**
- * Prepares the signer's revision of a version: a visible box (where the subject puts it) saying
- * who signed and when, with the signer's picture for image_signature.
+ * The name a signature shows: the certificate's common name when the certificate is known (the
+ * signature is the certificate's; the subject's own spelling stays in the audit trail), else the
+ * subject's name for the signer.
+ */
+function shownName(subject: SigningSubject, certificate: Buffer | undefined): string {
+  return (certificate && certificateIdentity(certificate).commonName) || subject.signer.name;
+}
+
+/**
+ * Prepares the signer's revision of a version now (its /M and visible time are this moment): a
+ * visible box (where the subject puts it) saying who signed and when, with the signer's
+ * picture for image_signature.
  */
 export async function prepareForSigner(
   deps: Pick<AppDeps, 'db' | 'clock' | 'files' | 'config'>,
   input: RevisionFor,
 ): Promise<Preparation> {
-  const { subject } = input;
+  const { subject, certificate } = input;
   const signingTime = deps.clock.now();
+  const name = shownName(subject, certificate);
   const lastPage = await runPdfTask(pageBoxTask, deps.files.pathOf(input.version.sha256));
   const { page, rect } = subject.signatureBox(lastPage, input.version.version);
   return prepareRevision(deps, {
     tenantId: subject.tenantId,
     sourceSha256: input.version.sha256,
     signingTime,
-    signerName: subject.signer.name,
+    signerName: name,
     reason: subject.reason(input.method),
     page,
     appearance: {
       rect,
-      lines: appearanceLines(subject.signer.name, signingTime),
+      lines: appearanceLines(name, signingTime),
       ...(input.image ? { image: input.image } : {}),
     },
     expiresAt: input.expiresAt,
+    ...(certificate ? { certificate } : {}),
   });
 }
 

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database';
+import type { IdentityBinding } from '../signing/certificates/identity';
 import { findPreparation, type SignedRevision } from '../signing/finalize';
 import type { StepContext } from './access';
 import { sessionById, updateSessionIf } from './queries';
@@ -12,6 +13,19 @@ export type SignatureResult = {
   signedAt: string;
   certificateInfo: { subject: string; issuer: string; validFrom: string; validTo: string };
 } & SubjectSigned;
+
+/**
+ * The identity binding as the audit trail (and its PDF, one "key: value" line each) shows it:
+ * `bound` with the kind of identifier that matched, `not_bound` with why, `service` for the seal.
+ */
+function identityDetails(identity: IdentityBinding | undefined): Record<string, string> {
+  if (!identity) return {};
+  return {
+    identityBinding: identity.status,
+    ...(identity.status === 'bound' ? { identityBoundBy: identity.by } : {}),
+    ...(identity.status === 'not_bound' ? { identityNotBoundBecause: identity.reason } : {}),
+  };
+}
 
 /**
  * The caller's part of the finalize transaction: the session ends signed, the `signed` event
@@ -69,6 +83,7 @@ export async function recordSignature(
       documentHashAfter: `sha256:${signed.sha256}`,
       signedDigest: signed.summary.documentDigest,
       level: signed.summary.level,
+      ...identityDetails(signed.summary.identity),
       fileVersion: newest.version + 1,
     },
   });

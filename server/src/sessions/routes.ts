@@ -42,6 +42,8 @@ import {
   TaskSessionBody,
   TaskSessionParam,
   TaskSessionStartedEnvelope,
+  TokenPrepareBody,
+  TokenPreparedEnvelope,
   TokenSignatureBody,
   VerificationEnvelope,
   VerifyParam,
@@ -94,13 +96,23 @@ const tokenRefusals = {
     'TIMESTAMP_TOKEN_MALFORMED',
     'SIGNED_DATA_MALFORMED',
   ],
-  409: ['PREPARATION_NOT_OPEN', 'DOCUMENT_CHANGED'],
+  409: ['PREPARATION_NOT_OPEN', 'DOCUMENT_CHANGED', 'PREPARATION_STALE'],
   410: ['PREPARATION_EXPIRED'],
   422: [
     'SIGNATURE_INVALID',
     'SIGNER_CERTIFICATE_NOT_FIRST',
     'DOCUMENT_DIGEST_MISMATCH',
+    'SIGNING_CERTIFICATE_MISMATCH',
+    'SIGNED_ATTRIBUTES_ABSENT',
+    'SIGNED_ATTRIBUTES_WRONG_TAG',
+    'SIGNED_ATTRIBUTES_UNSORTED',
+    'SIGNED_ATTRIBUTES_MISSING',
+    'SIGNED_ATTRIBUTES_EXTRA',
+    'SIGNATURE_HASH_MISMATCH',
     'SIGNED_ATTRIBUTES_MISMATCH',
+    'SIGNER_IDENTITY_MISMATCH',
+    'CERTIFICATE_NOT_PREPARED',
+    'CERTIFICATE_NAME_NOT_PREPARED',
     'SIGNATURE_SCHEME_MISMATCH',
     'CERTIFICATE_CHAIN_EMPTY',
     'CERTIFICATE_CHAIN_INVALID',
@@ -181,7 +193,7 @@ export function sessionRoutes(limiter: RateLimiter) {
           'SIGNER_KEY_NOT_ENROLLED',
           'PDF_CHANGES_NOT_ALLOWED',
         ],
-        422: ['SIGNATURE_NOT_EXPECTED', 'SIGNING_METHOD_NOT_ALLOWED'],
+        422: ['SIGNATURE_NOT_EXPECTED', 'SIGNING_METHOD_NOT_ALLOWED', 'SIGNER_IDENTITY_MISMATCH'],
       }),
     },
   });
@@ -225,6 +237,7 @@ export function sessionRoutes(limiter: RateLimiter) {
           'SIGNER_KEY_NOT_ENROLLED',
           'PDF_CHANGES_NOT_ALLOWED',
         ],
+        422: ['SIGNER_IDENTITY_MISMATCH'],
       }),
     },
   });
@@ -320,6 +333,7 @@ export function sessionRoutes(limiter: RateLimiter) {
           'SIGNER_KEY_NOT_ENROLLED',
           'PDF_CHANGES_NOT_ALLOWED',
         ],
+        422: ['SIGNER_IDENTITY_MISMATCH'],
       }),
     },
   });
@@ -377,7 +391,7 @@ export function sessionRoutes(limiter: RateLimiter) {
         410: ['OTP_EXPIRED', 'PREPARATION_EXPIRED'],
         413: ['PAYLOAD_TOO_LARGE', 'IMAGE_TOO_LARGE'],
         415: ['IMAGE_TYPE_UNSUPPORTED'],
-        422: ['OTP_INVALID', 'IMAGE_UNREADABLE'],
+        422: ['OTP_INVALID', 'IMAGE_UNREADABLE', 'SIGNER_IDENTITY_MISMATCH'],
         502: ['TIMESTAMP_FAILED'],
       }),
     },
@@ -413,6 +427,40 @@ export function sessionRoutes(limiter: RateLimiter) {
     const { sessionId } = c.req.valid('param');
     const { signWithToken } = await stepsModule();
     const data = await signWithToken(
+      c.get('deps'),
+      await stepContext(c, sessionId),
+      c.req.valid('json'),
+    );
+    return c.json(envelopeOf(c, data), 200);
+  });
+
+  const prepareRoute = createRoute({
+    ...step,
+    middleware: [stepGuard, limitBody(64 * 1024)],
+    method: 'post',
+    path: '/signing/{sessionId}/prepare',
+    operationId: 'prepareTokenSigning',
+    summary: 'Prepare the revision again just before the token signs (usb_token)',
+    description:
+      'Its /M and visible time become this moment; with the token’s certificate, the box shows the certificate’s name and the certificate must name the signer (422 SIGNER_IDENTITY_MISMATCH). Answers the new contractHash and a ticket; the previous contractHash can no longer be signed. sign-with-token refuses a revision whose /M is more than 5 minutes before the timestamp (409 PREPARATION_STALE). See docs/signing-with-a-token.md.',
+    request: {
+      params: SessionIdParam,
+      body: { required: true, content: { 'application/json': { schema: TokenPrepareBody } } },
+    },
+    responses: {
+      200: jsonContent(TokenPreparedEnvelope, 'The new revision to sign'),
+      ...errorResponses(guardErrors, jsonBodyErrors, sessionStateErrors, {
+        400: ['INVALID_BASE64', 'CERTIFICATE_MALFORMED', 'ORIGIN_NOT_REGISTERED'],
+        409: ['PDF_CHANGES_NOT_ALLOWED'],
+        413: ['PAYLOAD_TOO_LARGE'],
+        422: ['CERTIFICATE_INVALID', 'SIGNER_IDENTITY_MISMATCH'],
+      }),
+    },
+  });
+  router.openapi(prepareRoute, async (c) => {
+    const { sessionId } = c.req.valid('param');
+    const { prepareForToken } = await stepsModule();
+    const data = await prepareForToken(
       c.get('deps'),
       await stepContext(c, sessionId),
       c.req.valid('json'),

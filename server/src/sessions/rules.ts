@@ -9,6 +9,11 @@ import type { SessionRow } from './queries';
 export const sessionLifetimeMs = 30 * 60_000;
 export const otpLifetimeMs = 5 * 60_000;
 export const otpResendMs = 60_000;
+/**
+ * How long after a usb_token revision's /M its timestamp may come: room for the signer's
+ * consent and PIN, not for a revision prepared at initiate and signed half an hour later.
+ */
+export const tokenSigningTimeLagMs = 5 * 60_000;
 /** The fifth wrong code locks the session. */
 export const otpMaxFailures = 5;
 

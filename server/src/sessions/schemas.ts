@@ -162,6 +162,35 @@ export const TokenSignatureBody = z
   })
   .openapi('SigningTokenBody');
 
+export const TokenPrepareBody = z
+  .object({
+    certificate: z
+      .string()
+      .max(24 * 1024)
+      .optional()
+      .openapi({
+        description:
+          'base64 DER of the certificate the token will sign with: its common name is shown in the box, its identity checked now (422 SIGNER_IDENTITY_MISMATCH), and only it may finalize the revision',
+      }),
+    origin: z.string().max(2048).optional().openapi({
+      description:
+        'The origin of the page that will talk to the desktop agent, as at initiate (default: the signing page)',
+    }),
+  })
+  .openapi('SigningTokenPrepareBody');
+
+export const TokenPrepared = z
+  .object({
+    contractHash: z.string().openapi({
+      description: 'sha256:<hex>: the digest of the revision just prepared, what the token signs',
+      example: `sha256:${'0'.repeat(64)}`,
+    }),
+    expiresAt: isoDateTime,
+    tsaUrl: z.string(),
+    ticket: z.string().openapi({ description: 'The signing ticket for this contractHash' }),
+  })
+  .openapi('SigningTokenPrepared');
+
 export const RejectBody = z
   .object({ reason: requiredText(contractLimits.reason) })
   .openapi('SigningRejectBody');
@@ -227,6 +256,7 @@ export const InvitationEnvelope = envelope(Invitation);
 export const OtpSentEnvelope = envelope(OtpSent);
 export const SignatureResultEnvelope = envelope(SignatureResult);
 export const RejectedEnvelope = envelope(Rejected);
+export const TokenPreparedEnvelope = envelope(TokenPrepared);
 
 export const Verification = z
   .object({
@@ -255,6 +285,10 @@ export const Verification = z
             serialNumber: z.string(),
             validFrom: isoDateTime,
             validTo: isoDateTime,
+            identifiers: z.array(z.string()).openapi({
+              description:
+                'The kinds of identifiers the certificate names its subject by: CCCD, CMND, PID, HC (passport), UID (unlabelled personal number), MST, MNS, BHXH, email (docs/signing-with-a-token.md)',
+            }),
           })
           .nullable(),
         problems: z.array(z.string()),
@@ -274,6 +308,16 @@ export const Verification = z
           .openapi({
             description:
               'Each change after this signature that it does not allow (modifiedAfterSigning "disallowed")',
+          }),
+        identity: z
+          .object({
+            status: z.enum(['bound', 'not_bound', 'service', 'unknown']),
+            by: z.enum(['identityNumber', 'taxCode', 'email']).optional(),
+            reason: z.enum(['certificate_carries_none', 'signer_has_none']).optional(),
+          })
+          .openapi('SignatureIdentity', {
+            description:
+              'Whether the certificate named the contract signer when the service made the signature: bound (by which identifier), not_bound (nothing to compare, and why), service (sealed by the service for an OTP or drawn signature), unknown (a signature the service did not make)',
           }),
       }),
     ),

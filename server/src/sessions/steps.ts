@@ -2,17 +2,22 @@ import type { AppDeps } from '../context';
 import { inTransaction } from '../db/database';
 import { otpSms, queueSms } from '../notify';
 import { readSignatureImage, type SignatureImage } from '../pdf/signing';
+import { bindIdentity } from '../signing/certificates/identity';
 import {
+  decodeCertificate,
   finalizeWithToken,
   findPreparation,
   type Preparation,
   signWithServerKey,
   type TokenSignatureInput,
 } from '../signing/finalize';
+import { certifiedKey } from '../signing/keys/signingKey';
 import type { StepContext } from './access';
+import { ticketOrigin } from './agentTickets';
 import { sessionErrors } from './errors';
+import { tokenSigning } from './initiate';
 import { serverKeyFor } from './keys';
-import { dropPreparation, prepareForSigner } from './prepare';
+import { dropPreparation, expectedSigner, prepareForSigner } from './prepare';
 import { addOtpFailure, sessionById, updateSessionIf } from './queries';
 import { recordSignature, type SignatureResult } from './record';
 import {
@@ -22,6 +27,7 @@ import {
   otpLifetimeMs,
   otpMaxFailures,
   otpResendMs,
+  tokenSigningTimeLagMs,
 } from './rules';
 import { newOtp, otpHash, otpMatches } from './secrets';
 
@@ -149,10 +155,11 @@ const serverKeyAttempts = 3;
 
 /**
  * POST /api/signing/{sessionId}/confirm: otp_sms and cloud_hsm after their code,
- * image_signature with its picture. Signs with the signer's own key (cloud_hsm) or the seal;
- * the revision is prepared again from the newest version when a parallel signer signed since
- * initiate (the signer consented to the document, not to revision bytes) and always for
- * image_signature (its picture is part of the revision).
+ * image_signature with its picture. Signs with the signer's own key (cloud_hsm: its certificate
+ * must name the signer, 422 SIGNER_IDENTITY_MISMATCH) or the seal. The revision is prepared
+ * again now from the newest version, so that its /M and visible time are the moment of signing
+ * (the signer consented to the document, not to revision bytes; a parallel signer may have
+ * signed since initiate; image_signature's picture is part of the revision).
  */
 export async function confirm(
   deps: AppDeps,
@@ -164,14 +171,19 @@ export async function confirm(
   const image = session.method === 'image_signature' ? imageOf(body.signatureImage) : undefined;
   if (session.method !== 'image_signature') await checkOtp(deps, step, body.otp);
   const key = await serverKeyFor(deps, subject, session);
+  // The signer's own certificate (cloud_hsm) is theirs, checked before anything is signed.
+  const certificate = session.method === 'cloud_hsm' ? certifiedKey(key).chain[0] : undefined;
+  const signer = certificate ? expectedSigner(subject) : 'service';
+  if (certificate && signer !== 'service') bindIdentity(signer, certificate);
   let preparationId = session.preparation_id;
   for (let attempt = 1; ; attempt++) {
     const current = await findPreparation(deps, preparationId, subject.tenantId);
-    const preparation = await freshPreparation(deps, step, current, image);
+    const preparation = await freshPreparation(deps, step, current, { image, certificate });
     preparationId = preparation.id;
     try {
       const result = await signWithServerKey(deps, preparation.id, key, {
         tenantId: subject.tenantId,
+        signer,
         commit: (trx, signed) =>
           recordSignature(trx, deps, step, signed, () => new DocumentChanged()),
       });
@@ -185,25 +197,24 @@ export async function confirm(
 }
 
 /**
- * The preparation to sign now: the session's own when it is still open on the newest version
- * (and no picture is to be drawn), else a new one from the newest version that the session
- * takes over (the old one abandoned).
+ * A new preparation of the newest version, made now, that the session takes over (the old one
+ * abandoned).
  */
 async function freshPreparation(
   deps: AppDeps,
   step: StepContext,
   current: Preparation,
-  image: SignatureImage | undefined,
+  made: { image?: SignatureImage | undefined; certificate?: Buffer | undefined },
 ): Promise<Preparation> {
   const { session, subject } = step;
   const newest = await subject.newestFile(deps.db);
-  if (!image && current.state === 'open' && current.sourceSha256 === newest.sha256) return current;
   const preparation = await prepareForSigner(deps, {
     subject,
     method: session.method,
     version: newest,
     expiresAt: new Date(session.expires_at),
-    ...(image ? { image } : {}),
+    ...(made.image ? { image: made.image } : {}),
+    ...(made.certificate ? { certificate: made.certificate } : {}),
   });
   const moved = await inTransaction(deps.db, (trx) =>
     updateSessionIf(trx, session.id, 'open', {
@@ -220,8 +231,47 @@ async function freshPreparation(
 }
 
 /**
+ * POST /api/signing/{sessionId}/prepare (usb_token): the revision prepared again now, just
+ * before the token signs, so that its /M and visible time are the moment of signing; with the
+ * token's certificate, its name in the box and its identity checked before the token is asked
+ * (422 SIGNER_IDENTITY_MISMATCH), and only that certificate may finalize it. Answers the new
+ * contractHash with a ticket for the desktop agent; the earlier preparation can no longer be
+ * finalized.
+ */
+export async function prepareForToken(
+  deps: AppDeps,
+  step: StepContext,
+  input: { certificate?: string | undefined; origin?: string | undefined },
+) {
+  const { session, subject } = step;
+  if (session.method !== 'usb_token') {
+    throw sessionErrors.methodMismatch(session.method, 'prepare');
+  }
+  const certificate =
+    input.certificate === undefined ? undefined : decodeCertificate(input.certificate);
+  if (certificate) bindIdentity(expectedSigner(subject), certificate);
+  const origin = await ticketOrigin(deps, subject.tenantId, input.origin);
+  const current = await findPreparation(deps, session.preparation_id, subject.tenantId);
+  const preparation = await freshPreparation(deps, step, current, { certificate });
+  const expiresAt = new Date(session.expires_at);
+  return {
+    contractHash: preparation.contractHash,
+    expiresAt: session.expires_at,
+    ...(await tokenSigning(deps, {
+      origin,
+      sessionId: session.public_id,
+      contractHash: preparation.contractHash,
+      expiresAt,
+    })),
+  };
+}
+
+/**
  * POST /api/signing/{sessionId}/sign-with-token: the engine's finalize with the client's
- * signature, chain and timestamp. Engine refusals pass through and leave the session open; a
+ * signature, chain and timestamp; the certificate must name the signer (422
+ * SIGNER_IDENTITY_MISMATCH) and, unless the revision was prepared for it, carry the name its box
+ * shows; the timestamp may come at most 5 minutes after the revision's /M (409
+ * PREPARATION_STALE: prepare again). Engine refusals pass through and leave the session open; a
  * contract signed by someone else since initiate answers 409 DOCUMENT_CHANGED (initiate again:
  * the token signed bytes that no longer are the newest version).
  */
@@ -240,6 +290,8 @@ export async function signWithToken(
   const result = await finalizeWithToken(deps, preparation.id, input, {
     tenantId: subject.tenantId,
     notBefore: new Date(session.created_at),
+    signer: expectedSigner(subject),
+    maxSigningTimeLagMs: tokenSigningTimeLagMs,
     commit: (trx, signed) =>
       recordSignature(trx, deps, step, signed, () => sessionErrors.documentChanged()),
   });

@@ -15,8 +15,17 @@ import type { SessionRow } from './queries';
 export interface SigningSubject {
   kind: 'contract' | 'task';
   tenantId: number;
-  /** The person whose signature it is: the visible box, the OTP, a cloud_hsm key. */
-  signer: { name: string; email: string | null; phone: string | null };
+  /**
+   * The person whose signature it is: the visible box, the OTP, a cloud_hsm key, and what a
+   * signing certificate is compared with (signing/certificates/identity.ts).
+   */
+  signer: {
+    name: string;
+    email: string | null;
+    phone: string | null;
+    identityNumber: string | null;
+    taxCode: string | null;
+  };
   /** Who a step by the signing page (or the signer) is, in the audit trail. */
   signerActor: AuditActor;
   /** What the signing page shows of the subject. */

@@ -14,7 +14,7 @@ import {
   rejectInTransaction,
 } from '../workflow/actions';
 import { dossierById } from '../workflow/queries/dossiers';
-import { actorSnapshot, loadTaskContext } from '../workflow/taskContext';
+import { actorSnapshot, loadTaskContext, signerNumbers } from '../workflow/taskContext';
 import { defaultSignatureBox } from './rules';
 import type { SigningSubject, TaskOutcome } from './subject';
 
@@ -108,7 +108,12 @@ function subjectOf(
   return {
     kind: 'task',
     tenantId: context.task.tenantId,
-    signer: { name, email: who.actor_email ?? null, phone: who.actor_phone ?? null },
+    signer: {
+      name,
+      email: who.actor_email ?? null,
+      phone: who.actor_phone ?? null,
+      ...signerNumbers(context.step.kind, user, turn),
+    },
     signerActor,
     summary: { id: taskCode, title: dossier.title },
     sessionColumns: {

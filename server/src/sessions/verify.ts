@@ -3,13 +3,25 @@ import { type ContractCaller, contractInScope } from '../contracts/access';
 import { existingSignaturesOf } from '../contracts/existingSignatures';
 import { fileVersion, signedVersionsOf, signersOf } from '../contracts/queries';
 import { ApiError } from '../errors/apiError';
+import type { IdentityBinding } from '../signing/certificates/identity';
+import { signedSummaries } from '../signing/finalize';
 import { verifyPdfSignatures } from '../signing/verification';
+
+/**
+ * Whether the signature was tied to the contract signer when it was made: the certificate alone
+ * cannot say whom the contract expected, so this is the service's record of its comparison
+ * (`unknown` for a signature it did not make, or made before identities were compared).
+ */
+function identityOf(binding: IdentityBinding | undefined): IdentityBinding | { status: 'unknown' } {
+  return binding ?? { status: 'unknown' };
+}
 
 /**
  * GET /api/signing/verify/{contractId}: the engine's verification of the newest signed version.
  * Each signature is named by the contract signer whose version added it (the seal signs for
  * otp_sms and image_signature, so the certificate alone would name the service); the
- * certificate's subject is given beside. 404 CONTRACT_NOT_SIGNED before the first signature.
+ * certificate's subject is given beside, with the kinds of identifiers it carries, and whether
+ * the service found it naming the signer (`identity`, from its record of the signature). 404 CONTRACT_NOT_SIGNED before the first signature.
  */
 export async function verifyContract(deps: AppDeps, caller: ContractCaller, contractId: string) {
   const contract = await contractInScope(deps, caller, contractId);
@@ -31,6 +43,11 @@ export async function verifyContract(deps: AppDeps, caller: ContractCaller, cont
     existingSignaturesOf(contract.existing_signatures).map((s) => s.fieldName),
   );
   let ours = 0;
+  const summaries = await signedSummaries(
+    deps,
+    contract.tenant_id,
+    versions.map((version) => version.sha256),
+  );
   return {
     isValid: verification.isValid,
     signatures: verification.signatures.map((signature) => {
@@ -51,6 +68,7 @@ export async function verifyContract(deps: AppDeps, caller: ContractCaller, cont
         certificate: signature.certificate,
         problems: signature.problems,
         changes: signature.changes,
+        identity: identityOf(version && summaries.get(version.sha256)?.identity),
       };
     }),
   };

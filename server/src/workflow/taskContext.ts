@@ -85,6 +85,22 @@ export function actorSnapshot(kind: StepKind, user: UserRow, turn: TurnRow): Act
   };
 }
 
+/**
+ * The numbers that identify the person taking the turn, compared with a signing certificate:
+ * on a guest step as submitted at creation (falling back to the account), else the account's.
+ */
+export function signerNumbers(
+  kind: StepKind,
+  user: UserRow,
+  turn: TurnRow,
+): { identityNumber: string | null; taxCode: string | null } {
+  const signerIsAssignee = turn.assignee_user_id === user.id && !isInternalAccountStep(kind);
+  return {
+    identityNumber: (signerIsAssignee ? turn.signer_identity_number : null) ?? user.identity_number,
+    taxCode: (signerIsAssignee ? turn.signer_tax_code : null) ?? user.tax_code,
+  };
+}
+
 /** What makes a user part of a task: the user, the roles held, the delegations in force to them. */
 export interface Participant {
   userId: number;

@@ -205,7 +205,20 @@ describe('dossier tasks sign through the signing sessions', () => {
       .catch((error: unknown) => (String(error).includes('refused by the test') ? 500 : error))
       .finally(() => sql`DROP TRIGGER refuse_history`.execute(h.deps.db));
     expect(failed).toBe(500);
-    expect(await state(dossierId)).toEqual(before);
+    // Confirm prepares the revision anew (its /M is the moment of signing): besides the
+    // preparation the session now holds (which the retry replaces), nothing changed.
+    const held = await h.deps.db
+      .selectFrom('signing_sessions as s')
+      .innerJoin('signature_preparations as p', 'p.id', 's.preparation_id')
+      .select('p.prepared_sha256')
+      .where('s.public_id', '=', session.sessionId)
+      .executeTakeFirstOrThrow();
+    const after = await state(dossierId);
+    const besides = (files: string[]) => files.filter((f) => f !== held.prepared_sha256);
+    expect({ ...after, files: besides(after.files) }).toEqual({
+      ...before,
+      files: besides(before.files),
+    });
 
     const signed = await step('confirm', director, { otp });
     expect(signed.status).toBe(200);

@@ -42,6 +42,7 @@ describe('the signing-session API in the OpenAPI document', () => {
     ['/api/signing/{sessionId}/send-otp', 'sendSigningOtp', step],
     ['/api/signing/{sessionId}/confirm', 'confirmSigning', step],
     ['/api/signing/{sessionId}/sign-with-token', 'signWithToken', step],
+    ['/api/signing/{sessionId}/prepare', 'prepareTokenSigning', step],
     ['/api/signing/{sessionId}/reject', 'rejectSigning', step],
   ])('POST %s: %s, its credentials, tag and error codes', (path, operationId, security) => {
     const operation = paths[path]!.post!;
@@ -77,7 +78,11 @@ describe('the signing-session API in the OpenAPI document', () => {
       'OTP_EXPIRED',
       'PREPARATION_EXPIRED',
     ]);
-    expect(codes(confirm, '422')).toEqual(['OTP_INVALID', 'IMAGE_UNREADABLE']);
+    expect(codes(confirm, '422')).toEqual([
+      'OTP_INVALID',
+      'IMAGE_UNREADABLE',
+      'SIGNER_IDENTITY_MISMATCH',
+    ]);
     const sendOtp = paths['/api/signing/{sessionId}/send-otp']!.post!;
     expect(codes(sendOtp, '429')).toEqual(['RATE_LIMITED', 'OTP_RESEND_TOO_SOON']);
     const initiate = paths['/api/signing/initiate']!.post!;
@@ -96,14 +101,25 @@ describe('the signing-session API in the OpenAPI document', () => {
     expect(codes(task, '409')).toEqual(
       expect.arrayContaining(['NOT_YOUR_TURN', 'TASK_ALREADY_HANDLED', 'MAIN_FILE_NOT_SINGLE']),
     );
-    expect(codes(task, '422')).toEqual(['SIGNATURE_NOT_EXPECTED', 'SIGNING_METHOD_NOT_ALLOWED']);
+    expect(codes(task, '422')).toEqual([
+      'SIGNATURE_NOT_EXPECTED',
+      'SIGNING_METHOD_NOT_ALLOWED',
+      'SIGNER_IDENTITY_MISMATCH',
+    ]);
     const token = paths['/api/signing/{sessionId}/sign-with-token']!.post!;
     expect(codes(token, '422')).toEqual(
       expect.arrayContaining([
         'DOCUMENT_DIGEST_MISMATCH',
         'SIGNATURE_INVALID',
         'TIMESTAMP_INVALID',
+        'SIGNED_ATTRIBUTES_EXTRA',
+        'SIGNED_ATTRIBUTES_MISSING',
+        'SIGNER_IDENTITY_MISMATCH',
+        'CERTIFICATE_NAME_NOT_PREPARED',
       ]),
     );
+    expect(codes(token, '409')).toEqual(expect.arrayContaining(['PREPARATION_STALE']));
+    const prepare = paths['/api/signing/{sessionId}/prepare']!.post!;
+    expect(codes(prepare, '422')).toEqual(['CERTIFICATE_INVALID', 'SIGNER_IDENTITY_MISMATCH']);
   });
 });

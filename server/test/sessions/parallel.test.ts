@@ -101,10 +101,11 @@ describe('parallel signers of one order, both prepared from the same version', (
     ]);
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
     expect((await versionsOf(id)).map((v) => v.version)).toEqual([1, 2, 3]);
-    // The loser's first preparation was given up and a new one made from version 2.
+    // Each confirm prepares anew (its /M is the moment of signing); the loser's preparation
+    // was given up and a new one made from version 2.
     const after = await persisted(world);
     const made = after.preparations.filter((p) => !before.preparations.some((b) => b.id === p.id));
-    expect(made.map((p) => p.state)).toEqual(['finalized']);
+    expect(made.map((p) => p.state).sort()).toEqual(['abandoned', 'finalized', 'finalized']);
     const verdicts = pdfsigSignatures(pdfsig(await world.signedFile(id, 'parallel-race.pdf')));
     expect(verdicts.map((s) => s.valid)).toEqual([true, true]);
   });

@@ -21,6 +21,8 @@ export const signingPath = '/api/signing';
 /** A signer of the tests, with where a signature picture goes. */
 export type SessionSigner = SignerSpec & {
   placement?: { page?: number; x: number; y: number; width: number; height: number };
+  /** Compared with the signing certificate's CMND/CCCD (UID). */
+  identityNumber?: string;
 };
 
 export interface SessionWorld extends ContractWorld {
@@ -37,7 +39,7 @@ export interface SessionWorld extends ContractWorld {
   ): Promise<Response>;
   step(
     sessionId: string,
-    step: 'send-otp' | 'confirm' | 'sign-with-token' | 'reject',
+    step: 'send-otp' | 'confirm' | 'prepare' | 'sign-with-token' | 'reject',
     json?: unknown,
     credential?: { key?: string; page?: string },
   ): Promise<Response>;
@@ -192,7 +194,14 @@ export class SoftToken {
     return JSON.parse(stdout) as T;
   }
 
-  static async create(world: SessionWorld, holder: { name: string; email: string }) {
+  /**
+   * A token whose certificate names `holder`: CN, subjectAltName e-mail (none when null), and
+   * the subject UID as Vietnamese CAs write it (`CCCD:…`) when given.
+   */
+  static async create(
+    world: SessionWorld,
+    holder: { name: string; email: string | null; uid?: string },
+  ) {
     const dir = tempDir('esign-usb-token-');
     const { config } = provisionSoftHsm(dir.dir, [SoftToken.token]);
     const { ref } = SoftToken.probe<{ ref: SerializedRef }>(config, {
@@ -201,7 +210,13 @@ export class SoftToken {
     });
     const ca = await developmentCa(world.h.deps);
     const certificate = await ca.issue(
-      { kind: 'signer', name: holder.name, email: holder.email, organization: 'Đối tác ACME' },
+      {
+        kind: 'signer',
+        name: holder.name,
+        email: holder.email,
+        organization: 'Đối tác ACME',
+        ...(holder.uid === undefined ? {} : { uid: holder.uid }),
+      },
       Buffer.from(ref.publicKeySpki, 'base64'),
     );
     const root = Buffer.from(

@@ -240,8 +240,10 @@ describe('sweepFileStore over real flows', () => {
     const contractId = await world.sentContract([signer], { title: 'Hợp đồng C' });
     const session = await initiate(contractId);
     const preparation = await preparationOfSession(session.sessionId);
-    world.h.clock.advance(10 * 60_000);
-    // A one-minute grace period: only the row protects the ten-minute-old prepared file.
+    // Four minutes: older than the grace period, young enough to be signed (a token's timestamp
+    // may come at most 5 minutes after the revision's /M).
+    world.h.clock.advance(4 * 60_000);
+    // A one-minute grace period: only the row protects the four-minute-old prepared file.
     const report = await sweep({ dryRun: false, graceMs: 60_000 });
     expect(deletedOf(report)).not.toContain(preparation.prepared_sha256);
     expect(onDisk()).toContain(preparation.prepared_sha256);

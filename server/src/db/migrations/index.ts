@@ -16,6 +16,7 @@ import { signingSessions } from './015_signing_sessions';
 import { taskSigningSessions } from './016_task_signing_sessions';
 import { dossierAuditTrail } from './017_dossier_audit_trail';
 import { contractExistingSignatures } from './018_contract_existing_signatures';
+import { signerIdentity } from './022_signer_identity';
 
 export interface Migration {
   version: number;
@@ -43,4 +44,5 @@ export const migrations: Migration[] = [
   { version: 16, name: 'task_signing_sessions', sql: taskSigningSessions },
   { version: 17, name: 'dossier_audit_trail', sql: dossierAuditTrail },
   { version: 18, name: 'contract_existing_signatures', sql: contractExistingSignatures },
+  { version: 22, name: 'signer_identity', sql: signerIdentity },
 ];

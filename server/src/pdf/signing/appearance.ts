@@ -4,7 +4,7 @@ import { dict, name, PdfNewStream, type PdfRef } from './objects';
 import type { PngImage } from './png';
 
 /**
- * The picture drawn under the text of a visible signature (the `image_signature` method's):
+ * The picture of a visible signature (the `image_signature` method's), beside or above its text:
  * a JPEG as it is (DCTDecode), or a decoded PNG (FlateDecode, alpha as /SMask).
  */
 export type SignatureImage =
@@ -27,29 +27,75 @@ const smallestFontSize = 4;
 const fontSizeStep = 0.5;
 const leadingFactor = 1.2;
 
+/** A part of the box, in the appearance's own space (origin at the box's lower left). */
+export interface BoxArea {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 /** The text of a visible signature, laid out in its box and encoded for the subset font. */
 export interface AppearanceText {
   /** Text-showing operators (`BT … ET`) naming the font `/F1`; empty when nothing is drawn. */
   operators: string;
   /** The subset to embed as `/F1`, absent when nothing is drawn. */
   subset?: FontSubset;
+  /** Where a picture goes: its own part of the box, never under the text. */
+  imageArea: BoxArea;
+}
+
+/** Between the picture's part of the box and the text's, in points. */
+const areaGap = 2;
+
+/**
+ * The box shared between a picture and the text so that neither covers the other: side by side
+ * in a wide box (at least twice as wide as high: the picture on the left 40 %), else the
+ * picture above and the text in the lower 45 %. Alone, either has the whole box.
+ */
+export function boxAreas(
+  rect: SignatureRect,
+  content: { image: boolean; text: boolean },
+): { text: BoxArea; image: BoxArea } {
+  const width = Math.abs(rect[2] - rect[0]);
+  const height = Math.abs(rect[3] - rect[1]);
+  const whole = { x: 0, y: 0, width, height };
+  if (!content.image || !content.text) return { text: whole, image: whole };
+  if (width >= 2 * height) {
+    const imageWidth = width * 0.4;
+    return {
+      image: { x: 0, y: 0, width: imageWidth, height },
+      text: { x: imageWidth + areaGap, y: 0, width: width - imageWidth - areaGap, height },
+    };
+  }
+  const textHeight = height * 0.45;
+  return {
+    text: { x: 0, y: 0, width, height: textHeight },
+    image: { x: 0, y: textHeight + areaGap, width, height: height - textHeight - areaGap },
+  };
 }
 
 /**
- * Lays the lines out in the box: the largest font size (10 pt down to 4 pt) at which the lines,
- * wrapped to the box's width, fit its height. At 4 pt, lines that still do not fit are left out
- * rather than drawn over the box's edge.
+ * Lays the lines out in their part of the box (all of it without a picture): the largest font
+ * size (10 pt down to 4 pt) at which the lines, wrapped to the part's width, fit its height. At
+ * 4 pt, lines that still do not fit are left out rather than drawn over the part's edge.
  */
 export async function appearanceText(
   rect: SignatureRect,
   lines: string[],
+  withImage = false,
 ): Promise<AppearanceText> {
   const font = await AppearanceFont.load();
-  const width = Math.abs(rect[2] - rect[0]) - 2 * padding;
-  const height = Math.abs(rect[3] - rect[1]) - 2 * padding;
   const printable = lines
     .flatMap((line) => line.split(/\r\n|\r|\n/))
     .map((line) => font.printable(line).trim());
+  const areas = boxAreas(rect, {
+    image: withImage,
+    text: printable.some((line) => line !== ''),
+  });
+  const area = areas.text;
+  const width = area.width - 2 * padding;
+  const height = area.height - 2 * padding;
   const lineBox = (font.ascent - font.descent) / 1000;
   let fontSize = largestFontSize;
   let wrapped: string[] = [];
@@ -66,35 +112,37 @@ export async function appearanceText(
   const fitting = Math.max(0, Math.floor((height - fontSize * lineBox) / leading) + 1);
   const drawn = wrapped.slice(0, fitting);
   while (drawn.length > 0 && drawn[drawn.length - 1] === '') drawn.pop();
-  if (drawn.length === 0) return { operators: '' };
+  if (drawn.length === 0) return { operators: '', imageArea: areas.image };
   const subset = await font.subset(drawn);
-  const top = padding + height - (fontSize * font.ascent) / 1000;
-  let operators = `BT /F1 ${fmt(fontSize)} Tf ${padding} ${fmt(top)} Td\n`;
+  const top = area.y + padding + height - (fontSize * font.ascent) / 1000;
+  let operators = `BT /F1 ${fmt(fontSize)} Tf ${fmt(area.x + padding)} ${fmt(top)} Td\n`;
   drawn.forEach((line, i) => {
     if (i > 0) operators += `0 ${fmt(-leading)} Td\n`;
     if (line !== '') operators += `<${subset.encode(line)}> Tj\n`;
   });
   operators += 'ET\n';
-  return { operators, subset };
+  return { operators, subset, imageArea: areas.image };
 }
 
 const fmt = (value: number) => value.toFixed(2).replace(/\.?0+$/, '');
 
-/** The image scaled to fit the box with its proportions kept, centred. */
-function imagePlacement(width: number, height: number, image: { width: number; height: number }) {
-  const scale = Math.min(width / image.width, height / image.height);
+/** The image scaled to fit its area with its proportions kept, centred there. */
+function imagePlacement(area: BoxArea, image: { width: number; height: number }) {
+  const scale = Math.min(area.width / image.width, area.height / image.height);
   const w = image.width * scale;
   const h = image.height * scale;
-  return `q ${fmt(w)} 0 0 ${fmt(h)} ${fmt((width - w) / 2)} ${fmt((height - h) / 2)} cm /Im1 Do Q\n`;
+  const x = area.x + (area.width - w) / 2;
+  const y = area.y + (area.height - h) / 2;
+  return `q ${fmt(w)} 0 0 ${fmt(h)} ${fmt(x)} ${fmt(y)} cm /Im1 Do Q\n`;
 }
 
 /**
- * The appearance stream of a visible signature: the optional image fitted into the box (its
- * proportions kept), then the text (signer name, date) from the top left.
+ * The appearance stream of a visible signature: the optional image fitted into its own part of
+ * the box (its proportions kept), then the text (signer name, date) in the other part.
  */
 export function appearanceStream(
   rect: SignatureRect,
-  text: Pick<AppearanceText, 'operators'>,
+  text: Pick<AppearanceText, 'operators' | 'imageArea'>,
   fontRef: PdfRef | undefined,
   image: { ref: PdfRef; width: number; height: number } | undefined,
 ): PdfNewStream {
@@ -102,7 +150,7 @@ export function appearanceStream(
   const height = Math.abs(rect[3] - rect[1]);
   const imageRef = image?.ref;
   let content = '';
-  if (image) content += imagePlacement(width, height, image);
+  if (image) content += imagePlacement(text.imageArea, image);
   content += text.operators;
   return new PdfNewStream(
     dict({

@@ -219,7 +219,9 @@ function appearanceLines(options: PrepareSignatureOptions): string[] {
 }
 
 /** The appearance text as data a worker thread can be sent (the subset without its encoder). */
-type LaidOutText = Pick<AppearanceText, 'operators'> & { subset?: Omit<FontSubset, 'encode'> };
+type LaidOutText = Pick<AppearanceText, 'operators' | 'imageArea'> & {
+  subset?: Omit<FontSubset, 'encode'>;
+};
 
 function withoutEncoder({ encode: _, ...subset }: FontSubset): Omit<FontSubset, 'encode'> {
   return subset;
@@ -331,9 +333,12 @@ export async function preparePdfSignature(
   // The font work is asynchronous (fontkit loads on first use), the reading is not: lay the
   // text out first.
   const visible = options.appearance;
-  const text = visible && (await appearanceText(visible.rect, appearanceLines(options)));
+  const text =
+    visible &&
+    (await appearanceText(visible.rect, appearanceLines(options), visible.image !== undefined));
   const laidOut = text && {
     operators: text.operators,
+    imageArea: text.imageArea,
     ...(text.subset ? { subset: withoutEncoder(text.subset) } : {}),
   };
   const { update, fieldName, sourceSize } = await runPdfTask(

@@ -45,7 +45,15 @@ export const documentSigningUsage = new x509.KeyUsagesExtension(
 /** What the issued end-entity certificates are for. */
 export type CertificateProfile =
   | { kind: 'seal'; serviceName: string }
-  | { kind: 'signer'; name: string; email: string; organization: string }
+  | {
+      kind: 'signer';
+      name: string;
+      /** In subjectAltName; none: a certificate that names nobody by e-mail. */
+      email: string | null;
+      organization: string;
+      /** The subject's UID as Vietnamese CAs write it (`CCCD:…`, `MST:…`), when given. */
+      uid?: string;
+    }
   | { kind: 'tsa'; serviceName: string };
 
 export const validityDays: Record<CertificateProfile['kind'], number> = {
@@ -53,6 +61,9 @@ export const validityDays: Record<CertificateProfile['kind'], number> = {
   signer: 2 * 365,
   tsa: 5 * 365,
 };
+
+/** The LDAP userId attribute (RFC 4519) where Vietnamese CAs write CMND/CCCD/MST numbers. */
+const uidOid = '0.9.2342.19200300.100.1.1';
 
 export function subjectOf(profile: CertificateProfile): x509.Name {
   switch (profile.kind) {
@@ -65,6 +76,7 @@ export function subjectOf(profile: CertificateProfile): x509.Name {
       return utf8Name([
         ['CN', profile.name],
         ['O', profile.organization],
+        ...(profile.uid === undefined ? [] : [[uidOid, profile.uid] as [string, string]]),
       ]);
     case 'tsa':
       return utf8Name([
@@ -80,10 +92,12 @@ export function profileExtensions(profile: CertificateProfile): x509.Extension[]
     case 'seal':
       return [documentSigningUsage];
     case 'signer':
-      return [
-        documentSigningUsage,
-        new x509.SubjectAlternativeNameExtension([{ type: 'email', value: profile.email }]),
-      ];
+      return profile.email === null
+        ? [documentSigningUsage]
+        : [
+            documentSigningUsage,
+            new x509.SubjectAlternativeNameExtension([{ type: 'email', value: profile.email }]),
+          ];
     case 'tsa':
       // RFC 3161 §2.3: the TSA certificate carries timeStamping as its only EKU, critical.
       return [

@@ -1,14 +1,5 @@
 import crypto, { X509Certificate } from 'node:crypto';
-import {
-  buildSignedAttributes,
-  certificateIssuerAndSerial,
-  derBytes,
-  derChildren,
-  derElement,
-  derTag,
-  digestInfoSha256,
-  readDerWhole,
-} from '@esign/shared/cms';
+import { buildSignedAttributes, certificateIssuerAndSerial } from '@esign/shared/cms';
 import type { AppDeps } from '../../context';
 import { ApiError } from '../../errors/apiError';
 import type { DssMaterial } from '../../pdf/signing';
@@ -31,7 +22,8 @@ import {
 import { timestampTrustAnchors } from '../timestamps/client';
 import { type VerifiedTimestamp, verifyTimestampToken } from '../timestamps/verifyToken';
 import { trustAnchorsFor } from '../trust/service';
-import { finalizeErrors } from './errors';
+import { finalizeErrors, type MistakenDigest } from './errors';
+import { refusalFor } from './explainRefusal';
 import { certificateSummary, contractHashOf, type SignatureSummary } from './summary';
 import { holdsAnswerFor } from './validationData';
 
@@ -53,8 +45,8 @@ export interface RevisionToSign {
   /** A timestamp older than this (less the skew) is not for this revision. */
   notBefore: Date;
   tenantId: number | null;
-  /** Digests of other revisions of the same document, asked only to explain a refusal. */
-  otherDigests?: () => Promise<Buffer[]>;
+  /** Digests a client may have signed by mistake, asked only to explain a refusal. */
+  mistakenDigests?: () => Promise<MistakenDigest[]>;
   /** The DSS of the prepared revision: B-LT when it answers for the signer certificate. */
   preparedDss: DssMaterial;
 }
@@ -91,7 +83,7 @@ export async function checkSignature(
   checkParses(chain);
   const signer = chain[0]!;
   const signedAttributes = attributesFor(revision.documentDigest, signer);
-  const verified = await verifiedSignature(revision, evidence, signedAttributes);
+  const verified = await verifiedSignature(deps, revision, evidence, signedAttributes);
 
   const timestamp = checkedTimestamp(evidence.timestampToken, verified.signature, {
     trustAnchors: await timestampTrustAnchors(deps, revision.tenantId),
@@ -177,92 +169,33 @@ function attributesFor(documentDigest: Buffer, certificate: Buffer): Uint8Array 
   }
 }
 
-function verifies(signedAttributes: Uint8Array, signature: Buffer, certificate: Buffer): boolean {
-  try {
-    verifyRawSignature({ signedAttributes, signature, certificate });
-    return true;
-  } catch (error) {
-    if (error instanceof ApiError) return false;
-    throw error;
-  }
-}
-
 /**
  * The signature over the rebuilt attributes; when it does not verify, the refusal names the
- * likely mistake: the signer's certificate not first, the digest of another preparation, the
- * attributes out of DER order or different (an RSA signature shows that the key signed some
- * other SHA-256), else a signature by another key.
+ * likely mistake (explainRefusal.ts).
  */
 async function verifiedSignature(
+  deps: FinalizeDeps,
   revision: RevisionToSign,
   evidence: SignatureEvidence,
   signedAttributes: Uint8Array,
 ): Promise<VerifiedSignature> {
   const { signature, chain } = evidence;
-  const signer = chain[0]!;
   try {
-    return verifyRawSignature({ signedAttributes, signature, certificate: signer });
+    return verifyRawSignature({ signedAttributes, signature, certificate: chain[0]! });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    // The signer's certificate further down: chain[0]'s key may not even fit the signature.
-    const other = chain.findIndex(
-      (certificate, index) =>
-        index > 0 &&
-        verifies(
-          buildSignedAttributes(revision.documentDigest, certificate),
-          signature,
-          certificate,
-        ),
+    throw await refusalFor(
+      {
+        documentDigest: revision.documentDigest,
+        signature,
+        chain,
+        timestampToken: evidence.timestampToken,
+        now: deps.clock.now(),
+        mistakenDigests: revision.mistakenDigests ?? (async () => []),
+      },
+      signedAttributes,
+      error,
     );
-    if (other > 0) throw finalizeErrors.signerNotFirst(other);
-    if (error.code !== 'SIGNATURE_INVALID') throw error;
-    for (const digest of (await revision.otherDigests?.()) ?? []) {
-      if (verifies(buildSignedAttributes(digest, signer), signature, signer)) {
-        throw finalizeErrors.documentDigestMismatch();
-      }
-    }
-    if (reorderings(signedAttributes).some((order) => verifies(order, signature, signer))) {
-      throw finalizeErrors.signedAttributesMismatch('they are not in DER SET OF order');
-    }
-    if (rsaSignedSomeSha256(signer, signature)) {
-      throw finalizeErrors.signedAttributesMismatch(
-        'the RSA signature is over another SHA-256 digest',
-      );
-    }
-    throw error;
-  }
-}
-
-/** The same attributes in every other order (a client that did not sort the SET OF). */
-function reorderings(signedAttributes: Uint8Array): Uint8Array[] {
-  const members = derChildren(signedAttributes, readDerWhole(signedAttributes)).map((member) =>
-    derBytes(signedAttributes, member),
-  );
-  const orders: Uint8Array[][] = [];
-  const permute = (done: Uint8Array[], left: Uint8Array[]): void => {
-    if (left.length === 0) orders.push(done);
-    for (const [i, next] of left.entries()) {
-      permute([...done, next], [...left.slice(0, i), ...left.slice(i + 1)]);
-    }
-  };
-  permute([], members);
-  return orders.slice(1).map((order) => derElement(derTag.set, ...order));
-}
-
-const sha256DigestInfoPrefix = Buffer.from(digestInfoSha256(new Uint8Array(32))).subarray(0, 19);
-
-/** Whether an RSA PKCS#1 v1.5 signature opens, with the certificate key, to a SHA-256 DigestInfo. */
-function rsaSignedSomeSha256(certificate: Buffer, signature: Buffer): boolean {
-  const key = new X509Certificate(certificate).publicKey;
-  if (key.asymmetricKeyType !== 'rsa') return false;
-  try {
-    const opened = crypto.publicDecrypt(
-      { key, padding: crypto.constants.RSA_PKCS1_PADDING },
-      signature,
-    );
-    return opened.length === 51 && opened.subarray(0, 19).equals(sha256DigestInfoPrefix);
-  } catch {
-    return false;
   }
 }
 

@@ -11,10 +11,11 @@ import {
   type FinalizeDeps,
   type SignatureEvidence,
 } from './checkSignature';
-import { finalizeErrors } from './errors';
+import { finalizeErrors, type MistakenDigest } from './errors';
 import { openPreparation, type Preparation } from './preparation';
 import { findPreparationRow, markPreparationFinalized, otherDocumentDigests } from './queries';
 import { writeSignedFile } from './signedFile';
+import { checkPreparedCertificate, checkSigner, type SignerExpectations } from './signerChecks';
 import type { SignatureSummary } from './summary';
 import { decodeTokenInput, type TokenSignatureInput } from './tokenInput';
 import { materialToJson } from './validationData';
@@ -28,7 +29,7 @@ export interface SignedRevision {
   summary: SignatureSummary;
 }
 
-export interface FinalizeOptions<T> {
+export interface FinalizeOptions<T> extends SignerExpectations {
   tenantId: number;
   /** A timestamp before this (less a minute) is refused; default the preparation's creation. */
   notBefore?: Date;
@@ -95,6 +96,30 @@ export async function serverKeyEvidence(
   return { signature, chain, timestampToken: timestamp.token };
 }
 
+/**
+ * What a client may have signed instead of the preparation's digest: another preparation of
+ * the same document (the newest first), the whole prepared file, the unprepared file.
+ */
+async function mistakenDigests(
+  deps: FinalizeDeps,
+  preparation: Preparation,
+): Promise<MistakenDigest[]> {
+  const others = await otherDocumentDigests(
+    deps.db,
+    {
+      id: preparation.id,
+      tenant_id: preparation.tenantId,
+      source_sha256: preparation.sourceSha256,
+    },
+    explainedRevisions,
+  );
+  return [
+    ...others.map((hex) => ({ digest: Buffer.from(hex, 'hex'), of: 'OTHER_PREPARATION' as const })),
+    { digest: Buffer.from(preparation.preparedSha256, 'hex'), of: 'WHOLE_FILE' },
+    { digest: Buffer.from(preparation.sourceSha256, 'hex'), of: 'UNPREPARED_FILE' },
+  ];
+}
+
 async function finalizePreparation<T>(
   deps: FinalizeDeps,
   preparation: Preparation,
@@ -106,6 +131,7 @@ async function finalizePreparation<T>(
       ? options.notBefore
       : preparation.createdAt;
   const preparedPath = deps.files.pathOf(preparation.preparedSha256);
+  if (evidence.chain[0]) checkPreparedCertificate(preparation, evidence.chain[0]);
   const checked = await checkSignature(
     deps,
     {
@@ -114,21 +140,17 @@ async function finalizePreparation<T>(
       documentDigest: preparation.documentDigest,
       notBefore,
       tenantId: preparation.tenantId,
-      otherDigests: async () =>
-        (
-          await otherDocumentDigests(
-            deps.db,
-            {
-              id: preparation.id,
-              tenant_id: preparation.tenantId,
-              source_sha256: preparation.sourceSha256,
-            },
-            explainedRevisions,
-          )
-        ).map((hex) => Buffer.from(hex, 'hex')),
+      mistakenDigests: () => mistakenDigests(deps, preparation),
     },
     evidence,
   );
+  const identity = checkSigner(
+    preparation,
+    evidence.chain[0]!,
+    new Date(checked.summary.timestamp.genTime),
+    options,
+  );
+  if (identity) checked.summary.identity = identity;
   const signedFile = await writeSignedFile(deps.files.tempDir, preparedPath, preparation, checked);
   const stored = await deps.files.putHashed(signedFile.path, signedFile);
   try {

@@ -13,8 +13,10 @@ export {
   findPreparation,
   openPreparation,
   prepareRevision,
+  signedSummaries,
 } from './preparation';
 export type { SealOptions } from './seal';
 export { sealPdf } from './seal';
 export type { CertificateSummary, SignatureSummary } from './summary';
 export type { TokenSignatureInput } from './tokenInput';
+export { decodeCertificate } from './tokenInput';

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../../context';
 import { errors, validationError } from '../../errors/apiError';
@@ -14,6 +15,7 @@ import {
   insertPreparation,
   markPreparationAbandoned,
   type PreparationRow,
+  summariesOfSigned,
   validationMaterialOfSigned,
 } from './queries';
 import { contractHashOf, type SignatureSummary } from './summary';
@@ -24,6 +26,8 @@ import {
   materialFromJson,
   mergeMaterial,
 } from './validationData';
+
+const sha256Hex = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).digest('hex');
 
 /** The store, and what asking OCSP responders and CRL servers needs (the DSS material). */
 export type PreparationDeps = Pick<AppDeps, 'db' | 'clock' | 'files' | 'config'> &
@@ -46,6 +50,10 @@ export interface Preparation {
   createdAt: Date;
   expiresAt: Date;
   state: PreparationRow['state'];
+  /** The name the visible box and /Name show. */
+  shownName: string | null;
+  /** SHA-256 (hex) of the certificate the revision was prepared for: only it may finalize. */
+  certificateSha256: string | null;
   finalizedAt: Date | null;
   signedSha256: string | null;
   summary: SignatureSummary | null;
@@ -68,6 +76,8 @@ export function preparationOf(row: PreparationRow): Preparation {
     createdAt: new Date(row.created_at),
     expiresAt: new Date(row.expires_at),
     state: row.state,
+    shownName: row.shown_name,
+    certificateSha256: row.certificate_sha256,
     finalizedAt: row.finalized_at === null ? null : new Date(row.finalized_at),
     signedSha256: row.signed_sha256,
     summary:
@@ -92,6 +102,11 @@ export interface PrepareRevisionInput
    * signing, its revocation answers go into this revision's DSS, under the new signature.
    */
   signerChain?: Buffer[];
+  /**
+   * The certificate (DER) the signature will be made with, when known before (a cloud_hsm key,
+   * a usb_token client that sent it): only that certificate may finalize the preparation.
+   */
+  certificate?: Buffer;
 }
 
 const inputSchema = z.object({
@@ -121,7 +136,7 @@ export async function prepareRevision(
     throw finalizeErrors.sourceNotFound(input.sourceSha256);
   }
   await deps.files.init();
-  const { tenantId, sourceSha256, expiresAt, signerChain, ...options } = input;
+  const { tenantId, sourceSha256, expiresAt, signerChain, certificate, ...options } = input;
   const sourcePath = deps.files.pathOf(sourceSha256);
   const kept = await validationMaterialOfSigned(deps.db, tenantId, sourceSha256);
   const dss = await revisionDss(deps, sourcePath, kept.map(materialFromJson), signerChain);
@@ -145,6 +160,8 @@ export async function prepareRevision(
       created_at: now.toISOString(),
       expires_at: expiresAt.toISOString(),
       state: 'open',
+      shown_name: input.signerName ?? null,
+      certificate_sha256: certificate ? sha256Hex(certificate) : null,
     });
     deps.files.keep(stored);
     return preparationOf(row);
@@ -209,4 +226,19 @@ export async function abandonPreparation(
   if (!(await markPreparationAbandoned(deps.db, preparation.id))) {
     throw finalizeErrors.preparationNotOpen(preparation.state);
   }
+}
+
+/**
+ * The signature summaries kept for the tenant's signed files, by the signed file's SHA-256:
+ * what the service knew when it made each signature (the identity binding among them).
+ */
+export async function signedSummaries(
+  deps: Pick<AppDeps, 'db'>,
+  tenantId: number,
+  signedSha256s: string[],
+): Promise<Map<string, SignatureSummary>> {
+  const rows = await summariesOfSigned(deps.db, tenantId, signedSha256s);
+  return new Map(
+    rows.map((row) => [row.signed_sha256, JSON.parse(row.signature_summary) as SignatureSummary]),
+  );
 }

@@ -102,3 +102,24 @@ export async function markPreparationAbandoned(db: Db, id: number): Promise<bool
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** The summaries (JSON) kept by the tenant's finalizes that produced these signed files. */
+export async function summariesOfSigned(
+  db: Db,
+  tenantId: number,
+  signedSha256s: string[],
+): Promise<{ signed_sha256: string; signature_summary: string }[]> {
+  if (signedSha256s.length === 0) return [];
+  const rows = await db
+    .selectFrom('signature_preparations')
+    .select(['signed_sha256', 'signature_summary'])
+    .where('tenant_id', '=', tenantId)
+    .where('signed_sha256', 'in', signedSha256s)
+    .where('state', '=', 'finalized')
+    .execute();
+  return rows.flatMap((row) =>
+    row.signed_sha256 === null || row.signature_summary === null
+      ? []
+      : [{ signed_sha256: row.signed_sha256, signature_summary: row.signature_summary }],
+  );
+}

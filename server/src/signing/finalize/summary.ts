@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import type { IdentityBinding } from '../certificates/identity';
 import type { SignatureAlgorithm } from '../cms';
 
 /** A certificate as the signature summary shows it. */
@@ -37,6 +38,11 @@ export interface SignatureSummary {
     /** Why a source was skipped or had no answer, per certificate. */
     reasons: string[];
   };
+  /**
+   * Whether the certificate names the person the signature was expected from; absent when
+   * the caller named nobody (and in summaries kept before identities were compared).
+   */
+  identity?: IdentityBinding;
 }
 
 const names = (text: string) => text.split('\n').join(', ');

@@ -1,5 +1,7 @@
+import { certificateIssuerAndSerial } from '@esign/shared/cms';
 import { z } from 'zod';
-import { validationError } from '../../errors/apiError';
+import { ApiError, validationError } from '../../errors/apiError';
+import { fromSignedAttributesError } from '../cms';
 import type { SignatureEvidence } from './checkSignature';
 import { finalizeErrors } from './errors';
 
@@ -39,6 +41,24 @@ function strictBase64(value: string, field: string): Buffer {
   const bytes = Buffer.from(value, 'base64');
   if (bytes.toString('base64') !== value) throw finalizeErrors.invalidBase64(field);
   return bytes;
+}
+
+/**
+ * A certificate a client names in advance (usb_token `prepare`): strict base64 of one DER
+ * certificate, else 400 INVALID_BASE64 or CERTIFICATE_MALFORMED naming `field`.
+ */
+export function decodeCertificate(value: string, field = 'certificate'): Buffer {
+  const der = strictBase64(value, field);
+  try {
+    certificateIssuerAndSerial(der);
+  } catch (error) {
+    const mapped = fromSignedAttributesError(error);
+    if (mapped instanceof ApiError) {
+      throw new ApiError(400, 'CERTIFICATE_MALFORMED', `${field}: ${mapped.message}`, { field });
+    }
+    throw mapped;
+  }
+  return der;
 }
 
 /** The request's bytes: 400 VALIDATION_ERROR for its shape, 400 INVALID_BASE64 naming the field. */

@@ -12,6 +12,7 @@ import { runPdfTask } from '../../pdf/worker/pool';
 import { readDssTask, readSignaturesTask } from '../../pdf/worker/tasks';
 import type { RevocationDeps } from '../certificates';
 import { type CertificateFacts, readCertificate, subjectName } from '../certificates/certificate';
+import { certificateIdentity, identifierKinds } from '../certificates/identity';
 import { checkSignerCertificate } from '../certificates/signerCheck';
 import {
   type ParsedSignedData,
@@ -56,6 +57,8 @@ export interface SignatureVerification {
     serialNumber: string;
     validFrom: string;
     validTo: string;
+    /** The kinds of identifiers the certificate names its subject by (CCCD, MST, email…). */
+    identifiers: string[];
   } | null;
   /** Why the signature is not valid (or what is worth knowing), in English. */
   problems: string[];
@@ -99,6 +102,7 @@ function certificateSummary(facts: CertificateFacts): SignatureVerification['cer
     serialNumber: facts.serialHex,
     validFrom: facts.notBefore.toISOString(),
     validTo: facts.notAfter.toISOString(),
+    identifiers: identifierKinds(certificateIdentity(facts.der)),
   };
 }
 

@@ -235,16 +235,23 @@ function unsortedAttributes(digest: Buffer, certificate: Buffer): Uint8Array {
   return derElement(derTag.set, ...members.reverse());
 }
 
-/** The signed attributes plus a signing-time (what a generic CMS tool adds). */
-function attributesWithSigningTime(digest: Buffer, certificate: Buffer): Uint8Array {
+/** The signed attributes plus a signing-time of `at` (what a generic CMS tool adds). */
+function attributesWithSigningTime(digest: Buffer, certificate: Buffer, at: Date): Uint8Array {
   const sorted = buildSignedAttributes(digest, certificate);
   const members = derChildren(sorted, readDerWhole(sorted)).map((m) => derBytes(sorted, m));
-  const utcTime = Buffer.from('261126040000Z', 'latin1');
+  const utcTime = Buffer.from(`${at.toISOString().replace(/[-:T]/g, '').slice(2, 14)}Z`, 'latin1');
   const signingTime = derSequence(
     derObjectIdentifier('1.2.840.113549.1.9.5'),
     derSetOf([derElement(0x17, utcTime)]),
   );
   return derSetOf([...members, signingTime]);
+}
+
+/** The signed attributes without signing-certificate-v2 (a client that signs the CMS minimum). */
+function withoutSigningCertificate(digest: Buffer, certificate: Buffer): Uint8Array {
+  const sorted = buildSignedAttributes(digest, certificate);
+  const members = derChildren(sorted, readDerWhole(sorted)).map((m) => derBytes(sorted, m));
+  return derSetOf(members.slice(0, 2));
 }
 
 describe('finalizeWithToken: refusals change nothing', () => {
@@ -291,7 +298,7 @@ describe('finalizeWithToken: refusals change nothing', () => {
 
   it('a signature by another key', async () => {
     const other = tokenSigner(pki, await pki.issue('Another Signer', { kind: 'rsa' }));
-    await refused(
+    const error = await refused(
       'wrong key',
       world,
       (p) =>
@@ -302,6 +309,7 @@ describe('finalizeWithToken: refusals change nothing', () => {
         ),
       { status: 422, code: 'SIGNATURE_INVALID', field: 'signedHash' },
     );
+    expect(error.message).toContain("does not open with the signer certificate's public key");
   });
 
   it('the digest of another preparation of the document', async () => {
@@ -315,37 +323,104 @@ describe('finalizeWithToken: refusals change nothing', () => {
     );
   });
 
-  it('attributes out of DER order, or with one more attribute', async () => {
+  it('each way the signed attributes can be wrong has its own code and message', async () => {
     const signer = tokenSigner(pki, rsaSigner);
     const digestOf = (p: Preparation) => Buffer.from(p.contractHash.slice(7), 'hex');
+    const mistakes: [string, (p: Preparation) => Uint8Array, string][] = [
+      [
+        'unsorted attributes',
+        (p) => unsortedAttributes(digestOf(p), rsaSigner.der),
+        'SIGNED_ATTRIBUTES_UNSORTED',
+      ],
+      [
+        'extra attribute',
+        (p) => attributesWithSigningTime(digestOf(p), rsaSigner.der, new Date()),
+        'SIGNED_ATTRIBUTES_EXTRA',
+      ],
+      [
+        'missing attribute',
+        (p) => withoutSigningCertificate(digestOf(p), rsaSigner.der),
+        'SIGNED_ATTRIBUTES_MISSING',
+      ],
+      [
+        'implicit tag',
+        (p) => {
+          const tagged = Buffer.from(buildSignedAttributes(digestOf(p), rsaSigner.der));
+          tagged[0] = 0xa0;
+          return tagged;
+        },
+        'SIGNED_ATTRIBUTES_WRONG_TAG',
+      ],
+      ['bare digest', (p) => digestOf(p), 'SIGNED_ATTRIBUTES_ABSENT'],
+      [
+        'another certificate named',
+        (p) => buildSignedAttributes(digestOf(p), pki.intermediate.der),
+        'SIGNING_CERTIFICATE_MISMATCH',
+      ],
+      [
+        'digest of other bytes',
+        () => buildSignedAttributes(crypto.randomBytes(32), rsaSigner.der),
+        'SIGNED_ATTRIBUTES_MISMATCH',
+      ],
+    ];
+    const messages = new Map<string, string>();
+    for (const [name, attributes, code] of mistakes) {
+      const error = await refused(
+        name,
+        world,
+        (p) =>
+          send(world, p, signAsClient(tsa, signer, p.contractHash, { attributes: attributes(p) })),
+        { status: 422, code, field: 'signedHash' },
+      );
+      messages.set(name, error.message);
+    }
+    expect(messages.get('extra attribute')).toContain('signing-time');
+    expect(messages.get('missing attribute')).toContain('signing-certificate-v2');
+    expect(messages.get('another certificate named')).toContain('certificateChain[1]');
+    expect(new Set(messages.values()).size).toBe(messages.size);
+  });
+
+  it('a digest of the unprepared file, a SHA-1 token, an ECDSA signature over other bytes: distinct messages', async () => {
+    const signer = tokenSigner(pki, rsaSigner);
+    const unprepared = await refused(
+      'unprepared file',
+      world,
+      (p) =>
+        send(
+          world,
+          p,
+          signAsClient(tsa, signer, p.contractHash, {
+            attributes: buildSignedAttributes(
+              Buffer.from(world.sourceSha256, 'hex'),
+              rsaSigner.der,
+            ),
+          }),
+        ),
+      { status: 422, code: 'DOCUMENT_DIGEST_MISMATCH', field: 'signedHash' },
+    );
+    expect(unprepared.detailCode).toBe('UNPREPARED_FILE');
+    codes.delete('unprepared file');
     await refused(
-      'unsorted attributes',
+      'SHA-1 token',
+      world,
+      (p) => send(world, p, signAsClient(tsa, signer, p.contractHash, { hash: 'sha1' })),
+      { status: 422, code: 'SIGNATURE_HASH_MISMATCH', field: 'signedHash' },
+    );
+    const ec = await refused(
+      'ECDSA over other bytes',
       world,
       (p) =>
         send(
           world,
           p,
-          signAsClient(tsa, signer, p.contractHash, {
-            attributes: unsortedAttributes(digestOf(p), rsaSigner.der),
+          signAsClient(tsa, tokenSigner(pki, ecSigner), p.contractHash, {
+            attributes: buildSignedAttributes(crypto.randomBytes(32), ecSigner.der),
           }),
         ),
-      { status: 422, code: 'SIGNED_ATTRIBUTES_MISMATCH', field: 'signedHash' },
+      { status: 422, code: 'SIGNATURE_INVALID', field: 'signedHash' },
     );
-    const extra = await refused(
-      'extra attribute',
-      world,
-      (p) =>
-        send(
-          world,
-          p,
-          signAsClient(tsa, signer, p.contractHash, {
-            attributes: attributesWithSigningTime(digestOf(p), rsaSigner.der),
-          }),
-        ),
-      { status: 422, code: 'SIGNED_ATTRIBUTES_MISMATCH', field: 'signedHash' },
-    );
-    expect(extra.message).toContain('another SHA-256 digest');
-    codes.delete('extra attribute');
+    expect(ec.message).toContain('does not tell which');
+    codes.delete('ECDSA over other bytes');
   });
 
   it('a timestamp over other bytes, and a tampered one', async () => {
@@ -530,7 +605,7 @@ describe('finalizeWithToken: refusals change nothing', () => {
   });
 
   it('every refusal has its own code', () => {
-    expect(codes.size).toBe(13);
+    expect(codes.size).toBe(20);
     expect(new Set(codes.values()).size).toBe(codes.size);
   });
 });

@@ -172,6 +172,8 @@ export interface TokenSigning {
   chain?: Buffer[];
   /** The token to send instead of one over the signature. */
   timestampToken?: Buffer;
+  /** The hash the token signs with (a client's mistake when not SHA-256). */
+  hash?: 'sha1' | 'sha256';
 }
 
 /** What a token client sends for `contractHash`, signing as docs/signing-with-a-token.md says. */
@@ -184,9 +186,10 @@ export function signAsClient(
   const chain = options.chain ?? signer.chain;
   const digest = Buffer.from(contractHash.replace(/^sha256:/, ''), 'hex');
   const attributes = options.attributes ?? buildSignedAttributes(digest, signer.chain[0]!);
+  const hash = options.hash ?? 'sha256';
   const signature = options.raw
-    ? crypto.sign('sha256', attributes, { key: signer.key, dsaEncoding: 'ieee-p1363' })
-    : crypto.sign('sha256', attributes, signer.key);
+    ? crypto.sign(hash, attributes, { key: signer.key, dsaEncoding: 'ieee-p1363' })
+    : crypto.sign(hash, attributes, signer.key);
   const stamped = options.raw ? ecdsaRawSignatureToDer(signature) : signature;
   return {
     signedHash: signature.toString('base64'),

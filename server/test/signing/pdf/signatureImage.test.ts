@@ -213,3 +213,114 @@ describe('a PNG in a visible signature', () => {
     expect(at(120, top + 12)).toEqual([255, 255, 255]);
   });
 });
+
+/** An axis-aligned rectangle in the box's own space: [x0, y0, x1, y1]. */
+type Box = [number, number, number, number];
+
+const meet = (a: Box, b: Box) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+
+describe('a drawn picture keeps to its own part of the box', () => {
+  let source: string;
+  beforeAll(async () => {
+    source = path.join(dir, 'layout-source.pdf');
+    fs.writeFileSync(source, await classicPdf(1));
+  });
+
+  const lines = ['Ký bởi: Nguyễn Văn Ánh — 27/11/2026 20:26:05 (GMT+7)', 'Lý do: Ký hợp đồng'];
+
+  it.each([
+    ['a wide box (the default 170×60): picture on the left, text on the right', [36, 36, 206, 96]],
+    ['a square box (120×120): picture above, text below', [200, 300, 320, 420]],
+    ['a placement of 200×100', [320, 420, 520, 520]],
+  ] as [string, Box][])(
+    '%s: the picture never covers a text line, in the stream and rendered',
+    async (_, rect) => {
+      const prepared = await preparePdfSignature(source, {
+        signingTime: new Date('2026-11-27T13:26:05Z'),
+        signerName: 'Nguyễn Văn Ánh',
+        appearance: { rect, lines, image: readSignatureImage(strokePng()) },
+        tempDir: dir,
+      });
+      const width = rect[2] - rect[0];
+      const height = rect[3] - rect[1];
+
+      // The appearance stream as written (uncompressed): the picture's matrix and each text line.
+      const pdf = fs.readFileSync(prepared.path, 'latin1');
+      const placed = /q ([\d.]+) 0 0 ([\d.]+) ([\d.]+) ([\d.]+) cm \/Im1 Do Q\n(BT[\s\S]*?ET)/.exec(
+        pdf,
+      );
+      expect(placed).not.toBeNull();
+      const [w, h, x, y] = placed!.slice(1, 5).map(Number) as [number, number, number, number];
+      const picture: Box = [x, y, x + w, y + h];
+      expect(picture[0]).toBeGreaterThanOrEqual(0);
+      expect(picture[1]).toBeGreaterThanOrEqual(0);
+      expect(picture[2]).toBeLessThanOrEqual(width + 0.01);
+      expect(picture[3]).toBeLessThanOrEqual(height + 0.01);
+      const text = placed![5]!;
+      const [, size, tx, ty] = /\/F1 ([\d.]+) Tf ([\d.]+) ([\d.]+) Td/.exec(text)!.map(Number);
+      const moves = [...text.matchAll(/\n0 (-[\d.]+) Td/g)].map((m) => Number(m[1]));
+      const shown = [...text.matchAll(/> Tj/g)].length;
+      expect(shown).toBeGreaterThanOrEqual(2);
+      let baseline = ty!;
+      const textLines: Box[] = [[tx!, baseline - 0.3 * size!, width, baseline + size!]];
+      for (const move of moves) {
+        baseline += move;
+        textLines.push([tx!, baseline - 0.3 * size!, width, baseline + size!]);
+      }
+      for (const line of textLines) {
+        expect(line[1]).toBeGreaterThanOrEqual(-0.01);
+        expect(meet(picture, line)).toBe(false);
+      }
+
+      // Rendered at 144 dpi: the stroke's blue pixels and the text's black ones lie apart (the
+      // page's own drawing, rendered without the signature, left out).
+      const scale = 2;
+      const render = (file: string) => {
+        const ppm = execFileSync(
+          'pdftoppm',
+          [
+            ...['-r', '144', '-f', '1', '-l', '1'],
+            ...['-x', String(rect[0] * scale), '-y', String((842 - rect[3]) * scale)],
+            ...['-W', String(width * scale), '-H', String(height * scale)],
+            file,
+          ],
+          { maxBuffer: 64 * 1024 * 1024 },
+        );
+        const header = /^P6\s+(\d+)\s+(\d+)\s+255\s/.exec(ppm.toString('latin1', 0, 40))!;
+        return {
+          columns: Number(header[1]),
+          rows: Number(header[2]),
+          pixels: ppm.subarray(header[0].length),
+        };
+      };
+      const signed = render(prepared.path);
+      const page = render(source);
+      const bounds = (test: (r: number, g: number, b: number) => boolean): Box | null => {
+        let found: Box | null = null;
+        for (let row = 0; row < signed.rows; row++) {
+          for (let column = 0; column < signed.columns; column++) {
+            const at = (row * signed.columns + column) * 3;
+            if (page.pixels.subarray(at, at + 3).some((value) => value !== 255)) continue;
+            const [r, g, b] = signed.pixels.subarray(at, at + 3);
+            if (!test(r!, g!, b!)) continue;
+            found = found
+              ? [
+                  Math.min(found[0], column),
+                  Math.min(found[1], row),
+                  Math.max(found[2], column + 1),
+                  Math.max(found[3], row + 1),
+                ]
+              : [column, row, column + 1, row + 1];
+          }
+        }
+        return found;
+      };
+      const blue = bounds((r, g, b) => b > 100 && b - r > 60 && b - g > 40);
+      const black = bounds((r, g, b) => r < 110 && g < 110 && b < 110 && Math.abs(b - r) < 40);
+      expect(blue).not.toBeNull();
+      expect(black).not.toBeNull();
+      expect({ blue, black, meet: meet(blue!, black!) }).toMatchObject({ meet: false });
+      fs.rmSync(prepared.path, { force: true });
+    },
+  );
+});
