@@ -10,6 +10,7 @@ import { dossierRoutes } from './dossiers/routes';
 import { ApiError } from './errors/apiError';
 import { docsRoutes } from './http/docs';
 import { createRouter } from './http/openapi';
+import { redactCredentials } from './platform/redaction';
 import { badRequestTarget, undecodablePath } from './requestTarget';
 import { agentKeyRoutes, sessionRoutes } from './sessions/routes';
 import { developmentTsaRoutes } from './signing/timestamps/routes';
@@ -42,10 +43,13 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
     c.set('logger', logger);
     const started = performance.now();
     await next();
+    const target = new URL(c.req.url);
     logger.info(
       {
         method: c.req.method,
-        path: c.req.path,
+        // The signing page's links hold their token in the path, presigned URLs in the query.
+        path: redactCredentials(`${target.pathname}${target.search}`),
+        route: c.req.routePath,
         status: c.res.status,
         ms: Math.round(performance.now() - started),
       },

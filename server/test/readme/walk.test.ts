@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { recordSecretsOfBody } from '../../../test/support/runLog';
 import { builtServerSuite, repoRoot } from '../startup/builtServer';
 
 jest.setTimeout(300_000);
@@ -47,6 +48,8 @@ describe('README: the offline walks', () => {
         timeout: 240_000,
       },
     );
+    // The walk's answers hold its keys, tokens and presigned URLs: the run checks its logs for them.
+    recordSecretsOfBody(result.stdout, 'README walk');
     expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
     const out = result.stdout;
     // The dossier walk: the PDF downloads, the presigned URL answers, the dossier is rejected.

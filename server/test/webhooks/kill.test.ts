@@ -11,13 +11,13 @@ import {
 } from '../../../test/support/webhookReceiver';
 import { inTransaction } from '../../src/db/database';
 import { loadConfig } from '../../src/platform/config';
-import { createLogger } from '../../src/platform/logger';
 import { openRuntime, type Runtime } from '../../src/runtime';
 import { createTenant } from '../../src/tenancy/service';
 import { enqueueEvent, webhookJobKind } from '../../src/webhooks/events';
 import { documentCompletedData } from '../../src/webhooks/payloads';
 import { createWebhookSubscription } from '../../src/webhooks/subscriptions';
 import { repoRoot } from '../admin/runCli';
+import { testLogger } from '../support/testLogger';
 import { completedFacts, until } from './fixtures';
 
 /**
@@ -86,7 +86,7 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-kill-'));
   const config = loadConfig({ DATA_DIR: dataDir, APP_ENV: 'development' });
-  runtime = openRuntime(config, { logger: createLogger('silent') });
+  runtime = openRuntime(config, { logger: testLogger() });
 });
 
 afterAll(async () => {

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { ManualClock } from '../../src/platform/clock';
-import { createLogger } from '../../src/platform/logger';
 import { openRuntime } from '../../src/runtime';
 import { expireOverdueTasks, startDeadlineScheduler } from '../../src/workflow/deadlines';
 import { repoRoot } from '../admin/runCli';
@@ -12,6 +11,7 @@ import {
   dossierRow,
   historyOf,
 } from '../support/dossiers';
+import { testLogger } from '../support/testLogger';
 import { accountOf, day, guestAnh, useWorkflowWorld } from './world';
 
 const hour = 3600_000;
@@ -120,7 +120,7 @@ describe('Deadline scheduler', () => {
     // The server is down for three days; a new process starts on the same DATA_DIR.
     const restarted = openRuntime(h.deps.config, {
       clock: new ManualClock(new Date(h.clock.now().getTime() + 3 * day * 1000)),
-      logger: createLogger('silent'),
+      logger: testLogger(),
     });
     try {
       const scheduler = startDeadlineScheduler(restarted.deps, 60 * 60 * 1000);
