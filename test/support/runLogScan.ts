@@ -40,8 +40,10 @@ export function needlesOf(secret: string): string[] {
   for (const piece of pieces) {
     if (piece.length >= windowLength) {
       needles.add(piece);
-      // `esk_<id>_<random>`: the random part alone is as good as the key.
-      for (const segment of piece.split('_')) if (segment.length >= 32) needles.add(segment);
+      // `esk_<id>_<random>`: the random part alone is as good as the key (it may hold `_` too).
+      for (let at = piece.indexOf('_'); at !== -1; at = piece.indexOf('_', at + 1)) {
+        if (piece.length - at - 1 >= 32) needles.add(piece.slice(at + 1));
+      }
     } else if (piece.length >= 6) needles.add(piece);
   }
   return [...needles];
