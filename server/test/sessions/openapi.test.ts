@@ -73,8 +73,14 @@ describe('the signing-session API in the OpenAPI document', () => {
     );
     expect(codes(confirm, '410')).toEqual(['SESSION_EXPIRED', 'OTP_EXPIRED']);
     expect(codes(confirm, '422')).toEqual(['OTP_INVALID', 'IMAGE_UNREADABLE']);
+    expect(codes(confirm, '429')).toEqual(['RATE_LIMITED', 'OTP_FAILURE_LIMIT_REACHED']);
     const sendOtp = paths['/api/signing/{sessionId}/send-otp']!.post!;
-    expect(codes(sendOtp, '429')).toEqual(['RATE_LIMITED', 'OTP_RESEND_TOO_SOON']);
+    expect(codes(sendOtp, '429')).toEqual([
+      'RATE_LIMITED',
+      'OTP_RESEND_TOO_SOON',
+      'OTP_SEND_LIMIT_REACHED',
+      'OTP_FAILURE_LIMIT_REACHED',
+    ]);
     const initiate = paths['/api/signing/initiate']!.post!;
     expect(codes(initiate, '409')).toEqual(
       expect.arrayContaining(['NOT_SIGNER_TURN', 'SIGNER_ALREADY_SIGNED', 'CONTRACT_CANCELLED']),

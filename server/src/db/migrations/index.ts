@@ -15,6 +15,7 @@ import { preparationValidationMaterial } from './014_preparation_validation_mate
 import { signingSessions } from './015_signing_sessions';
 import { taskSigningSessions } from './016_task_signing_sessions';
 import { dossierAuditTrail } from './017_dossier_audit_trail';
+import { otpLimits } from './019_otp_limits';
 import { shallowSearchTriggers } from './020_shallow_search_triggers';
 
 export interface Migration {
@@ -42,5 +43,6 @@ export const migrations: Migration[] = [
   { version: 15, name: 'signing_sessions', sql: signingSessions },
   { version: 16, name: 'task_signing_sessions', sql: taskSigningSessions },
   { version: 17, name: 'dossier_audit_trail', sql: dossierAuditTrail },
+  { version: 19, name: 'otp_limits', sql: otpLimits },
   { version: 20, name: 'shallow_search_triggers', sql: shallowSearchTriggers },
 ];
