@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { appendRunLog } from '../../../test/support/runLog';
 import {
   type ReceivedWebhook,
   signatureMatches,
@@ -53,7 +54,7 @@ async function startServer(): Promise<ChildProcess> {
     PORT: String(await freePort()),
     APP_ENV: 'development',
     OUTBOUND_ALLOWLIST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info',
     // Short leases so the deliveries the killed process held are due again soon.
     WEBHOOK_LEASE_SECONDS: '2',
     WEBHOOK_POLL_MS: '100',
@@ -65,9 +66,13 @@ async function startServer(): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
     cwd: repoRoot,
     env,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
+  // Its log joins the jest run's, checked for the credentials the run was issued.
+  child.stdout
+    ?.setEncoding('utf8')
+    .on('data', (chunk: string) => appendRunLog('server-child', chunk));
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
   });

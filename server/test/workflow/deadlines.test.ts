@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { runLogDirVariable } from '../../../test/support/runLog';
 import { ManualClock } from '../../src/platform/clock';
 import { openRuntime } from '../../src/runtime';
 import { expireOverdueTasks, startDeadlineScheduler } from '../../src/workflow/deadlines';
@@ -84,6 +85,8 @@ describe('Deadlines: waiting tasks past expireAt move the dossier to EXPIRED', (
             cwd: repoRoot,
             env: {
               PATH: process.env.PATH,
+              // Its log joins the jest run's (support/testLogger.ts).
+              [runLogDirVariable]: process.env[runLogDirVariable],
               DATA_DIR: h.dataDir,
               APP_ENV: 'development',
               NOW: h.now(),
