@@ -16,7 +16,7 @@
  * writes (platform/logger.ts), so a field nobody thought of is covered as well.
  */
 
-export const redactedMark = '[redacted]';
+const redactedMark = '[redacted]';
 
 const exactSecretNames = new Set([
   'at',
@@ -42,12 +42,13 @@ const secretNameParts = [
   'apikey',
 ];
 
-/** Whether a query parameter named `name` carries a credential (case and `-`/`_` ignored). */
-export function isSecretParameter(name: string): boolean {
-  let plain = name.toLowerCase().replace(/[-_.[\]]/g, '');
+/** Whether a query parameter named `name` carries a credential (case and `-_.[]` ignored). */
+function isSecretParameter(name: string): boolean {
+  let decoded = name;
   try {
-    plain = decodeURIComponent(plain);
+    decoded = decodeURIComponent(name);
   } catch {}
+  const plain = decoded.toLowerCase().replace(/[-_.[\]]/g, '');
   return exactSecretNames.has(plain) || secretNameParts.some((part) => plain.includes(part));
 }
 

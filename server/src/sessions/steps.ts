@@ -105,8 +105,8 @@ export async function sendOtp(deps: AppDeps, step: StepContext) {
 async function checkOtp(deps: AppDeps, step: StepContext, otp: string | undefined) {
   const { session } = step;
   if (otp === undefined) throw sessionErrors.otpRequired();
-  const otpHashOf = session.otp_hash;
-  if (otpHashOf === null || session.otp_expires_at === null) throw sessionErrors.otpNotSent();
+  const storedHash = session.otp_hash;
+  if (storedHash === null || session.otp_expires_at === null) throw sessionErrors.otpNotSent();
   const now = deps.clock.now();
   if (session.otp_expires_at <= now.toISOString()) {
     throw sessionErrors.otpExpired(session.otp_expires_at);
@@ -114,7 +114,7 @@ async function checkOtp(deps: AppDeps, step: StepContext, otp: string | undefine
   const wrong = await inTransaction(deps.db, async (trx) => {
     await stillOpen(trx, session.id, now);
     await assertOtpTriesLeft(trx, session, now);
-    if (otpMatches(deps.secrets, session.public_id, otpHashOf, otp)) return null;
+    if (otpMatches(deps.secrets, session.public_id, storedHash, otp)) return null;
     const failures = await addOtpFailure(trx, session.id);
     const signerRoom = await countOtpFailure(trx, session, now);
     const locked = failures >= otpMaxFailures;

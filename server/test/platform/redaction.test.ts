@@ -30,6 +30,7 @@ describe('redactCredentials', () => {
       'https://sms.example/send?api_key=k1&to=0912',
       'https://sms.example/send?api_key=[redacted]&to=0912',
     ],
+    ['https://sms.example/send?api%5Fkey=k1', 'https://sms.example/send?api%5Fkey=[redacted]'],
     [
       'https://s3.example/f?X-Amz-Credential=c&X-Amz-Signature=s&X-Amz-Expires=60',
       'https://s3.example/f?X-Amz-Credential=[redacted]&X-Amz-Signature=[redacted]&X-Amz-Expires=60',
