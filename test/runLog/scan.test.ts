@@ -68,7 +68,9 @@ describe('findLeaks', () => {
 
   it('a JWT is looked for by its payload and signature, not by the header every token shares', () => {
     const jwt = `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.${token()}.${token()}`;
-    expect(needlesOf(jwt)).toEqual(jwt.split('.').slice(1));
+    const [header, ...rest] = jwt.split('.');
+    expect(needlesOf(jwt)).toEqual(expect.arrayContaining(rest));
+    expect(needlesOf(jwt)).not.toContain(header);
     const file = writeLog('server-1-1.log', [{ note: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9' }]);
     expect(findLeaks([{ secret: jwt, source: 'login' }], [file])).toEqual([]);
   });
