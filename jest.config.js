@@ -1,4 +1,7 @@
-/** One jest run for the whole repository: every package's tests, compiled by ts-jest. */
+/**
+ * One jest run for the whole repository: every package's tests, compiled by ts-jest. The run
+ * fails when a server log of any test holds a credential the run was issued (globalTeardown).
+ */
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
@@ -19,4 +22,8 @@ module.exports = {
     ],
   },
   testTimeout: 30000,
+  // One directory for the run's server logs and issued credentials; the teardown fails the run
+  // when a log holds one of them (test/support/runLog.ts, test/support/runLogScan.ts).
+  globalSetup: '<rootDir>/test/globalSetup.ts',
+  globalTeardown: '<rootDir>/test/globalTeardown.ts',
 };

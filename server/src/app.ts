@@ -13,6 +13,7 @@ import { bodyRefusalOf, guardBodies } from './http/bodyLimit';
 import { docsRoutes } from './http/docs';
 import { createRouter } from './http/openapi';
 import { clientClosedRequest, isClientAbort } from './platform/clientAbort';
+import { redactCredentials } from './platform/redaction';
 import { badRequestTarget, undecodablePath } from './requestTarget';
 import { agentKeyRoutes, sessionRoutes } from './sessions/routes';
 import { developmentTsaRoutes } from './signing/timestamps/routes';
@@ -45,10 +46,13 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
     c.set('logger', logger);
     const started = performance.now();
     await next();
+    const target = new URL(c.req.url);
     logger.info(
       {
         method: c.req.method,
-        path: c.req.path,
+        // The signing page's links hold their token in the path, presigned URLs in the query.
+        path: redactCredentials(`${target.pathname}${target.search}`),
+        route: c.req.routePath,
         status: c.res.status,
         ms: Math.round(performance.now() - started),
       },

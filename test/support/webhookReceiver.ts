@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { startHttpsServer, type TestHttpsServer } from './httpsServer';
+import { recordSecretsOfBody } from './runLog';
 
 /**
  * A webhook receiver for tests on the real HTTPS test server (test CA): every POST is recorded
@@ -53,6 +54,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const request = { path, headers: req.headers, raw: Buffer.concat(chunks) };
+        // Webhooks hand out presigned file URLs: the run checks its logs for them.
+        recordSecretsOfBody(request.raw.toString('utf8'), `webhook to ${path}`);
         received.push(request);
         onReceive(request);
         const answer = answers.get(path) ?? { status: 200, body: 'ok' };

@@ -12,6 +12,7 @@
  */
 import fs from 'node:fs';
 import readline from 'node:readline';
+import { appendRunLog } from '../../../test/support/runLog';
 import {
   currentHost,
   loadSettings,
@@ -87,7 +88,10 @@ async function main() {
     intermediateFolders: args.intermediateFolders,
     version: '0.1.0-test',
     ports: args.ports,
-    log: (message) => process.stderr.write(`agent: ${message}\n`),
+    log: (message) => {
+      process.stderr.write(`agent: ${message}\n`);
+      appendRunLog('agent', `${message}\n`);
+    },
   }).catch((error: unknown) => {
     report({ event: 'failed', message: error instanceof Error ? error.message : String(error) });
     process.exit(1);

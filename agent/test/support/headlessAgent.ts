@@ -3,6 +3,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type { AgentMessage } from '@esign/shared';
 import WebSocket from 'ws';
+import { appendRunLog } from '../../../test/support/runLog';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 
@@ -22,9 +23,11 @@ export class HeadlessAgent {
       ['--import', 'tsx', 'agent/src/main.ts', '--headless', '--policy', policyFile],
       { cwd: repoRoot, env: { ...process.env, ...env } },
     );
-    readline
-      .createInterface({ input: this.child.stderr! })
-      .on('line', (line) => this.log.push(line));
+    readline.createInterface({ input: this.child.stderr! }).on('line', (line) => {
+      this.log.push(line);
+      // The agent's log joins the jest run's, checked for the credentials the run was issued.
+      appendRunLog('agent', `${line}\n`);
+    });
     this.port = new Promise((resolve, reject) => {
       readline.createInterface({ input: this.child.stdout! }).on('line', (line) => {
         const port = /ws:\/\/127\.0\.0\.1:(\d+)/.exec(line)?.[1];

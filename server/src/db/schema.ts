@@ -481,6 +481,7 @@ export interface Database {
   contract_audit_events: ContractAuditEventsTable;
   dossier_audit_events: DossierAuditEventsTable;
   signing_sessions: SigningSessionsTable;
+  otp_events: OtpEventsTable;
 }
 
 export type SigningKeyPurpose = 'seal' | 'signer';
@@ -680,4 +681,19 @@ export interface SigningSessionsTable {
   signed_at: string | null;
   /** JSON of the signer certificate's summary once signed. */
   certificate_info: string | null;
+}
+
+export type OtpEventKind = 'sent' | 'failed';
+
+/**
+ * One code sent or one wrong code, per contract signer or per (task, user), across sessions:
+ * the rolling limits of sessions/otpLimits.ts count them.
+ */
+export interface OtpEventsTable {
+  id: Generated<number>;
+  signer_id: number | null;
+  task_id: number | null;
+  user_id: number | null;
+  kind: OtpEventKind;
+  at: string;
 }

@@ -64,12 +64,28 @@ export const sessionErrors = {
     new ApiError(410, 'OTP_EXPIRED', `The code expired at ${at}; ask for a new one`, {
       field: 'otp',
     }),
-  otpInvalid: (remaining: number) =>
+  otpInvalid: (remaining: number, then: 'session' | 'signer') =>
     new ApiError(
       422,
       'OTP_INVALID',
-      `Wrong code; ${remaining} more wrong ${remaining === 1 ? 'try locks' : 'tries lock'} the session`,
+      `Wrong code; ${remaining} more wrong ${remaining === 1 ? 'try' : 'tries'} ${
+        then === 'session' ? 'lock the session' : 'and no code is taken for a while'
+      }`,
       { field: 'otp' },
+    ),
+  otpFailureLimit: (seconds: number, count: number) =>
+    new ApiError(
+      429,
+      'OTP_FAILURE_LIMIT_REACHED',
+      `${count} wrong codes for this signer in 24 hours, whatever the session; try again in ${seconds} s`,
+      { headers: { 'Retry-After': String(seconds) } },
+    ),
+  otpSendLimit: (seconds: number, count: number) =>
+    new ApiError(
+      429,
+      'OTP_SEND_LIMIT_REACHED',
+      `${count} codes were sent to this signer in the last hour, whatever the session; ask again in ${seconds} s`,
+      { headers: { 'Retry-After': String(seconds) } },
     ),
   otpTooSoon: (seconds: number) =>
     new ApiError(

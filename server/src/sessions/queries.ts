@@ -1,6 +1,11 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../db/database';
-import type { SigningSessionState, SigningSessionsTable } from '../db/schema';
+import type {
+  Database,
+  OtpEventKind,
+  SigningSessionState,
+  SigningSessionsTable,
+} from '../db/schema';
 
 export type SessionRow = Selectable<SigningSessionsTable>;
 
@@ -89,4 +94,58 @@ export async function isTaskSession(db: Db, publicId: string | undefined): Promi
     .where('public_id', '=', publicId)
     .executeTakeFirst();
   return row !== undefined && row.task_id !== null;
+}
+
+/** Whose one-time codes a limit counts: a contract signer, or a dossier task's signing user. */
+export type OtpScope = Pick<SessionRow, 'signer_id' | 'task_id' | 'user_id'>;
+
+function inScope(eb: ExpressionBuilder<Database, 'otp_events'>, scope: OtpScope) {
+  return scope.signer_id !== null
+    ? eb('signer_id', '=', scope.signer_id)
+    : eb.and([eb('task_id', '=', scope.task_id), eb('user_id', '=', scope.user_id)]);
+}
+
+/** The times of the scope's events of `kind` after `since` (ISO), oldest first. */
+export async function otpEventTimes(
+  db: Db,
+  scope: OtpScope,
+  kind: OtpEventKind,
+  since: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('otp_events')
+    .select('at')
+    .where((eb) => inScope(eb, scope))
+    .where('kind', '=', kind)
+    .where('at', '>', since)
+    .orderBy('at')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => row.at);
+}
+
+/** Adds one event of the scope and forgets the scope's events of that kind up to `forgetUpTo`. */
+export async function addOtpEvent(
+  trx: Db,
+  scope: OtpScope,
+  kind: OtpEventKind,
+  at: string,
+  forgetUpTo: string,
+): Promise<void> {
+  await trx
+    .insertInto('otp_events')
+    .values({
+      signer_id: scope.signer_id,
+      task_id: scope.task_id,
+      user_id: scope.user_id,
+      kind,
+      at,
+    })
+    .execute();
+  await trx
+    .deleteFrom('otp_events')
+    .where((eb) => inScope(eb, scope))
+    .where('kind', '=', kind)
+    .where('at', '<=', forgetUpTo)
+    .execute();
 }

@@ -350,11 +350,13 @@ export function sessionRoutes(limiter: RateLimiter) {
     operationId: 'sendSigningOtp',
     summary: 'Send the 6-digit code (otp_sms, cloud_hsm)',
     description:
-      'By SMS to the signer’s phone, by e-mail when the signer has none; valid 5 minutes; one a minute (429 OTP_RESEND_TOO_SOON with Retry-After). message names the masked number.',
+      'By SMS to the signer’s phone, by e-mail when the signer has none; valid 5 minutes; one a minute per session (429 OTP_RESEND_TOO_SOON with Retry-After). Whatever the session, at most 5 codes per signer in any hour (429 OTP_SEND_LIMIT_REACHED), and none while the signer’s wrong codes are used up (429 OTP_FAILURE_LIMIT_REACHED); both with Retry-After. message names the masked number.',
     request: { params: SessionIdParam },
     responses: {
       200: jsonContent(OtpSentEnvelope, 'The code is on its way'),
-      ...errorResponses(guardErrors, sessionStateErrors, { 429: ['OTP_RESEND_TOO_SOON'] }),
+      ...errorResponses(guardErrors, sessionStateErrors, {
+        429: ['OTP_RESEND_TOO_SOON', 'OTP_SEND_LIMIT_REACHED', 'OTP_FAILURE_LIMIT_REACHED'],
+      }),
     },
   });
   router.openapi(sendOtpRoute, async (c) => {
@@ -373,7 +375,7 @@ export function sessionRoutes(limiter: RateLimiter) {
     operationId: 'confirmSigning',
     summary: 'Sign: otp_sms and cloud_hsm with the code, image_signature with the picture',
     description:
-      'cloud_hsm signs with the signer’s own key, otp_sms and image_signature with the service seal; image_signature draws the PNG or JPEG in the signer’s box. Wrong codes are counted; the fifth locks the session (409 SESSION_LOCKED).',
+      'cloud_hsm signs with the signer’s own key, otp_sms and image_signature with the service seal; image_signature draws the PNG or JPEG in the signer’s box. Wrong codes are counted; the fifth of a session locks it (409 SESSION_LOCKED). Whatever the session, at most 10 wrong codes per signer in any 24 hours: the tenth and every try after it answer 429 OTP_FAILURE_LIMIT_REACHED with Retry-After.',
     request: {
       params: SessionIdParam,
       body: { required: true, content: { 'application/json': { schema: ConfirmBody } } },
@@ -392,6 +394,7 @@ export function sessionRoutes(limiter: RateLimiter) {
         413: ['PAYLOAD_TOO_LARGE', 'IMAGE_TOO_LARGE'],
         415: ['IMAGE_TYPE_UNSUPPORTED'],
         422: ['OTP_INVALID', 'IMAGE_UNREADABLE', 'SIGNER_IDENTITY_MISMATCH'],
+        429: ['OTP_FAILURE_LIMIT_REACHED'],
         502: ['TIMESTAMP_FAILED'],
       }),
     },

@@ -17,6 +17,7 @@ import { ticketOrigin } from './agentTickets';
 import { sessionErrors } from './errors';
 import { tokenSigning } from './initiate';
 import { serverKeyFor } from './keys';
+import { assertOtpTriesLeft, countOtpFailure, otpLimits, takeOtpSend } from './otpLimits';
 import { dropPreparation, expectedSigner, prepareForSigner } from './prepare';
 import { addOtpFailure, sessionById, updateSessionIf } from './queries';
 import { recordSignature, type SignatureResult } from './record';
@@ -39,7 +40,9 @@ async function stillOpen(trx: Parameters<typeof sessionById>[0], id: number, now
 /**
  * POST /api/signing/{sessionId}/send-otp (otp_sms, cloud_hsm): a fresh 6-digit code valid 5
  * minutes, stored as an HMAC, sent by SMS to the signer's phone or by e-mail without one; at
- * most one a minute (429 OTP_RESEND_TOO_SOON with Retry-After).
+ * most one a minute per session (429 OTP_RESEND_TOO_SOON with Retry-After) and, whatever the
+ * session, within the signer's limits (otpLimits.ts: 429 OTP_SEND_LIMIT_REACHED, or
+ * OTP_FAILURE_LIMIT_REACHED while their wrong codes are used up).
  */
 export async function sendOtp(deps: AppDeps, step: StepContext) {
   const { session, subject } = step;
@@ -59,6 +62,7 @@ export async function sendOtp(deps: AppDeps, step: StepContext) {
   if (!signer.phone && !signer.email) throw sessionErrors.noOtpChannel(signer.name);
   const maskedTo = signer.phone ? maskPhone(signer.phone) : maskEmail(signer.email!);
   await inTransaction(deps.db, async (trx) => {
+    await takeOtpSend(trx, session, now);
     const moved = await updateSessionIf(trx, session.id, 'open', {
       otp_hash: otpHash(deps.secrets, session.public_id, otp),
       otp_expires_at: expiresAt.toISOString(),
@@ -99,23 +103,28 @@ export async function sendOtp(deps: AppDeps, step: StepContext) {
 }
 
 /**
- * Checks the code of an OTP session. A wrong one is counted (and recorded) in its own
- * transaction before the refusal; the fifth locks the session.
+ * Checks the code of an OTP session, in one write transaction with the signer's limits: a try is
+ * refused while their wrong codes fill the window (otpLimits.ts); a wrong code is counted (and
+ * recorded) for the session and for the signer before the refusal; the fifth of a session locks
+ * it, and the one that fills the signer's window answers 429 OTP_FAILURE_LIMIT_REACHED.
  */
 async function checkOtp(deps: AppDeps, step: StepContext, otp: string | undefined) {
   const { session } = step;
   if (otp === undefined) throw sessionErrors.otpRequired();
-  if (session.otp_hash === null || session.otp_expires_at === null)
-    throw sessionErrors.otpNotSent();
+  const storedHash = session.otp_hash;
+  if (storedHash === null || session.otp_expires_at === null) throw sessionErrors.otpNotSent();
   const now = deps.clock.now();
   if (session.otp_expires_at <= now.toISOString()) {
     throw sessionErrors.otpExpired(session.otp_expires_at);
   }
-  if (otpMatches(deps.secrets, session.public_id, session.otp_hash, otp)) return;
-  const failures = await inTransaction(deps.db, async (trx) => {
+  const wrong = await inTransaction(deps.db, async (trx) => {
     await stillOpen(trx, session.id, now);
+    await assertOtpTriesLeft(trx, session, now);
+    if (otpMatches(deps.secrets, session.public_id, storedHash, otp)) return null;
     const failures = await addOtpFailure(trx, session.id);
-    if (failures >= otpMaxFailures) {
+    const signerRoom = await countOtpFailure(trx, session, now);
+    const locked = failures >= otpMaxFailures;
+    if (locked) {
       await updateSessionIf(trx, session.id, 'open', {
         state: 'locked',
         ended_at: now.toISOString(),
@@ -126,12 +135,19 @@ async function checkOtp(deps: AppDeps, step: StepContext, otp: string | undefine
       action: 'otp_failed',
       actor: step.actor,
       origin: step.origin,
-      details: { attempt: failures, locked: failures >= otpMaxFailures },
+      details: { attempt: failures, locked },
     });
-    return failures;
+    return { sessionLeft: otpMaxFailures - failures, signerRoom };
   });
-  if (failures >= otpMaxFailures) throw sessionErrors.locked();
-  throw sessionErrors.otpInvalid(otpMaxFailures - failures);
+  if (wrong === null) return;
+  const { sessionLeft, signerRoom } = wrong;
+  if (signerRoom.left === 0) {
+    throw sessionErrors.otpFailureLimit(signerRoom.retryAfter, otpLimits.failed.count);
+  }
+  if (sessionLeft <= 0) throw sessionErrors.locked();
+  throw sessionLeft <= signerRoom.left
+    ? sessionErrors.otpInvalid(sessionLeft, 'session')
+    : sessionErrors.otpInvalid(signerRoom.left, 'signer');
 }
 
 /** The largest signature picture accepted, decoded. */

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { appendRunLog, recordSecretsOfBody } from '../../../test/support/runLog';
 
 /** The repository root: the CLI runs from there, as `npm run -s admin` does. */
 export const repoRoot = path.resolve(__dirname, '../../..');
@@ -51,7 +52,10 @@ export function runCli(
   child.stdin.end(options.input ?? '');
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code) =>
+    child.on('close', (code) => {
+      // stderr is the CLI's log; stdout its answer, whose keys and secrets the run notes.
+      appendRunLog('cli', stderr);
+      recordSecretsOfBody(stdout, `admin ${args[0] ?? ''} ${args[1] ?? ''}`);
       resolve({
         code,
         stdout,
@@ -66,7 +70,7 @@ export function runCli(
           }
           return value as T;
         },
-      }),
-    );
+      });
+    });
   });
 }

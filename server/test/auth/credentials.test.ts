@@ -1,9 +1,9 @@
 import { issueToken } from '../../src/auth/tokens';
 import { ManualClock } from '../../src/platform/clock';
 import { loadConfig } from '../../src/platform/config';
-import { createLogger } from '../../src/platform/logger';
 import { openRuntime } from '../../src/runtime';
 import { globalKey, type Harness, readJson, type SeededTenant } from '../support/harness';
+import { testLogger } from '../support/testLogger';
 import {
   errorOf,
   expectUnauthorized,
@@ -340,7 +340,7 @@ describe('API key rules', () => {
         RATE_LIMIT_AUTH: '100000',
         RATE_LIMIT_API: '100000',
       }),
-      { logger: createLogger('silent'), clock: h.clock },
+      { logger: testLogger(), clock: h.clock },
     );
     try {
       expect(production.deps.config.environment).toBe('production');
@@ -395,7 +395,7 @@ describe('API key rules', () => {
           TSA_URL: 'https://tsa.example',
           JWT_SECRET: 'one-secret-for-every-environment',
         }),
-        { logger: createLogger('silent'), clock: new ManualClock(h.now()) },
+        { logger: testLogger(), clock: new ManualClock(h.now()) },
       );
     const dev = shared('development');
     const prod = shared('production');

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { buildApp } from '../../src/app';
-import { createApiKey, importLegacyKey } from '../../src/auth/apiKeys';
+import { importLegacyKey } from '../../src/auth/apiKeys';
 import { type CredentialArea, credentialAreas } from '../../src/auth/areas';
 import { authenticate } from '../../src/auth/authenticate';
 import { requirePermission } from '../../src/auth/permissions';
@@ -13,6 +13,7 @@ import {
   addUser,
   createHarness,
   type Harness,
+  issueApiKey,
   type SeededTenant,
   seedTenant,
 } from '../support/harness';
@@ -196,7 +197,7 @@ export async function orgKey(
   tenant: SeededTenant,
   options: { userId?: number | null; expiresAt?: string | null } = {},
 ) {
-  return createApiKey(h.deps.db, h.deps.secrets, h.now(), {
+  return issueApiKey(h, {
     kind: 'organization',
     tenantId: tenant.tenantId,
     organizationId: tenant.rootOrganizationId,

@@ -1,5 +1,5 @@
-import { createLogger } from '../../src/platform/logger';
 import { type Harness, readJson, type SeededTenant } from '../support/harness';
+import { linesLogger } from '../support/testLogger';
 import { type ProbeApp, send, tenantUser, twoTenants } from './fixtures';
 
 const password = 'S3cret-pass-phrase!';
@@ -7,7 +7,7 @@ let h: Harness, app: ProbeApp, acme: SeededTenant;
 const lines: string[] = [];
 
 beforeAll(async () => {
-  const logger = createLogger('trace', { write: (line: string) => void lines.push(line) });
+  const logger = linesLogger('trace', lines);
   ({ h, app, acme } = await twoTenants({ adminPassword: password, logger }));
   await tenantUser(h, acme, {
     username: 'signer@partner.example',
@@ -98,7 +98,7 @@ describe('Logs', () => {
 
   it('secrets logged by mistake under their usual names are redacted', () => {
     lines.length = 0;
-    const logger = createLogger('trace', { write: (line: string) => void lines.push(line) });
+    const logger = linesLogger('trace', lines);
     logger.info(
       {
         req: {

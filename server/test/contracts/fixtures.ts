@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { createApiKey } from '../../src/auth/apiKeys';
 import type { Permission } from '../../src/tenancy/permissionCatalog';
 import { createRole } from '../../src/tenancy/service';
 import {
   addUser,
   createHarness,
   type Harness,
+  issueApiKey,
   type SeededTenant,
   seedTenant,
 } from '../support/harness';
@@ -192,7 +192,7 @@ export async function openContractWorld(env: Record<string, string> = {}): Promi
         },
         [{ organizationId: acme.rootOrganizationId, roleId: role.id }],
       );
-      const { key } = await createApiKey(h.deps.db, h.deps.secrets, h.now(), {
+      const { key } = await issueApiKey(h, {
         kind: 'organization',
         tenantId: acme.tenantId,
         organizationId: acme.rootOrganizationId,

@@ -1,4 +1,3 @@
-import { createApiKey } from '../../src/auth/apiKeys';
 import type { TenantRow } from '../../src/tenancy/resolveTenant';
 import { createOrganization, createRole } from '../../src/tenancy/service';
 import {
@@ -6,6 +5,7 @@ import {
   createHarness,
   globalKey,
   type Harness,
+  issueApiKey,
   readJson,
   seedTenant,
 } from '../support/harness';
@@ -202,7 +202,7 @@ export async function buildDirectory(h: Harness): Promise<DirectoryWorld> {
     },
     [{ organizationId: ns.id, roleId: viewerRole.id }],
   );
-  const viewerKey = await createApiKey(h.deps.db, h.deps.secrets, h.now(), {
+  const viewerKey = await issueApiKey(h, {
     kind: 'organization',
     tenantId: acme.id,
     organizationId: acmeSeed.rootOrganizationId,

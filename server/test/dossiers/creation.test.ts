@@ -1,5 +1,5 @@
 import { presignedUrlLifetimeSeconds } from '../../src/files/presign';
-import { addUser } from '../support/harness';
+import { addUser, issueApiKey } from '../support/harness';
 import {
   hdldBody,
   openWorld,
@@ -267,13 +267,12 @@ describe('Creation (1) rules', () => {
   });
 
   it("another organization's process is unknown (SALES does not see the root's HDLD)", async () => {
-    const { createApiKey } = await import('../../src/auth/apiKeys');
     const sales = await world.h.deps.db
       .selectFrom('organizations')
       .select('id')
       .where('code', '=', 'SALES')
       .executeTakeFirstOrThrow();
-    const { key } = await createApiKey(world.h.deps.db, world.h.deps.secrets, world.h.now(), {
+    const { key } = await issueApiKey(world.h, {
       kind: 'organization',
       tenantId: world.acme.tenantId,
       organizationId: sales.id,

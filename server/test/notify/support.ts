@@ -1,6 +1,7 @@
 import type net from 'node:net';
 import { SMTPServer, type SMTPServerAuthentication } from 'smtp-server';
 import { testTls } from '../../../test/support/httpsServer';
+import { recordMessageSecrets, runLogDir, runLogged } from '../../../test/support/runLog';
 import type { AppDeps } from '../../src/context';
 import { inTransaction } from '../../src/db/database';
 import {
@@ -39,6 +40,7 @@ export function recordingProvider(): SmsProvider & { sent: { to: string; text: s
   return {
     sent,
     send: async (to, text) => {
+      recordMessageSecrets(text, 'SMS provider');
       sent.push({ to, text });
       return { providerMessageId: `p-${sent.length}` };
     },
@@ -142,11 +144,13 @@ export async function startSmtpServer(
           callback(error);
           return;
         }
+        const raw = Buffer.concat(chunks);
+        recordMailSecrets(raw, 'SMTP sink');
         received.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
           user: typeof session.user === 'string' ? session.user : undefined,
-          raw: Buffer.concat(chunks),
+          raw,
         });
         callback();
       });
@@ -170,11 +174,14 @@ export async function startSmtpServer(
 /** A pino logger writing into an array, to prove what is and is not logged. */
 export function capturedLogger() {
   const lines: string[] = [];
-  const logger = createLogger('debug', {
-    write: (line: string) => {
-      lines.push(line);
-    },
-  });
+  const logger = createLogger(
+    'debug',
+    runLogged({
+      write: (line: string) => {
+        lines.push(line);
+      },
+    }),
+  );
   return { logger, lines, text: () => lines.join('') };
 }
 
@@ -354,4 +361,14 @@ export function parseMail(raw: Buffer | string): ParsedMail {
     text: parts.find((part) => part.contentType === 'text/plain')?.body,
     html: parts.find((part) => part.contentType === 'text/html')?.body,
   };
+}
+
+/** Notes a mail's link tokens, codes and passwords among the jest run's issued secrets. */
+export function recordMailSecrets(raw: Buffer | string, source: string): void {
+  if (runLogDir() === undefined) return;
+  const mail = parseMail(raw);
+  recordMessageSecrets(
+    [mail.header('subject') ?? '', ...mail.parts.map((part) => part.body)].join('\n'),
+    source,
+  );
 }

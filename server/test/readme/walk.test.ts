@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { recordIssuedSecret, recordSecretsOfBody } from '../../../test/support/runLog';
 import { builtServerSuite, repoRoot } from '../startup/builtServer';
 
 jest.setTimeout(300_000);
@@ -28,6 +29,7 @@ describe('README: the offline walks', () => {
   it('the dossier walk, then the contract walk: uploaded, sent, OTP from the outbox, confirmed, signed PDF valid for pdfsig and for verify', async () => {
     const dataDir = suite.newDataDir();
     const server = await suite.start({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+    const issued = path.join(dataDir, 'walk-credentials.txt');
     // The contract walk signs with the development seal: its keys come after "listening".
     for (let waited = 0; !server.stdout().includes('signing keys ready'); waited += 200) {
       if (waited > 60_000) throw new Error(`no "signing keys ready":\n${server.stdout()}`);
@@ -35,7 +37,15 @@ describe('README: the offline walks', () => {
     }
     const result = spawnSync(
       'bash',
-      ['--norc', '--noprofile', '-euo', 'pipefail', '-c', walkScript(server.port)],
+      [
+        '--norc',
+        '--noprofile',
+        '-euo',
+        'pipefail',
+        '-c',
+        // Then the walk's credentials, for the run's check that no log holds one.
+        `${walkScript(server.port)}\nprintf '%s\\n' "\${KEY:-}" "\${TOKEN:-}" "\${GUEST:-}" "\${URL:-}" > ${issued}`,
+      ],
       {
         cwd: repoRoot,
         env: {
@@ -47,6 +57,13 @@ describe('README: the offline walks', () => {
         timeout: 240_000,
       },
     );
+    // The walk's answers and variables hold its keys, tokens and presigned URLs: the run checks
+    // its logs for them.
+    recordSecretsOfBody(result.stdout, 'README walk');
+    for (const line of fs.existsSync(issued) ? fs.readFileSync(issued, 'utf8').split('\n') : []) {
+      if (line.includes('://')) recordSecretsOfBody(line, 'README walk URL');
+      else recordIssuedSecret(line, 'README walk credential');
+    }
     expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
     const out = result.stdout;
     // The dossier walk: the PDF downloads, the presigned URL answers, the dossier is rejected.

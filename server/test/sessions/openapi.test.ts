@@ -83,8 +83,14 @@ describe('the signing-session API in the OpenAPI document', () => {
       'IMAGE_UNREADABLE',
       'SIGNER_IDENTITY_MISMATCH',
     ]);
+    expect(codes(confirm, '429')).toEqual(['RATE_LIMITED', 'OTP_FAILURE_LIMIT_REACHED']);
     const sendOtp = paths['/api/signing/{sessionId}/send-otp']!.post!;
-    expect(codes(sendOtp, '429')).toEqual(['RATE_LIMITED', 'OTP_RESEND_TOO_SOON']);
+    expect(codes(sendOtp, '429')).toEqual([
+      'RATE_LIMITED',
+      'OTP_RESEND_TOO_SOON',
+      'OTP_SEND_LIMIT_REACHED',
+      'OTP_FAILURE_LIMIT_REACHED',
+    ]);
     const initiate = paths['/api/signing/initiate']!.post!;
     expect(codes(initiate, '409')).toEqual(
       expect.arrayContaining(['NOT_SIGNER_TURN', 'SIGNER_ALREADY_SIGNED', 'CONTRACT_CANCELLED']),

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { appendRunLog } from '../../../test/support/runLog';
+import { recordOutboxSecrets } from '../support/issuedSecrets';
 
 /** The repository root: the built server runs from there, as `npm start` does. */
 export const repoRoot = path.resolve(__dirname, '../../..');
@@ -65,11 +67,14 @@ export async function startBuiltServer(env: Record<string, string>): Promise<Bui
   );
   let stdout = '';
   let stderr = '';
+  // Its log (stdout) and whatever else it prints go to the jest run's log, checked for secrets.
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
+    appendRunLog('built-server', chunk);
   });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
+    appendRunLog('built-server', chunk);
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
@@ -114,7 +119,10 @@ export function builtServerSuite(): {
     await Promise.all(running.splice(0).map((server) => server.stop()));
   });
   afterAll(() => {
-    for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
+    for (const dir of dataDirs) {
+      recordOutboxSecrets(dir, 'built server outbox');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
   return {
     newDataDir: () => {

@@ -1,17 +1,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { recordIssuedSecret } from '../../../test/support/runLog';
 import { type App, buildApp } from '../../src/app';
-import { createApiKey } from '../../src/auth/apiKeys';
+import { createApiKey, type IssuedKey, type NewKey } from '../../src/auth/apiKeys';
 import type { AppDeps } from '../../src/context';
 import { inTransaction } from '../../src/db/database';
 import { insertUser, replaceMemberships, type UserFields } from '../../src/directory/userRecords';
 import { ManualClock } from '../../src/platform/clock';
 import { loadConfig } from '../../src/platform/config';
-import { createLogger } from '../../src/platform/logger';
 import { hashPassword } from '../../src/platform/passwords';
 import { openRuntime, type Runtime } from '../../src/runtime';
 import { createTenant } from '../../src/tenancy/service';
+import { recordAnswers, recordOutboxSecrets } from './issuedSecrets';
+import { testLogger } from './testLogger';
 
 export interface Harness {
   app: App;
@@ -31,7 +33,9 @@ export interface Harness {
 
 /**
  * A real app on a real SQLite file in a fresh temp directory, with a manual clock. Rate limits
- * are lifted unless a test passes its own environment.
+ * are lifted unless a test passes its own environment. It logs at trace into the jest run's log
+ * directory, and the credentials it hands out (answers, outboxes) are noted there, so that the
+ * run's teardown can prove no log holds one (test/support/runLog.ts).
  */
 export function createHarness(env: Record<string, string> = {}): Harness {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-test-'));
@@ -45,8 +49,8 @@ export function createHarness(env: Record<string, string> = {}): Harness {
     ...env,
   });
   const clock = new ManualClock('2026-11-25T08:00:00.000Z');
-  const runtime = openRuntime(config, { logger: createLogger('silent'), clock });
-  const app = buildApp(runtime.deps);
+  const runtime = openRuntime(config, { logger: testLogger(), clock });
+  const app = recordAnswers(buildApp(runtime.deps));
   return {
     app,
     deps: runtime.deps,
@@ -65,6 +69,7 @@ export function createHarness(env: Record<string, string> = {}): Harness {
     },
     close: async () => {
       await runtime.database.close();
+      recordOutboxSecrets(dataDir, 'development outbox');
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -109,7 +114,7 @@ export async function seedTenant(
     },
     [{ organizationId: root.id, roleId: adminRole.id }],
   );
-  const { key } = await createApiKey(h.deps.db, h.deps.secrets, now, {
+  const { key } = await issueApiKey(h, {
     kind: 'organization',
     tenantId: tenant.id,
     organizationId: root.id,
@@ -140,8 +145,15 @@ export async function addUser(
   });
 }
 
+/** An API key made directly (as the operator CLI does), noted among the run's issued secrets. */
+export async function issueApiKey(h: Harness, key: NewKey): Promise<IssuedKey> {
+  const issued = await createApiKey(h.deps.db, h.deps.secrets, h.now(), key);
+  recordIssuedSecret(issued.key, `API key (${key.kind})`);
+  return issued;
+}
+
 export async function globalKey(h: Harness, userId: number | null = null): Promise<string> {
-  const issued = await createApiKey(h.deps.db, h.deps.secrets, h.now(), {
+  const issued = await issueApiKey(h, {
     kind: 'global',
     tenantId: null,
     organizationId: null,

@@ -1,8 +1,7 @@
-import { createApiKey } from '../../src/auth/apiKeys';
 import { issueToken } from '../../src/auth/tokens';
 import { acknowledge } from '../../src/workflow/actions';
 import { createDelegation, revokeDelegation } from '../../src/workflow/delegations';
-import { addUser, readJson } from '../support/harness';
+import { addUser, issueApiKey, readJson } from '../support/harness';
 import { accountOf, dossierAtRoleStep, guestAnh } from '../workflow/world';
 import {
   data,
@@ -386,7 +385,7 @@ describe('Task list authentication and authorization', () => {
       status: 2,
       type: 'internal',
     });
-    const { key } = await createApiKey(h.deps.db, h.deps.secrets, h.now(), {
+    const { key } = await issueApiKey(h, {
       kind: 'organization',
       tenantId: world.acme.id,
       organizationId: world.rootId,

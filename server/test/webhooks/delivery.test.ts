@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { runLogged } from '../../../test/support/runLog';
 import {
   type ReceivedWebhook,
   signatureMatches,
@@ -44,7 +45,7 @@ function capturingDeps(deps: AppDeps): AppDeps {
       done();
     },
   });
-  return { ...deps, logger: createLogger('info', sink) };
+  return { ...deps, logger: createLogger('info', runLogged(sink)) };
 }
 
 beforeEach(async () => {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { appendRunLog } from '../../../test/support/runLog';
 import {
   type ReceivedWebhook,
   signatureMatches,
@@ -11,13 +12,13 @@ import {
 } from '../../../test/support/webhookReceiver';
 import { inTransaction } from '../../src/db/database';
 import { loadConfig } from '../../src/platform/config';
-import { createLogger } from '../../src/platform/logger';
 import { openRuntime, type Runtime } from '../../src/runtime';
 import { createTenant } from '../../src/tenancy/service';
 import { enqueueEvent, webhookJobKind } from '../../src/webhooks/events';
 import { documentCompletedData } from '../../src/webhooks/payloads';
 import { createWebhookSubscription } from '../../src/webhooks/subscriptions';
 import { repoRoot } from '../admin/runCli';
+import { testLogger } from '../support/testLogger';
 import { completedFacts, until } from './fixtures';
 
 /**
@@ -53,7 +54,7 @@ async function startServer(): Promise<ChildProcess> {
     PORT: String(await freePort()),
     APP_ENV: 'development',
     OUTBOUND_ALLOWLIST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info',
     // Short leases so the deliveries the killed process held are due again soon.
     WEBHOOK_LEASE_SECONDS: '2',
     WEBHOOK_POLL_MS: '100',
@@ -65,9 +66,13 @@ async function startServer(): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
     cwd: repoRoot,
     env,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
+  // Its log joins the jest run's, checked for the credentials the run was issued.
+  child.stdout
+    ?.setEncoding('utf8')
+    .on('data', (chunk: string) => appendRunLog('server-child', chunk));
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
   });
@@ -86,7 +91,7 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-kill-'));
   const config = loadConfig({ DATA_DIR: dataDir, APP_ENV: 'development' });
-  runtime = openRuntime(config, { logger: createLogger('silent') });
+  runtime = openRuntime(config, { logger: testLogger() });
 });
 
 afterAll(async () => {

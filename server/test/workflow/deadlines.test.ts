@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { runLogDirVariable } from '../../../test/support/runLog';
 import { ManualClock } from '../../src/platform/clock';
-import { createLogger } from '../../src/platform/logger';
 import { openRuntime } from '../../src/runtime';
 import { expireOverdueTasks, startDeadlineScheduler } from '../../src/workflow/deadlines';
 import { repoRoot } from '../admin/runCli';
@@ -12,6 +12,7 @@ import {
   dossierRow,
   historyOf,
 } from '../support/dossiers';
+import { testLogger } from '../support/testLogger';
 import { accountOf, day, guestAnh, useWorkflowWorld } from './world';
 
 const hour = 3600_000;
@@ -84,6 +85,8 @@ describe('Deadlines: waiting tasks past expireAt move the dossier to EXPIRED', (
             cwd: repoRoot,
             env: {
               PATH: process.env.PATH,
+              // Its log joins the jest run's (support/testLogger.ts).
+              [runLogDirVariable]: process.env[runLogDirVariable],
               DATA_DIR: h.dataDir,
               APP_ENV: 'development',
               NOW: h.now(),
@@ -120,7 +123,7 @@ describe('Deadline scheduler', () => {
     // The server is down for three days; a new process starts on the same DATA_DIR.
     const restarted = openRuntime(h.deps.config, {
       clock: new ManualClock(new Date(h.clock.now().getTime() + 3 * day * 1000)),
-      logger: createLogger('silent'),
+      logger: testLogger(),
     });
     try {
       const scheduler = startDeadlineScheduler(restarted.deps, 60 * 60 * 1000);

@@ -4,14 +4,14 @@
  */
 import { ManualClock } from '../../src/platform/clock';
 import { loadConfig } from '../../src/platform/config';
-import { createLogger } from '../../src/platform/logger';
 import { openRuntime } from '../../src/runtime';
 import { expireOverdueTasks } from '../../src/workflow/deadlines';
+import { testLogger } from '../support/testLogger';
 
 async function main(): Promise<void> {
   const runtime = openRuntime(loadConfig(process.env), {
     clock: new ManualClock(process.env.NOW ?? ''),
-    logger: createLogger('silent'),
+    logger: testLogger(),
   });
   try {
     process.stdout.write(`${await expireOverdueTasks(runtime.deps)}\n`);

@@ -1,4 +1,3 @@
-import { createApiKey } from '../../src/auth/apiKeys';
 import { issueToken } from '../../src/auth/tokens';
 import type { UserRow } from '../../src/directory/userRecords';
 import { ApiError } from '../../src/errors/apiError';
@@ -11,7 +10,7 @@ import {
   type FixtureProcess,
   openTask,
 } from '../support/dossiers';
-import { addUser, createHarness, type Harness, seedTenant } from '../support/harness';
+import { addUser, createHarness, type Harness, issueApiKey, seedTenant } from '../support/harness';
 
 /** Day in seconds, for step deadlines. */
 export const day = 24 * 60 * 60;
@@ -101,7 +100,7 @@ export async function buildWorkflowWorld(h: Harness): Promise<WorkflowWorld> {
       },
       [{ organizationId, roleId }],
     );
-    const { key } = await createApiKey(h.deps.db, h.deps.secrets, now, {
+    const { key } = await issueApiKey(h, {
       kind: 'organization',
       tenantId: acme.id,
       organizationId: acmeSeed.rootOrganizationId,
@@ -116,7 +115,7 @@ export async function buildWorkflowWorld(h: Harness): Promise<WorkflowWorld> {
   const minh = await person('minh', 'Phạm Văn Minh', ktRole.id, kt.id);
   const nga = await person('nga', 'Đỗ Thị Nga', ktRole.id, kt.id);
   const thu = await person('thu', 'Lê Thị Thu', staffRole.id, root);
-  const hungKtKey = await createApiKey(h.deps.db, h.deps.secrets, now, {
+  const hungKtKey = await issueApiKey(h, {
     kind: 'organization',
     tenantId: acme.id,
     organizationId: kt.id,

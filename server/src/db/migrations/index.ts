@@ -16,6 +16,8 @@ import { signingSessions } from './015_signing_sessions';
 import { taskSigningSessions } from './016_task_signing_sessions';
 import { dossierAuditTrail } from './017_dossier_audit_trail';
 import { contractExistingSignatures } from './018_contract_existing_signatures';
+import { otpLimits } from './019_otp_limits';
+import { shallowSearchTriggers } from './020_shallow_search_triggers';
 import { signerIdentity } from './022_signer_identity';
 
 export interface Migration {
@@ -44,5 +46,7 @@ export const migrations: Migration[] = [
   { version: 16, name: 'task_signing_sessions', sql: taskSigningSessions },
   { version: 17, name: 'dossier_audit_trail', sql: dossierAuditTrail },
   { version: 18, name: 'contract_existing_signatures', sql: contractExistingSignatures },
+  { version: 19, name: 'otp_limits', sql: otpLimits },
+  { version: 20, name: 'shallow_search_triggers', sql: shallowSearchTriggers },
   { version: 22, name: 'signer_identity', sql: signerIdentity },
 ];

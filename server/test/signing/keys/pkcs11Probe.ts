@@ -10,7 +10,6 @@ import path from 'node:path';
 import { ApiError } from '../../../src/errors/apiError';
 import { systemClock } from '../../../src/platform/clock';
 import { loadConfig } from '../../../src/platform/config';
-import { createLogger } from '../../../src/platform/logger';
 import { deriveSecrets } from '../../../src/platform/secrets';
 import { openRuntime } from '../../../src/runtime';
 import type { KeyAlgorithm } from '../../../src/signing/keys/keyStore';
@@ -20,6 +19,7 @@ import { Pkcs11KeyStore, unloadPkcs11Modules } from '../../../src/signing/keys/p
 import { signWithKey } from '../../../src/signing/keys/signingKey';
 import { sealKey } from '../../../src/signing/keys/signingKeys';
 import { checkKeyStore } from '../../../src/signing/keys/startupState';
+import { testLogger } from '../../support/testLogger';
 
 interface Args {
   module: string;
@@ -120,7 +120,7 @@ async function seal(args: Args) {
       PKCS11_TOKEN_LABEL: args.tokenLabel,
       PKCS11_PIN: args.pin,
     });
-    const runtime = openRuntime(config, { logger: createLogger('silent'), clock: systemClock });
+    const runtime = openRuntime(config, { logger: testLogger(), clock: systemClock });
     // Two first uses at once: both generate on the token, one row wins, the other key is discarded.
     const [key, again] = await Promise.all([sealKey(runtime.deps), sealKey(runtime.deps)]);
     const data = Buffer.from('audit PDF signed attributes');
