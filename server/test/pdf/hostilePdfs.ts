@@ -305,3 +305,57 @@ export function webLink(): Promise<Buffer> {
     doc.getPage(0).node.set(PDFName.of('Annots'), context.obj([link]));
   });
 }
+
+/**
+ * `streams` object streams of one object each, padded with zeros to `inflatedEach` bytes; the
+ * catalog lists the objects, so reading every object decodes every stream.
+ */
+export async function manyObjectStreams(streams: number, inflatedEach: number): Promise<Buffer> {
+  const parts: Buffer[] = [Buffer.from('%PDF-1.7\n', 'latin1')];
+  let length = parts[0]!.length;
+  const entries: number[][] = [[0, 0, 65535]];
+  const add = (num: number, text: Buffer) => {
+    entries[num] = [1, length, 0];
+    const object = Buffer.concat([
+      Buffer.from(`${num} 0 obj\n`, 'latin1'),
+      text,
+      Buffer.from('\nendobj\n', 'latin1'),
+    ]);
+    parts.push(object);
+    length += object.length;
+  };
+  const first = 4;
+  const listed = Array.from({ length: streams }, (_, i) => `${first + 2 * i} 0 R`).join(' ');
+  add(1, Buffer.from(`<</Type/Catalog/Pages 2 0 R/Listed [${listed}]>>`, 'latin1'));
+  add(2, Buffer.from(pages, 'latin1'));
+  add(3, Buffer.from(page, 'latin1'));
+  for (let i = 0; i < streams; i++) {
+    const member = first + 2 * i;
+    const header = `${member} 0 `;
+    const data = await deflateZeros(Buffer.from(`${header}<</N ${i}>>\n`, 'latin1'), inflatedEach);
+    add(member + 1, stream(`/Type/ObjStm/N 1/First ${header.length}/Filter/FlateDecode`, data));
+    entries[member] = [2, member + 1, 0];
+  }
+  const xrefNum = first + 2 * streams;
+  entries[xrefNum] = [1, length, 0];
+  const xref = Buffer.concat([
+    Buffer.from(`${xrefNum} 0 obj\n`, 'latin1'),
+    stream(`/Type/XRef/Size ${xrefNum + 1}/W[1 4 2]/Root 1 0 R`, rows([1, 4, 2], entries)),
+    Buffer.from(`\nendobj\nstartxref\n${length}\n%%EOF\n`, 'latin1'),
+  ]);
+  return Buffer.concat([...parts, xref]);
+}
+
+/** A one-page file followed by `updates` incremental updates, each rewriting the catalog. */
+export function incrementalUpdates(updates: number): Buffer {
+  let file = classicFile([catalog, pages, page]);
+  for (let i = 0; i < updates; i++) {
+    const previous = /startxref\n(\d+)\n%%EOF\n$/.exec(file.toString('latin1'))![1];
+    const objectAt = file.length;
+    const object = `1 0 obj\n<</Type/Catalog/Pages 2 0 R/Update ${i + 1}>>\nendobj\n`;
+    const xrefAt = objectAt + object.length;
+    const tail = `xref\n1 1\n${String(objectAt).padStart(10, '0')} 00000 n \ntrailer\n<</Size 4/Root 1 0 R/Prev ${previous}>>\nstartxref\n${xrefAt}\n%%EOF\n`;
+    file = Buffer.concat([file, Buffer.from(object + tail, 'latin1')]);
+  }
+  return file;
+}

@@ -26,7 +26,7 @@ const describe: Record<ActiveContentKind, string> = {
   javascript: 'JavaScript',
   launch: 'a launch action (/Launch)',
   embeddedFile: 'an embedded file',
-  richMedia: 'rich media (Flash, 3D with scripts)',
+  richMedia: 'rich media (Flash, 3D)',
   xfa: 'an XFA form (scripted forms that replace the pages)',
 };
 
@@ -48,7 +48,13 @@ function judge(dict: PdfDict, num: number, found: ActiveContent[]): void {
     found.push({ kind: 'javascript', object: num });
   }
   if (isName(action, 'Launch')) found.push({ kind: 'launch', object: num });
-  if (isName(action, 'RichMediaExecute') || isName(dict.get('Subtype'), 'RichMedia')) {
+  const subtype = dict.get('Subtype');
+  if (
+    isName(action, 'RichMediaExecute') ||
+    isName(subtype, 'RichMedia') ||
+    isName(subtype, '3D') ||
+    dict.get('OnInstantiate') !== undefined
+  ) {
     found.push({ kind: 'richMedia', object: num });
   }
   // Only a name dictionary has /JavaScript: the tree of document-level scripts.
@@ -80,10 +86,10 @@ export function findActiveContent(reader: PdfReader): ActiveContent[] {
     while (pending.length > 0) {
       const value = pending.pop();
       if (value instanceof PdfStream) pending.push(value.dict);
-      else if (Array.isArray(value)) pending.push(...value);
+      else if (Array.isArray(value)) for (const item of value) pending.push(item);
       else if (value instanceof PdfDict) {
         judge(value, num, found);
-        pending.push(...value.entries.values());
+        for (const item of value.entries.values()) pending.push(item);
       }
     }
     reader.budget.step();

@@ -69,7 +69,7 @@ export class PdfBudget {
     if (this.steps % stepsPerClockRead === 0) this.checkTime();
   }
 
-  checkTime(): void {
+  private checkTime(): void {
     if (performance.now() > this.deadline) {
       throw pdfErrors.tooComplex(`reading it takes longer than ${this.limits.timeMs / 1000} s`);
     }

@@ -73,9 +73,7 @@ export class PdfReader {
     try {
       const reader = new PdfReader(source, new PdfBudget(currentPdfLimits()));
       reader.load();
-      const result = read(reader);
-      reader.budget.checkTime();
-      return result;
+      return read(reader);
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (error instanceof RangeError || error instanceof TypeError) {

@@ -1,6 +1,10 @@
 /**
  * The PDF side of signing: prepare an incremental update with a signature placeholder, embed
  * the CMS, add a DSS (B-LT), and read the signatures and revisions back for verification.
+ *
+ * The synchronous reads (`readSignatures`, `readDss`, `pageBox`) are what the PDF worker threads
+ * run; the server calls them through `runPdfTask` with the tasks of `../worker/tasks.ts`, never
+ * on its event loop.
  */
 export type { SignatureImage, SignatureRect } from './appearance';
 export type {
