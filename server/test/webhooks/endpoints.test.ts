@@ -387,9 +387,18 @@ describe('OpenAPI document', () => {
     }>(await h.request('GET', '/api/openapi.json'));
     const test = document.paths['/api/integration/webhooks/test']!.post!;
     expect(test.security).toEqual([{ ApiKey: [] }]);
-    expect(Object.keys(test.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429']);
+    expect(Object.keys(test.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '408',
+      '429',
+      '431',
+    ]);
     const sandbox = document.paths['/api/webhook-test/{tag}']!.post!;
     expect(sandbox.security).toEqual([]);
-    expect(Object.keys(sandbox.responses).sort()).toEqual(['201', '429']);
+    expect(Object.keys(sandbox.responses).sort()).toEqual(['201', '400', '408', '429', '431']);
   });
 });
