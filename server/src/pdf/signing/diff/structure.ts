@@ -89,11 +89,24 @@ export class RevisionStructure {
     return this.roles.get(num) ?? [];
   }
 
+  private readonly roleKeys = new Map<number, Set<string>>();
+
+  /**
+   * Gives the object `role`, once per kind of rule: the same font on 200 pages is judged once
+   * (and described by its first page), so a shared object costs no more than one.
+   */
   private add(value: PdfValue | undefined, role: Role): void {
     if (!(value instanceof PdfRef)) return;
-    const roles = this.roles.get(value.num);
-    if (!roles) this.roles.set(value.num, [role]);
-    else if (!roles.some((r) => JSON.stringify(r) === JSON.stringify(role))) roles.push(role);
+    const r = role as Partial<Record<'key' | 'category' | 'name', string>> & {
+      field?: FieldInfo;
+      widget?: boolean;
+    };
+    const key = `${role.kind}|${r.key ?? ''}|${r.category ?? ''}|${r.name ?? ''}|${r.field?.name ?? ''}|${r.widget ?? ''}`;
+    const keys = this.roleKeys.get(value.num) ?? new Set<string>();
+    if (keys.has(key)) return;
+    keys.add(key);
+    this.roleKeys.set(value.num, keys);
+    this.roles.set(value.num, [...(this.roles.get(value.num) ?? []), role]);
   }
 
   private walkForm(catalog: PdfDict): void {
