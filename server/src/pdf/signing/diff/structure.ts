@@ -89,19 +89,24 @@ export class RevisionStructure {
     return this.roles.get(num) ?? [];
   }
 
-  /** The roles already recorded, by object and by value: a resource shared by every page is added once per page. */
   private readonly roleKeys = new Map<number, Set<string>>();
 
+  /**
+   * Gives the object `role`, once per kind of rule: the same font on 200 pages is judged once
+   * (and described by its first page), so a shared object costs no more than one.
+   */
   private add(value: PdfValue | undefined, role: Role): void {
     if (!(value instanceof PdfRef)) return;
-    const key = JSON.stringify(role);
-    const keys = this.roleKeys.get(value.num);
-    if (keys?.has(key)) return;
-    if (keys) keys.add(key);
-    else this.roleKeys.set(value.num, new Set([key]));
-    const roles = this.roles.get(value.num);
-    if (roles) roles.push(role);
-    else this.roles.set(value.num, [role]);
+    const r = role as Partial<Record<'key' | 'category' | 'name', string>> & {
+      field?: FieldInfo;
+      widget?: boolean;
+    };
+    const key = `${role.kind}|${r.key ?? ''}|${r.category ?? ''}|${r.name ?? ''}|${r.field?.name ?? ''}|${r.widget ?? ''}`;
+    const keys = this.roleKeys.get(value.num) ?? new Set<string>();
+    if (keys.has(key)) return;
+    keys.add(key);
+    this.roleKeys.set(value.num, keys);
+    this.roles.set(value.num, [...(this.roles.get(value.num) ?? []), role]);
   }
 
   private walkForm(catalog: PdfDict): void {
