@@ -69,7 +69,7 @@ describe('the OpenAPI document', () => {
       expect.arrayContaining(['INVALID_MULTIPART', 'VALIDATION_ERROR']),
     );
     expect(codesOf(create.responses['422'])).toContain('DOCX_TOO_LARGE');
-    expect(codesOf(create.responses['503'])).toEqual(['DOCX_CONVERSION_BUSY']);
+    expect(codesOf(create.responses['503'])).toEqual(['DOCX_CONVERSION_BUSY', 'PDF_READER_BUSY']);
   });
 });
 
