@@ -67,9 +67,11 @@ export class PdfReader {
    * Opens `path`, runs `read` on it and closes it. A malformed file can make the parser
    * overflow its stack (deep nesting, an object stream holding itself) or meet a value of an
    * unexpected type: those become 422 PDF_UNREADABLE; I/O errors stay what they are.
+   * `upTo` reads the file as it was when its first `upTo` bytes were all of it (an earlier
+   * revision, when a revision ends there).
    */
-  static read<T>(path: string, read: (reader: PdfReader) => T): T {
-    const source = FileSource.open(path);
+  static read<T>(path: string, read: (reader: PdfReader) => T, options: { upTo?: number } = {}): T {
+    const source = FileSource.open(path, options.upTo);
     try {
       const reader = new PdfReader(source);
       reader.load();

@@ -1,10 +1,6 @@
 import { type DssMaterial, readDss, readSignatures } from '../../pdf/signing';
-import {
-  type CertificateFacts,
-  isIssuedBy,
-  isSelfIssued,
-  readCertificate,
-} from '../certificates/certificate';
+import { type CertificateFacts, readCertificate } from '../certificates/certificate';
+import { issuerPath } from '../certificates/chain';
 import { crlConcerns } from '../certificates/crl';
 import { ocspResponseConcerns } from '../certificates/ocsp';
 import { checkRevocation, type RevocationDeps } from '../certificates/revocation';
@@ -58,26 +54,6 @@ function facts(der: Buffer): CertificateFacts | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * The path from `signer` up through the issuers found among `pool` (signature checked), signer
- * first, ending at a self-issued certificate or where no issuer is known.
- */
-export function issuerPath(signer: CertificateFacts, pool: Buffer[]): CertificateFacts[] {
-  const candidates = pool.flatMap((der) => facts(der) ?? []);
-  const path = [signer];
-  let current = signer;
-  while (path.length < 8 && !isSelfIssued(current)) {
-    const issuer = candidates.find(
-      (candidate) =>
-        !path.some((seen) => seen.der.equals(candidate.der)) && isIssuedBy(current, candidate),
-    );
-    if (!issuer) break;
-    path.push(issuer);
-    current = issuer;
-  }
-  return path;
 }
 
 /**

@@ -22,6 +22,7 @@ import {
 import { timestampTrustAnchors } from '../timestamps/client';
 import { verifyTimestampToken } from '../timestamps/verifyToken';
 import { judgeLaterRevisions } from './changes';
+import { levelChain, type PadesLevel, padesLevel, signatureMaterial } from './level';
 import { chainRevocationAt } from './revocation';
 
 export type VerificationDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'secrets'> &
@@ -48,7 +49,8 @@ export interface SignatureVerification {
   coversWholeDocument: boolean;
   modifiedAfterSigning: 'none' | 'allowed' | 'disallowed';
   subFilter: string | null;
-  level: 'B-B' | 'B-T' | 'B-LT';
+  /** What the file proves (see padesLevel); a document timestamp's own entry says B-T. */
+  level: PadesLevel;
   certificate: {
     subject: string;
     issuer: string;
@@ -237,7 +239,8 @@ function readCertificateOrNull(der: Buffer): CertificateFacts | undefined {
 
 interface TrustResult {
   status: CertificateStatus;
-  revocationFromDss: boolean;
+  /** The path to a trust anchor, when one was built (signer first). */
+  chain: Buffer[] | undefined;
   problems: string[];
 }
 
@@ -255,21 +258,21 @@ async function checkTrust(
   try {
     check = checkSignerCertificate({ chain: [signer.der, ...others], at, anchors });
   } catch (error) {
-    return { status: 'untrusted', revocationFromDss: false, problems: [finding(error)] };
+    return { status: 'untrusted', chain: undefined, problems: [finding(error)] };
   }
   switch (check.status) {
     case 'expired':
     case 'not_yet_valid':
-      return { status: 'expired', revocationFromDss: false, problems: [check.message] };
+      return { status: 'expired', chain: undefined, problems: [check.message] };
     case 'wrong_key_usage':
     case 'untrusted':
-      return { status: 'untrusted', revocationFromDss: false, problems: [check.message] };
+      return { status: 'untrusted', chain: undefined, problems: [check.message] };
     case 'valid':
       break;
   }
   const revocation = await chainRevocationAt(deps, check.chain, at, dss);
   const status = revocation.status === 'good' ? 'valid' : revocation.status;
-  return { status, revocationFromDss: revocation.fromDss, problems: revocation.problems };
+  return { status, chain: check.chain, problems: revocation.problems };
 }
 
 /** A document timestamp (/DocTimeStamp): its token's imprint is the byte range's digest. */
@@ -315,11 +318,21 @@ async function verifyDocumentTimestamp(
   };
 }
 
+/** What the signatures of one file are judged with. */
+interface FileContext {
+  anchors: Buffer[];
+  /** The newest DSS. */
+  dss: DssMaterial;
+  /** Each valid document timestamp: where its signed bytes end and the DSS they hold. */
+  archives: { end: number; dss: DssMaterial }[];
+  validationTime: Date;
+}
+
 async function verifySignature(
   deps: VerificationDeps,
   pdfPath: string,
   signature: PdfSignatureInfo,
-  context: { anchors: Buffer[]; dss: DssMaterial; validationTime: Date },
+  context: FileContext,
 ): Promise<
   Omit<SignatureVerification, 'fieldName' | 'coversWholeDocument' | 'modifiedAfterSigning'>
 > {
@@ -344,13 +357,23 @@ async function verifySignature(
   }
   // Without a proven time the signer's /M is only a claim: judge at the validation time (EU DSS).
   const at = genTime ?? validationTime;
-  let trust: TrustResult = { status: 'unknown', revocationFromDss: false, problems: [] };
+  let trust: TrustResult = { status: 'unknown', chain: undefined, problems: [] };
+  let level: PadesLevel = 'B-B';
   if (signer) {
     trust = await checkTrust(deps, signer, parsed?.certificates ?? [], anchors, dss, at);
     problems.push(...trust.problems);
+    const cms = { certificates: parsed?.certificates ?? [] };
+    level = padesLevel({
+      timestamped: genTime !== undefined,
+      ...levelChain(signer, trust.chain, [...cms.certificates, ...dss.certificates]),
+      material: signatureMaterial(dss, cms),
+      archived: context.archives
+        .filter((archive) => archive.end > signature.signedRevisionEnd)
+        .map((archive) => signatureMaterial(archive.dss, cms)),
+      at,
+    });
   }
   const timestampOk = token === undefined || genTime !== undefined;
-  const level = genTime === undefined ? 'B-B' : trust.revocationFromDss ? 'B-LT' : 'B-T';
   const signedAt = genTime ?? signature.signingTime;
   return {
     signerName: (signer && commonName(signer)) ?? signature.signerName ?? null,
@@ -387,14 +410,25 @@ export async function verifyPdfSignatures(
   const dss = readDss(pdfPath);
   const anchors = await timestampTrustAnchors(deps, options.tenantId);
   const validationTime = options.at ?? deps.clock.now();
+  // Document timestamps first: a valid one makes the signatures before it B-LTA (see padesLevel).
+  const stamps = new Map<PdfSignatureInfo, Awaited<ReturnType<typeof verifyDocumentTimestamp>>>();
+  const archives: FileContext['archives'] = [];
+  for (const signature of report.signatures) {
+    if (signature.type !== 'timestamp') continue;
+    const stamp = await verifyDocumentTimestamp(pdfPath, signature, anchors);
+    stamps.set(signature, stamp);
+    if (stamp.isValid && signature.revisionIndex !== undefined) {
+      const end = signature.signedRevisionEnd;
+      archives.push({ end, dss: readDss(pdfPath, { upTo: end }) });
+    }
+  }
+  const context: FileContext = { anchors, dss, archives, validationTime };
   // The certification signature's DocMDP governs every change after it (ISO 32000-2 12.8.2.2).
   const certification = report.signatures.find((s) => s.docMdpPermission !== undefined);
   const signatures: SignatureVerification[] = [];
   for (const signature of report.signatures) {
     const verified =
-      signature.type === 'timestamp'
-        ? await verifyDocumentTimestamp(pdfPath, signature, anchors)
-        : await verifySignature(deps, pdfPath, signature, { anchors, dss, validationTime });
+      stamps.get(signature) ?? (await verifySignature(deps, pdfPath, signature, context));
     const permission =
       certification && certification.signedRevisionEnd <= signature.signedRevisionEnd
         ? certification.docMdpPermission
