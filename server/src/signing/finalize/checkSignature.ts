@@ -37,7 +37,7 @@ import { certificateSummary, contractHashOf, type SignatureSummary } from './sum
 
 /** What finalizing needs of the runtime; resolver and cache reach the revocation checks. */
 export type FinalizeDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'secrets' | 'files'> &
-  Pick<RevocationDeps, 'resolver' | 'revocationCache'>;
+  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'>;
 
 /** What a signer hands in: the signature, its chain (signer first), the timestamp token. */
 export interface SignatureEvidence {

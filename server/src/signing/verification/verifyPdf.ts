@@ -26,7 +26,7 @@ import { levelChain, type PadesLevel, padesLevel, signatureMaterial } from './le
 import { chainRevocationAt } from './revocation';
 
 export type VerificationDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'secrets'> &
-  Pick<RevocationDeps, 'resolver' | 'revocationCache'>;
+  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'>;
 
 export interface VerifyPdfOptions {
   /** The tenant whose trust anchors apply, with the global ones. */
