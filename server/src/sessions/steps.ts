@@ -172,6 +172,7 @@ export async function confirm(
     try {
       const result = await signWithServerKey(deps, preparation.id, key, {
         tenantId: subject.tenantId,
+        finishes: () => subject.isLastSignature(deps.db),
         commit: (trx, signed) =>
           recordSignature(trx, deps, step, signed, () => new DocumentChanged()),
       });
@@ -240,6 +241,7 @@ export async function signWithToken(
   const result = await finalizeWithToken(deps, preparation.id, input, {
     tenantId: subject.tenantId,
     notBefore: new Date(session.created_at),
+    finishes: () => subject.isLastSignature(deps.db),
     commit: (trx, signed) =>
       recordSignature(trx, deps, step, signed, () => sessionErrors.documentChanged()),
   });

@@ -15,6 +15,7 @@ import { preparationValidationMaterial } from './014_preparation_validation_mate
 import { signingSessions } from './015_signing_sessions';
 import { taskSigningSessions } from './016_task_signing_sessions';
 import { dossierAuditTrail } from './017_dossier_audit_trail';
+import { contractArchiveVersions } from './021_contract_archive_versions';
 
 export interface Migration {
   version: number;
@@ -41,4 +42,5 @@ export const migrations: Migration[] = [
   { version: 15, name: 'signing_sessions', sql: signingSessions },
   { version: 16, name: 'task_signing_sessions', sql: taskSigningSessions },
   { version: 17, name: 'dossier_audit_trail', sql: dossierAuditTrail },
+  { version: 21, name: 'contract_archive_versions', sql: contractArchiveVersions },
 ];

@@ -125,6 +125,50 @@ export async function materialForEarlierSignatures(
 }
 
 /**
+ * Everything the archive revision's DSS needs (PAdES B-LTA) that the file's DSS lacks: for
+ * every signature and document timestamp, its signer's path and the path of its signature
+ * timestamp's TSA, each certificate below the top answered (from `stored` or the DSS when
+ * they hold an answer, else asked now). A source that does not answer leaves that
+ * certificate without (its signature then stays B-T, as verification says); a CMS that does
+ * not parse is skipped.
+ */
+export async function materialForArchive(
+  deps: RevocationDeps,
+  sourcePath: string,
+  stored: DssMaterial[],
+): Promise<DssMaterial> {
+  const existing = readDss(sourcePath);
+  const known = mergeMaterial(...stored, existing);
+  const found: DssMaterial[] = [];
+  for (const signature of readSignatures(sourcePath).signatures) {
+    const at = signature.signingTime ?? deps.clock.now();
+    for (const cms of signedDataChain(signature.contents)) {
+      const signer = cms.signerCertificate && facts(cms.signerCertificate);
+      if (!signer) continue;
+      const path = issuerPath(signer, [...cms.certificates, ...known.certificates]);
+      found.push(await materialForPath(deps, path, known, at));
+    }
+  }
+  return withoutExisting(mergeMaterial(...found), existing);
+}
+
+/** A signature's CMS and its signature timestamp token's, as far as they parse. */
+function signedDataChain(contents: Buffer): ReturnType<typeof parseSignedData>[] {
+  const found: ReturnType<typeof parseSignedData>[] = [];
+  let next: Buffer | undefined = contents;
+  while (next !== undefined && found.length < 2) {
+    try {
+      const parsed = parseSignedData(next);
+      found.push(parsed);
+      next = parsed.timestampToken;
+    } catch {
+      break;
+    }
+  }
+  return found;
+}
+
+/**
  * Material for a service key about to sign: its chain (signer first, as the key store holds
  * it) and the answers for each certificate below the top, asked now.
  */
