@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import { type DssMaterial, preparePdfSignature } from '../../pdf/signing';
-import { requestTimestamp } from '../timestamps/client';
+import { requestTimestamp, timestampTrustAnchors } from '../timestamps/client';
 import type { PadesLevel } from '../verification/level';
 import { verifyPdfSignatures } from '../verification/verifyPdf';
 import type { FinalizeDeps } from './checkSignature';
@@ -43,7 +43,8 @@ export async function archivePdf(
   options: { tenantId: number | null; stored: DssMaterial[] },
 ): Promise<ArchivedFile> {
   await deps.files.init();
-  const dss = await materialForArchive(deps, sourcePath, options.stored);
+  const anchors = await timestampTrustAnchors(deps, options.tenantId);
+  const dss = await materialForArchive(deps, sourcePath, options.stored, anchors);
   const prepared = await preparePdfSignature(sourcePath, {
     documentTimestamp: true,
     signingTime: deps.clock.now(),

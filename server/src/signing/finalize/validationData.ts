@@ -127,15 +127,16 @@ export async function materialForEarlierSignatures(
 /**
  * Everything the archive revision's DSS needs (PAdES B-LTA) that the file's DSS lacks: for
  * every signature and document timestamp, its signer's path and the path of its signature
- * timestamp's TSA, each certificate below the top answered (from `stored` or the DSS when
- * they hold an answer, else asked now). A source that does not answer leaves that
- * certificate without (its signature then stays B-T, as verification says); a CMS that does
- * not parse is skipped.
+ * timestamp's TSA (up to a trust anchor among `anchors` when the file's certificates stop
+ * below it), each certificate below the top answered (from `stored` or the DSS when they hold
+ * one, else asked now). A source that does not answer leaves that certificate without (its
+ * signature then stays B-T, as verification says); a CMS that does not parse is skipped.
  */
 export async function materialForArchive(
   deps: RevocationDeps,
   sourcePath: string,
   stored: DssMaterial[],
+  anchors: Buffer[],
 ): Promise<DssMaterial> {
   const existing = readDss(sourcePath);
   const known = mergeMaterial(...stored, existing);
@@ -145,7 +146,7 @@ export async function materialForArchive(
     for (const cms of signedDataChain(signature.contents)) {
       const signer = cms.signerCertificate && facts(cms.signerCertificate);
       if (!signer) continue;
-      const path = issuerPath(signer, [...cms.certificates, ...known.certificates]);
+      const path = issuerPath(signer, [...cms.certificates, ...known.certificates, ...anchors]);
       found.push(await materialForPath(deps, path, known, at));
     }
   }
