@@ -244,16 +244,18 @@ interface TrustResult {
   problems: string[];
 }
 
-/** The signer's path to an anchor and its certificates' validity and revocation, at `at`. */
+/**
+ * The signer's path to an anchor and its certificates' validity and revocation, at `at`, from
+ * `held` (what the file holds for the signature: DSS and CMS) first, else online.
+ */
 async function checkTrust(
   deps: VerificationDeps,
   signer: CertificateFacts,
-  carried: Buffer[],
   anchors: Buffer[],
-  dss: DssMaterial,
+  held: DssMaterial,
   at: Date,
 ): Promise<TrustResult> {
-  const others = [...carried, ...dss.certificates].filter((der) => !der.equals(signer.der));
+  const others = held.certificates.filter((der) => !der.equals(signer.der));
   let check: ReturnType<typeof checkSignerCertificate>;
   try {
     check = checkSignerCertificate({ chain: [signer.der, ...others], at, anchors });
@@ -270,7 +272,7 @@ async function checkTrust(
     case 'valid':
       break;
   }
-  const revocation = await chainRevocationAt(deps, check.chain, at, dss);
+  const revocation = await chainRevocationAt(deps, check.chain, at, held);
   const status = revocation.status === 'good' ? 'valid' : revocation.status;
   return { status, chain: check.chain, problems: revocation.problems };
 }
@@ -360,13 +362,14 @@ async function verifySignature(
   let trust: TrustResult = { status: 'unknown', chain: undefined, problems: [] };
   let level: PadesLevel = 'B-B';
   if (signer) {
-    trust = await checkTrust(deps, signer, parsed?.certificates ?? [], anchors, dss, at);
+    const cms = { certificates: parsed?.certificates ?? [], ...parsed?.revocationValues };
+    const held = signatureMaterial(dss, cms);
+    trust = await checkTrust(deps, signer, anchors, held, at);
     problems.push(...trust.problems);
-    const cms = { certificates: parsed?.certificates ?? [] };
     level = padesLevel({
       timestamped: genTime !== undefined,
       ...levelChain(signer, trust.chain, [...cms.certificates, ...dss.certificates]),
-      material: signatureMaterial(dss, cms),
+      material: held,
       archived: context.archives
         .filter((archive) => archive.end > signature.signedRevisionEnd)
         .map((archive) => signatureMaterial(archive.dss, cms)),

@@ -4,6 +4,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import {
+  buildSignedAttributes,
+  compareDerEncodings,
+  contextTag,
+  derBytes,
+  derChildren,
+  derElement,
+  derObjectIdentifier,
+  derSequence,
+  derSetOf,
+  readDerWhole,
+} from '@esign/shared/cms';
+import {
   appendDss,
   type DssMaterial,
   embedSignature,
@@ -12,6 +24,7 @@ import {
   readSignatures,
 } from '../../../src/pdf/signing';
 import { checkChainRevocation } from '../../../src/signing/certificates';
+import { assembleSignedData, parseSignedData } from '../../../src/signing/cms';
 import { archivePdf } from '../../../src/signing/finalize/archive';
 import { addTrustAnchor } from '../../../src/signing/trust/service';
 import { verifyPdfSignatures } from '../../../src/signing/verification';
@@ -186,6 +199,122 @@ describe('levels from what the file holds', () => {
     const [kept, refused] = await verify(untrusted);
     expect(refused).toMatchObject({ isValid: false, certificateStatus: 'untrusted' });
     expect(kept).toMatchObject({ level: 'B-LT' });
+  });
+});
+
+/**
+ * Puts revocation values into a signed file's CMS, as other tools do: SignedData `crls` with the
+ * CRLs and the OCSP answers (RFC 5940 id-ri-ocsp-response). The CMS is rebuilt from its own
+ * bytes and written over the old one in the `/Contents` hole, which no byte range covers.
+ */
+function withCmsRevocationValues(file: string, values: Omit<DssMaterial, 'certificates'>): void {
+  const [signature] = readSignatures(file).signatures;
+  const cms = signature!.contents;
+  const [type, explicit] = derChildren(cms, readDerWhole(cms));
+  const fields = derChildren(cms, derChildren(cms, explicit!)[0]!).map((f) => derBytes(cms, f));
+  const choices = [
+    ...values.crls,
+    ...values.ocspResponses.map((der) =>
+      derElement(contextTag(1), derObjectIdentifier('1.3.6.1.5.5.7.16.2'), der),
+    ),
+  ].sort(compareDerEncodings);
+  const signedData = derSequence(
+    ...fields.slice(0, -1),
+    derElement(contextTag(1), ...choices),
+    fields.at(-1)!,
+  );
+  const rebuilt = Buffer.from(
+    derSequence(derBytes(cms, type!), derElement(contextTag(0), signedData)),
+  );
+  const [, holeStart, holeEnd] = signature!.byteRange;
+  const hex = rebuilt.toString('hex');
+  const room = holeEnd - holeStart - 2;
+  expect(hex.length).toBeLessThanOrEqual(room);
+  const fd = fs.openSync(file, 'r+');
+  try {
+    fs.writeSync(fd, hex.padEnd(room, '0'), holeStart + 1, 'latin1');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+describe('revocation values in the CMS itself', () => {
+  const crlOf = (name: 'int' | 'root') => fs.readFileSync(path.join(pki.dir, `${name}.crl.der`));
+
+  it('CRLs in SignedData count as the DSS does: B-LT without any DSS; pdfsig agrees the signature is intact', async () => {
+    const file = await signed('cms-crls');
+    expect((await verify(file))[0]).toMatchObject({ level: 'B-T' });
+    // The leaf's CRL (the intermediate's) and the intermediate's (the root's).
+    withCmsRevocationValues(file, { crls: [crlOf('int'), crlOf('root')], ocspResponses: [] });
+    expect(readDss(file).certificates).toHaveLength(0);
+    const [signature] = await verify(file);
+    expect(signature).toMatchObject({
+      isValid: true,
+      integrityCheck: 'passed',
+      certificateStatus: 'valid',
+      level: 'B-LT',
+    });
+    const nss = nssTrusting(path.join(dir, 'nss-cms'), pki.root.certFile);
+    const { stdout } = await run('pdfsig', ['-nssdir', nss, file]);
+    expect(pdfsigSignatures(stdout)[0]).toMatchObject({ valid: true, trusted: true });
+  });
+
+  it('an OCSP answer as RFC 5940 otherRevInfo counts too (openssl cms reads it); one CRL short is B-T', async () => {
+    const full = await fullMaterial([issued.der, pki.intermediate.der, pki.root.der]);
+    const file = await signed('cms-ocsp');
+    const short = target('cms-ocsp-short');
+    fs.copyFileSync(file, short);
+    withCmsRevocationValues(file, full);
+    const [signature] = await verify(file);
+    expect(signature).toMatchObject({ isValid: true, integrityCheck: 'passed', level: 'B-LT' });
+    const cms = path.join(dir, 'cms-ocsp.der');
+    fs.writeFileSync(cms, readSignatures(file).signatures[0]!.contents);
+    const printed = await run('openssl', [
+      'cms',
+      '-cmsout',
+      '-print',
+      '-inform',
+      'DER',
+      '-in',
+      cms,
+    ]);
+    // OpenSSL 3.0 has no name for id-ri-ocsp-response; the OCSPResponse under it parses.
+    expect(printed.stdout).toMatch(/otherRevInfoFormat: .*\(1\.3\.6\.1\.5\.5\.7\.16\.2\)/);
+
+    withCmsRevocationValues(short, { ...full, crls: [] });
+    expect((await verify(short))[0]).toMatchObject({ isValid: true, level: 'B-T' });
+  });
+});
+
+describe("Adobe's adbe-revocationInfoArchival signed attribute", () => {
+  it('is read as revocation values of the CMS (CRLs under [0], OCSP answers under [1])', async () => {
+    const full = await fullMaterial([issued.der, pki.intermediate.der, pki.root.der]);
+    const attributes = buildSignedAttributes(Buffer.alloc(32, 7), issued.der);
+    const ours = derChildren(attributes, readDerWhole(attributes)).map((member) =>
+      derBytes(attributes, member),
+    );
+    const archival = derSequence(
+      derObjectIdentifier('1.2.840.113583.1.1.8'),
+      derSetOf([
+        derSequence(
+          derElement(contextTag(0), derSequence(...full.crls)),
+          derElement(contextTag(1), derSequence(...full.ocspResponses)),
+        ),
+      ]),
+    );
+    const cms = assembleSignedData({
+      signedAttributes: derSetOf([...ours, archival]),
+      signature: Buffer.alloc(64, 1),
+      signatureAlgorithm: 'ecdsaSha256',
+      certificates: [issued.der, pki.intermediate.der],
+    });
+    const parsed = parseSignedData(cms);
+    expect(parsed.revocationValues.crls.map((der) => der.toString('hex'))).toEqual(
+      full.crls.map((der) => der.toString('hex')),
+    );
+    expect(parsed.revocationValues.ocspResponses.map((der) => der.toString('hex'))).toEqual(
+      full.ocspResponses.map((der) => der.toString('hex')),
+    );
   });
 });
 
