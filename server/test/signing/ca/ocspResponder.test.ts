@@ -13,6 +13,7 @@ import { certifiedKey } from '../../../src/signing/keys/signingKey';
 import { sealKey } from '../../../src/signing/keys/signingKeys';
 import { verifyPdfSignatures } from '../../../src/signing/verification';
 import { createHarness, type Harness } from '../../support/harness';
+import { selfSigned } from '../certificates/testPki';
 import { classicPdf } from '../pdf/corpus';
 
 jest.setTimeout(120_000);
@@ -39,6 +40,25 @@ async function ocsp(args: string[]): Promise<string> {
     const failed = error as { stdout?: string; stderr?: string };
     return `${failed.stdout ?? ''}${failed.stderr ?? ''}`;
   }
+}
+
+/** openssl's reading of a DER answer about the seal (its nonce not checked): verified, good. */
+async function expectSealGood(answer: Buffer, name: string): Promise<void> {
+  const file = path.join(work, name);
+  fs.writeFileSync(file, answer);
+  const out = await ocsp([
+    '-no_nonce',
+    '-issuer',
+    caFile,
+    '-cert',
+    sealFile,
+    '-respin',
+    file,
+    '-CAfile',
+    caFile,
+  ]);
+  expect(out).toContain('Response verify OK');
+  expect(out).toContain(`${sealFile}: good`);
 }
 
 beforeAll(async () => {
@@ -108,50 +128,13 @@ describe('the development CA publishes OCSP', () => {
   });
 
   it('openssl ocsp: a serial it never issued is unknown; a certificate of another CA is unauthorized', async () => {
-    const unknown = await ocsp([
-      '-issuer',
-      caFile,
-      '-serial',
-      '0x1234',
-      '-url',
-      url,
-      '-CAfile',
-      caFile,
-    ]);
+    const ask = (issuer: string) =>
+      ocsp(['-issuer', issuer, '-serial', '0x1234', '-url', url, '-CAfile', caFile]);
+    const unknown = await ask(caFile);
     expect(unknown).toContain('Response verify OK');
     expect(unknown).toContain('0x1234: unknown');
-    const other = path.join(work, 'other.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        path.join(work, 'other.key'),
-        '-out',
-        other,
-        '-subj',
-        '/CN=Other CA',
-        '-days',
-        '2',
-      ],
-      { stdio: 'pipe' },
-    );
-    const foreign = await ocsp([
-      '-issuer',
-      other,
-      '-serial',
-      '0x1234',
-      '-url',
-      url,
-      '-CAfile',
-      caFile,
-    ]);
+    const other = await selfSigned(work, 'other', 'Other CA', 'ec');
+    const foreign = await ask(other.certFile);
     expect(foreign).toContain('Responder Error: unauthorized (6)');
   });
 
@@ -162,20 +145,7 @@ describe('the development CA publishes OCSP', () => {
     const response = await h.request('GET', `/api/dev/ocsp/${encoded}`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/ocsp-response');
-    const answer = path.join(work, 'get.resp');
-    fs.writeFileSync(answer, Buffer.from(await response.arrayBuffer()));
-    const out = await ocsp([
-      '-issuer',
-      caFile,
-      '-cert',
-      sealFile,
-      '-respin',
-      answer,
-      '-CAfile',
-      caFile,
-    ]);
-    expect(out).toContain('Response verify OK');
-    expect(out).toContain(`${sealFile}: good`);
+    await expectSealGood(Buffer.from(await response.arrayBuffer()), 'get.resp');
 
     const garbage = await h.app.request('/api/dev/ocsp', {
       method: 'POST',
@@ -183,6 +153,7 @@ describe('the development CA publishes OCSP', () => {
       body: 'not an OCSP request',
     });
     expect(garbage.status).toBe(200);
+    const answer = path.join(work, 'garbage.resp');
     fs.writeFileSync(answer, Buffer.from(await garbage.arrayBuffer()));
     expect(await ocsp(['-respin', answer, '-resp_text', '-noverify'])).toContain(
       'Responder Error: malformedrequest (1)',
@@ -233,21 +204,7 @@ describe('through a real signing', () => {
         level: 'B-LT',
       });
       // The DSS answer is openssl's "good" too.
-      const answer = path.join(work, 'dss.resp');
-      fs.writeFileSync(answer, dss.ocspResponses[0]!);
-      const out = await ocsp([
-        '-no_nonce',
-        '-issuer',
-        caFile,
-        '-cert',
-        sealFile,
-        '-respin',
-        answer,
-        '-CAfile',
-        caFile,
-      ]);
-      expect(out).toContain('Response verify OK');
-      expect(out).toContain(`${sealFile}: good`);
+      await expectSealGood(dss.ocspResponses[0]!, 'dss.resp');
     } finally {
       fs.rmSync(sealed, { force: true });
     }

@@ -354,27 +354,10 @@ export class TestPki {
       '-out',
       csrFile,
     ]);
-    fs.writeFileSync(
+    await certifyRequest(this.root, csrFile, certFile, {
+      ext: 'basicConstraints=critical,CA:true,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid',
       extFile,
-      'basicConstraints=critical,CA:true,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n',
-    );
-    await run('openssl', [
-      'x509',
-      '-req',
-      '-in',
-      csrFile,
-      '-CA',
-      this.root.certFile,
-      '-CAkey',
-      this.root.keyFile,
-      '-CAcreateserial',
-      '-out',
-      certFile,
-      '-days',
-      '365',
-      '-extfile',
-      extFile,
-    ]);
+    });
     const pem = fs.readFileSync(certFile, 'utf8');
     return { name, pem, der: derOf(pem), keyFile: this.intermediate.keyFile, certFile };
   }
@@ -496,8 +479,23 @@ export async function signedBy(
     commonName,
     options.ec ? 'ec' : 'rsa',
   );
-  const extFile = path.join(dir, `${name}.ext`);
-  fs.writeFileSync(extFile, `${options.ext}\n`);
+  await certifyRequest(issuer, csrFile, certFile, {
+    ext: options.ext,
+    extFile: path.join(dir, `${name}.ext`),
+    ...(options.days === undefined ? {} : { days: options.days }),
+  });
+  const pem = fs.readFileSync(certFile, 'utf8');
+  return { name, pem, der: derOf(pem), keyFile, certFile };
+}
+
+/** `openssl x509 -req`: `issuer` certifies the request in `csrFile` with extensions `ext`. */
+async function certifyRequest(
+  issuer: Issued,
+  csrFile: string,
+  certFile: string,
+  options: { ext: string; extFile: string; days?: number },
+): Promise<void> {
+  fs.writeFileSync(options.extFile, `${options.ext}\n`);
   await run('openssl', [
     'x509',
     '-req',
@@ -513,8 +511,6 @@ export async function signedBy(
     '-days',
     String(options.days ?? 365),
     '-extfile',
-    extFile,
+    options.extFile,
   ]);
-  const pem = fs.readFileSync(certFile, 'utf8');
-  return { name, pem, der: derOf(pem), keyFile, certFile };
 }
