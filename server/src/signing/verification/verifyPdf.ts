@@ -246,16 +246,19 @@ interface TrustResult {
 
 /**
  * The signer's path to an anchor and its certificates' validity and revocation, at `at`, from
- * `held` (what the file holds for the signature: DSS and CMS) first, else online.
+ * `held` (what the file holds for the signature: DSS and CMS) first, else online. The CMS's
+ * own certificates (`carried`) come first: a chain given with another end-entity certificate
+ * in front (the DSS holds every signer's) does not end at this signer.
  */
 async function checkTrust(
   deps: VerificationDeps,
   signer: CertificateFacts,
+  carried: Buffer[],
   anchors: Buffer[],
   held: DssMaterial,
   at: Date,
 ): Promise<TrustResult> {
-  const others = held.certificates.filter((der) => !der.equals(signer.der));
+  const others = [...carried, ...held.certificates].filter((der) => !der.equals(signer.der));
   let check: ReturnType<typeof checkSignerCertificate>;
   try {
     check = checkSignerCertificate({ chain: [signer.der, ...others], at, anchors });
@@ -364,7 +367,7 @@ async function verifySignature(
   if (signer) {
     const cms = { certificates: parsed?.certificates ?? [], ...parsed?.revocationValues };
     const held = signatureMaterial(dss, cms);
-    trust = await checkTrust(deps, signer, anchors, held, at);
+    trust = await checkTrust(deps, signer, cms.certificates, anchors, held, at);
     problems.push(...trust.problems);
     level = padesLevel({
       timestamped: genTime !== undefined,
