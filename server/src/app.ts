@@ -16,6 +16,7 @@ import { clientClosedRequest, isClientAbort } from './platform/clientAbort';
 import { redactCredentials } from './platform/redaction';
 import { badRequestTarget, undecodablePath } from './requestTarget';
 import { agentKeyRoutes, sessionRoutes } from './sessions/routes';
+import { developmentOcspRoutes } from './signing/ca/routes';
 import { developmentTsaRoutes } from './signing/timestamps/routes';
 import { signingPageRoutes } from './signingPage/routes';
 import { taskRoutes } from './tasks/routes';
@@ -128,6 +129,7 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
   app.route('/api', sessionRoutes(limiter));
   app.route('/api', webhookRoutes(limiter));
   app.route('/api', developmentTsaRoutes(limiter));
+  app.route('/api', developmentOcspRoutes(limiter));
   app.route('/', agentKeyRoutes(limiter));
 
   app.doc31('/api/openapi.json', {

@@ -15,6 +15,11 @@ export interface AppDeps {
   secrets: ServiceSecrets;
   /** Content-addressed file bytes under DATA_DIR/files. */
   files: FileStore;
+  /**
+   * The development CA's OCSP responder, reached in-process by revocation checks (like the
+   * development TSA without TSA_URL); absent in production. See RevocationDeps.localOcsp.
+   */
+  localOcsp?: (issuer: Buffer, request: Buffer) => Promise<Buffer | null>;
 }
 
 export interface AppEnv {

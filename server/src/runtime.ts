@@ -26,15 +26,21 @@ export function openRuntime(
   const clock = options.clock ?? systemClock;
   const files = new FileStore(path.join(config.dataDir, 'files'), clock);
   fs.mkdirSync(files.tempDir, { recursive: true, mode: 0o700 });
-  return {
-    database,
-    deps: {
-      db: database.db,
-      config,
-      clock,
-      logger: options.logger ?? createLogger(config.logLevel),
-      secrets,
-      files,
-    },
+  const deps: AppDeps = {
+    db: database.db,
+    config,
+    clock,
+    logger: options.logger ?? createLogger(config.logLevel),
+    secrets,
+    files,
   };
+  if (config.environment !== 'production') {
+    // The development CA's certificates name /api/dev/ocsp; asking it over HTTP would loop
+    // back through the SSRF guard, so the checks ask it here. Loaded on first use.
+    deps.localOcsp = async (issuer, request) => {
+      const { localDevelopmentOcsp } = await import('./signing/ca/ocspResponder');
+      return localDevelopmentOcsp(deps, issuer, request);
+    };
+  }
+  return { database, deps };
 }

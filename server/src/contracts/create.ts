@@ -146,6 +146,7 @@ export async function createContract(
       await insertFileVersion(trx, {
         contract_id: contract.id,
         version: 1,
+        kind: 'original',
         sha256: kept.sha256,
         size: kept.size,
         mime_type: 'application/pdf',

@@ -593,15 +593,22 @@ export interface ContractSignersTable {
   tax_code: string | null;
 }
 
+export type ContractFileVersionKind = 'original' | 'signature' | 'archive';
+
 export interface ContractFileVersionsTable {
   id: Generated<number>;
   contract_id: number;
-  /** 1 is the original; each signature adds one. */
+  /** 1 is the original; each signature adds one, and the archive revision a last one. */
   version: number;
+  /**
+   * `original` (version 1), `signature` (a signer's), `archive` (the DSS and document
+   * timestamp the service adds when the last signer has signed: PAdES B-LTA).
+   */
+  kind: ContractFileVersionKind;
   sha256: string;
   size: number;
   mime_type: string;
-  /** Whose signature made this version; null for the original. */
+  /** Whose signature made this version; null for the original and the archive. */
   signer_id: number | null;
   created_at: string;
 }

@@ -21,7 +21,7 @@ import type { Db } from '../db/database';
 import type { SigningMethod } from '../db/schema';
 import type { Clock } from '../platform/clock';
 import { assertContractSigning, signatureBox } from './rules';
-import type { SigningSubject, SubjectDeps } from './subject';
+import type { CommittedSignature, SigningSubject, SubjectDeps } from './subject';
 
 /** Shown in the signature dictionary's /Reason, per method. */
 const reasons: Record<SigningMethod, string> = {
@@ -42,16 +42,21 @@ async function creatorOf(trx: Db, createdByUserId: number) {
   return { name: creator.name?.trim() || creator.username, email: creator.email };
 }
 
+/** The archive revision of the finished contract and the version it becomes. */
+type Archive = NonNullable<CommittedSignature['signed']['archived']> & { version: number };
+
 /**
- * After a signature: the contract is completed when no signer is left (creator e-mailed); when
- * the signer's order is done, the next order is invited and the creator told. Parallel signers
- * of an order still signing change nothing. Returns the contract's status.
+ * After a signature: the contract is completed when no signer is left (its archive revision,
+ * when made, becomes its last version; creator e-mailed); when the signer's order is done, the
+ * next order is invited and the creator told. Parallel signers of an order still signing
+ * change nothing. Returns the contract's status.
  */
 async function advanceTurn(
   trx: Db,
   deps: SubjectDeps,
   contract: ContractRow,
   signer: ContractSignerRow,
+  archive: Archive | undefined,
 ): Promise<'signing' | 'completed'> {
   const signers = await signersOf(trx, contract.id);
   const pending = signers.filter((s) => s.role === 'signer' && s.status !== 'signed');
@@ -64,10 +69,34 @@ async function advanceTurn(
       ended_at: now,
       updated_at: now,
     });
+    if (archive) {
+      await insertFileVersion(trx, {
+        contract_id: contract.id,
+        version: archive.version,
+        kind: 'archive',
+        sha256: archive.sha256,
+        size: archive.size,
+        mime_type: 'application/pdf',
+        signer_id: null,
+        created_at: now,
+      });
+    }
+    const { fieldName, genTime, tsa, levels } = archive?.summary ?? {};
     await appendAuditEvent(trx, deps.clock, contractTrail(contract.id), {
       action: 'completed',
       actor: systemActor,
-      details: { signers: signers.filter((s) => s.role === 'signer').length },
+      details: {
+        signers: signers.filter((s) => s.role === 'signer').length,
+        // The levels verification gives the final file: the trail says what verify says.
+        ...(archive
+          ? {
+              fileVersion: archive.version,
+              documentTimestamp: { fieldName, genTime, tsa },
+              documentHash: `sha256:${archive.sha256}`,
+              levels,
+            }
+          : {}),
+      },
     });
     if (creator) await queueContractMail(trx, deps, contract, 'completed', creator);
     return 'completed';
@@ -144,11 +173,16 @@ export function contractSubject(
     audit,
     mailOtp: (trx, mailDeps, otp) =>
       queueContractMail(trx, mailDeps, contract, 'otp', signer, { otp }),
+    isLastSignature: async (db) =>
+      (await signersOf(db, contract.id)).every(
+        (other) => other.role !== 'signer' || other.status === 'signed' || other.id === signer.id,
+      ),
     commitSignature: async (trx, commitDeps, { signed, method, source }) => {
       const at = commitDeps.clock.now().toISOString();
       await insertFileVersion(trx, {
         contract_id: contract.id,
         version: source.version + 1,
+        kind: 'signature',
         sha256: signed.sha256,
         size: signed.size,
         mime_type: 'application/pdf',
@@ -157,7 +191,14 @@ export function contractSubject(
       });
       await updateSigner(trx, signer.id, { status: 'signed', signed_at: at, method });
       const current = (await contractById(trx, contract.id))!;
-      const status = await advanceTurn(trx, commitDeps, current, { ...signer, status: 'signed' });
+      const archive = signed.archived && { ...signed.archived, version: source.version + 2 };
+      const status = await advanceTurn(
+        trx,
+        commitDeps,
+        current,
+        { ...signer, status: 'signed' },
+        archive,
+      );
       return { contractStatus: status };
     },
     reject: async (trx, rejectDeps, reason, { actor, origin }) => {

@@ -200,6 +200,7 @@ export async function confirm(
       const result = await signWithServerKey(deps, preparation.id, key, {
         tenantId: subject.tenantId,
         signer,
+        finishes: () => subject.isLastSignature(deps.db),
         commit: (trx, signed) =>
           recordSignature(trx, deps, step, signed, () => new DocumentChanged()),
       });
@@ -308,6 +309,7 @@ export async function signWithToken(
     notBefore: new Date(session.created_at),
     signer: expectedSigner(subject),
     maxSigningTimeLagMs: tokenSigningTimeLagMs,
+    finishes: () => subject.isLastSignature(deps.db),
     commit: (trx, signed) =>
       recordSignature(trx, deps, step, signed, () => sessionErrors.documentChanged()),
   });

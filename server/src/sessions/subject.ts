@@ -45,6 +45,12 @@ export interface SigningSubject {
   /** Queues the OTP e-mail for a signer without a phone. */
   mailOtp(trx: Db, deps: SubjectDeps, otp: string): Promise<void>;
   /**
+   * Whether the signature being made now is the last the subject needs (read through `db`
+   * before the finalize transaction): then the signed file is archived (B-LTA: the DSS for
+   * every signature and a document timestamp) and `commitSignature` gets the archive too.
+   */
+  isLastSignature(db: Db): Promise<boolean>;
+  /**
    * The subject's part of the finalize transaction once the session ended signed: the signed
    * file becomes the next version and the turn advances. Throwing rolls everything back.
    */

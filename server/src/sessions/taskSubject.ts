@@ -163,6 +163,9 @@ function subjectOf(
         ...mail,
       });
     },
+    // A dossier ends by its workflow (a later approval may end it), not by a signature: its
+    // files are not archived here (docs/decisions.md).
+    isLastSignature: async () => false,
     commitSignature: async (trx, commitDeps, { signed }) => {
       const outcome = await completeSignedTurn(trx, commitDeps, {
         taskCode,

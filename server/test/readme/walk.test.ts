@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { recordIssuedSecret, recordSecretsOfBody } from '../../../test/support/runLog';
+import { readSignatures } from '../../src/pdf/signing';
 import { builtServerSuite, repoRoot } from '../startup/builtServer';
 
 jest.setTimeout(300_000);
@@ -26,7 +27,7 @@ function walkScript(port: number): string {
 describe('README: the offline walks', () => {
   const suite = builtServerSuite();
 
-  it('the dossier walk, then the contract walk: uploaded, sent, OTP from the outbox, confirmed, signed PDF valid for pdfsig and for verify', async () => {
+  it('the dossier walk, then the contract walk: uploaded, sent, OTP from the outbox, confirmed, signed PDF valid for pdfsig and for verify, archived B-LTA (openssl ts verifies the document timestamp)', async () => {
     const dataDir = suite.newDataDir();
     const server = await suite.start({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
     const issued = path.join(dataDir, 'walk-credentials.txt');
@@ -76,5 +77,41 @@ describe('README: the offline walks', () => {
     expect(out).toContain('"contractStatus":"completed"');
     expect(out).toContain('Signature Validation: Signature is Valid.');
     expect(out).toContain('"isValid":true');
+
+    // B-LTA: the completed contract's file ends with a document timestamp that pdfsig lists and
+    // openssl ts verifies over its byte range with the development TSA's CA; verify says B-LTA.
+    expect(out).toMatch(/Signature #2:\n\s+- Signature Field Name: DocumentTimestamp1/);
+    expect(out).toContain('"level":"B-LTA"');
+    const file = '/tmp/hop-dong-02-2026.pdf';
+    const stamp = readSignatures(file).signatures.find((s) => s.type === 'timestamp');
+    expect(stamp).toMatchObject({
+      fieldName: 'DocumentTimestamp1',
+      subFilter: 'ETSI.RFC3161',
+      coversWholeFile: true,
+    });
+    const work = fs.mkdtempSync(path.join(dataDir, 'lta-'));
+    const bytes = fs.readFileSync(file);
+    const [a, b, c, d] = stamp!.byteRange;
+    fs.writeFileSync(
+      path.join(work, 'range.bin'),
+      Buffer.concat([bytes.subarray(a, a + b), bytes.subarray(c, c + d)]),
+    );
+    fs.writeFileSync(path.join(work, 'token.der'), stamp!.contents);
+    const verified = spawnSync(
+      'openssl',
+      [
+        'ts',
+        '-verify',
+        '-data',
+        'range.bin',
+        '-in',
+        'token.der',
+        '-token_in',
+        '-CAfile',
+        path.join(dataDir, 'dev-ca', 'ca.pem'),
+      ],
+      { cwd: work, encoding: 'utf8' },
+    );
+    expect(verified.stdout).toContain('Verification: OK');
   });
 });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TestHttpsServer } from '../../../test/support/httpsServer';
 import { addTrustAnchor } from '../../src/signing/trust/service';
+import { verifyPdfSignatures } from '../../src/signing/verification';
 import { contractsPath } from '../contracts/fixtures';
 import { parseMail } from '../notify/support';
 import { pdfsig, pdfsigSignatures } from '../signing/pdf/corpus';
@@ -158,10 +159,13 @@ describe('a contract signed by usb_token, cloud_hsm and image_signature in turn'
     expect(third.contractStatus).toBe('completed');
     await world.deliver();
 
-    // The signed file: three valid signatures for pdfsig, the picture on the last page.
+    // The signed file: three valid signatures for pdfsig, the picture on the last page, then the
+    // archive's document timestamp (pdfsig lists it; poppler does not validate RFC 3161 ones).
     const file = await world.signedFile(contractId, 'signed.pdf');
     const verdicts = pdfsigSignatures(pdfsig(file));
-    expect(verdicts.map((s) => s.valid)).toEqual([true, true, true]);
+    expect(verdicts.map((s) => s.valid)).toEqual([true, true, true, false]);
+    expect(verdicts[3]!.text).toContain('Signature Field Name: DocumentTimestamp1');
+    expect(verdicts[3]!.total).toBe(true);
     const images = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' });
     expect(images).toMatch(/image\s+40\s+20\s+rgb/);
     expect(images).toMatch(/smask\s+40\s+20\s+gray/);
@@ -175,14 +179,17 @@ describe('a contract signed by usb_token, cloud_hsm and image_signature in turn'
       isValid: boolean;
       signatures: {
         signerName: string;
+        fieldName: string;
         isValid: boolean;
         integrityCheck: string;
         certificateStatus: string;
         timestampVerified: boolean;
+        level: string;
         problems: string[];
       }[];
     }>(await world.request('GET', `${signingPath}/verify/${contractId}`, world.acme.orgKey));
     expect(verification.isValid).toBe(true);
+    const archive = verification.signatures[3];
     expect(
       verification.signatures.map((s) => [
         s.signerName,
@@ -194,17 +201,23 @@ describe('a contract signed by usb_token, cloud_hsm and image_signature in turn'
       ['Nguyễn Văn Ánh', true, 'passed', true],
       ['Trần Thị Bình', true, 'passed', true],
       ['Lê Văn Cường', true, 'passed', true],
+      [archive!.signerName, true, 'passed', true],
     ]);
+    expect(archive!.fieldName).toBe('DocumentTimestamp1');
     expect(verification.signatures.map((s) => s.certificateStatus)).toEqual([
       'valid',
       'valid',
       'valid',
+      'valid',
     ]);
+    // Completed: the DSS answers for every chain and a document timestamp covers it (B-LTA).
+    expect(verification.signatures.map((s) => s.level)).toEqual(['B-LTA', 'B-LTA', 'B-LTA', 'B-T']);
 
     // The detail: every signer signed with their method.
     const detail = await dataOf<{
       status: string;
       signers: { email: string; status: string; method: string }[];
+      auditTrail: { action: string; details: Record<string, unknown> }[];
     }>(await world.request('GET', `${contractsPath}/${contractId}`, world.acme.orgKey));
     expect(detail.status).toBe('completed');
     expect(detail.signers.map((s) => [s.status, s.method])).toEqual([
@@ -212,6 +225,50 @@ describe('a contract signed by usb_token, cloud_hsm and image_signature in turn'
       ['signed', 'cloud_hsm'],
       ['signed', 'image_signature'],
     ]);
+
+    // The audit trail says the levels verification says: the completion, for the final file;
+    // each signature, for the version it made (verified again here).
+    const completed = detail.auditTrail.find((event) => event.action === 'completed')!;
+    expect(completed.details.levels).toEqual(
+      Object.fromEntries(verification.signatures.slice(0, 3).map((s) => [s.fieldName, s.level])),
+    );
+    expect(completed.details).toMatchObject({
+      fileVersion: 5,
+      documentTimestamp: { fieldName: 'DocumentTimestamp1' },
+    });
+    const versions = await world.h.deps.db
+      .selectFrom('contract_file_versions')
+      .innerJoin('contracts', 'contracts.id', 'contract_file_versions.contract_id')
+      .select([
+        'contract_file_versions.sha256',
+        'contract_file_versions.kind',
+        'contracts.tenant_id',
+      ])
+      .where('contracts.uuid', '=', contractId)
+      .orderBy('contract_file_versions.version')
+      .execute();
+    expect(versions.map((v) => v.kind)).toEqual([
+      'original',
+      'signature',
+      'signature',
+      'signature',
+      'archive',
+    ]);
+    const signedEvents = detail.auditTrail.filter((event) => event.action === 'signed');
+    for (const [index, event] of signedEvents.entries()) {
+      const version = versions[index + 1]!;
+      const then = await verifyPdfSignatures(
+        world.h.deps,
+        world.h.deps.files.pathOf(version.sha256),
+        {
+          tenantId: version.tenant_id,
+        },
+      );
+      expect({ index, level: event.details.level }).toEqual({
+        index,
+        level: then.signatures[index]!.level,
+      });
+    }
 
     // The audit PDF names the signers and every step.
     const audit = await world.request(
@@ -236,6 +293,7 @@ describe('a contract signed by usb_token, cloud_hsm and image_signature in turn'
       'cloud_hsm',
       'image_signature',
       '09******21',
+      'B-LTA',
     ]) {
       expect(trail).toContain(expected);
     }

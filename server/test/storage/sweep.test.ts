@@ -216,13 +216,15 @@ describe('sweepFileStore over real flows', () => {
       .orderBy('id', 'desc')
       .executeTakeFirstOrThrow();
     expect(sha256(await download(dossierFile.downloadUrl))).toBe(dossierVersion.sha256);
-    const [originalA, signedA] = await contractVersions(signed);
+    // Completed: the signed version, then the archive (B-LTA) that the download serves.
+    const [originalA, signedA, archiveA] = await contractVersions(signed);
     expect(signedA?.sha256).toBe(p2.signed_sha256);
+    expect(onDisk()).toContain(signedA!.sha256);
     expect(sha256(await download(`${contractsPath}/${signed}/download?type=original`))).toBe(
       originalA!.sha256,
     );
     expect(sha256(await download(`${contractsPath}/${signed}/download?type=signed`))).toBe(
-      signedA!.sha256,
+      archiveA!.sha256,
     );
     const [originalB] = await contractVersions(pending);
     expect(sha256(await download(`${contractsPath}/${pending}/download?type=original`))).toBe(
@@ -248,9 +250,9 @@ describe('sweepFileStore over real flows', () => {
     expect(deletedOf(report)).not.toContain(preparation.prepared_sha256);
     expect(onDisk()).toContain(preparation.prepared_sha256);
     expect((await signWithToken(session)).status).toBe(200);
-    const [, signedVersion] = await contractVersions(contractId);
+    const newest = (await contractVersions(contractId)).at(-1)!;
     expect(sha256(await download(`${contractsPath}/${contractId}/download?type=signed`))).toBe(
-      signedVersion!.sha256,
+      newest.sha256,
     );
   });
 });

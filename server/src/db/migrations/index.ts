@@ -18,6 +18,7 @@ import { dossierAuditTrail } from './017_dossier_audit_trail';
 import { contractExistingSignatures } from './018_contract_existing_signatures';
 import { otpLimits } from './019_otp_limits';
 import { shallowSearchTriggers } from './020_shallow_search_triggers';
+import { contractArchiveVersions } from './021_contract_archive_versions';
 import { signerIdentity } from './022_signer_identity';
 
 export interface Migration {
@@ -48,5 +49,6 @@ export const migrations: Migration[] = [
   { version: 18, name: 'contract_existing_signatures', sql: contractExistingSignatures },
   { version: 19, name: 'otp_limits', sql: otpLimits },
   { version: 20, name: 'shallow_search_triggers', sql: shallowSearchTriggers },
+  { version: 21, name: 'contract_archive_versions', sql: contractArchiveVersions },
   { version: 22, name: 'signer_identity', sql: signerIdentity },
 ];

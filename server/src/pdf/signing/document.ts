@@ -66,10 +66,11 @@ export class PdfReader {
    * Opens `path`, runs `read` on it and closes it, within the thread's limits
    * (`currentPdfLimits`): what passes one is 422 PDF_TOO_COMPLEX. A malformed file that still
    * makes the parser overflow its stack or meet a value of an unexpected type becomes 422
-   * PDF_UNREADABLE; I/O errors stay what they are.
+   * PDF_UNREADABLE; I/O errors stay what they are. `upTo` reads the file as it was when its
+   * first `upTo` bytes were all of it (an earlier revision, when a revision ends there).
    */
-  static read<T>(path: string, read: (reader: PdfReader) => T): T {
-    const source = FileSource.open(path);
+  static read<T>(path: string, read: (reader: PdfReader) => T, options: { upTo?: number } = {}): T {
+    const source = FileSource.open(path, options.upTo);
     try {
       const reader = new PdfReader(source, new PdfBudget(currentPdfLimits()));
       reader.load();

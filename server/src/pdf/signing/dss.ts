@@ -15,9 +15,12 @@ export interface DssMaterial {
 
 const sha256 = (item: Buffer) => crypto.createHash('sha256').update(item).digest('hex');
 
-/** The DSS of the file's newest revision (empty lists when it has none). */
-export function readDss(filePath: string): DssMaterial {
-  return PdfReader.read(filePath, dssOf);
+/**
+ * The DSS of the file's newest revision (empty lists when it has none); with `upTo`, of the
+ * revision that ends at that offset (what a signature or document timestamp ending there covers).
+ */
+export function readDss(filePath: string, options: { upTo?: number } = {}): DssMaterial {
+  return PdfReader.read(filePath, dssOf, options);
 }
 
 function dssOf(reader: PdfReader): DssMaterial {

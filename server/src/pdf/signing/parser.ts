@@ -47,9 +47,11 @@ export class FileSource implements ByteSource {
     readonly length: number,
   ) {}
 
-  static open(path: string): FileSource {
+  /** The file, or only its first `length` bytes (an earlier revision of a PDF). */
+  static open(path: string, length?: number): FileSource {
     const fd = fs.openSync(path, 'r');
-    return new FileSource(fd, fs.fstatSync(fd).size);
+    const size = fs.fstatSync(fd).size;
+    return new FileSource(fd, length === undefined ? size : Math.min(Math.max(length, 0), size));
   }
 
   close(): void {

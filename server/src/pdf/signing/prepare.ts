@@ -34,9 +34,15 @@ import {
 } from './objects';
 
 export interface PrepareSignatureOptions {
-  /** The signing time written as `/M`. */
+  /** The signing time written as `/M` (not written for a document timestamp). */
   signingTime: Date;
-  /** The field's name; default `Signature<n>`, the first free one. */
+  /**
+   * A document timestamp (PAdES B-LTA) instead of a signature: `/Type /DocTimeStamp`,
+   * `/SubFilter /ETSI.RFC3161`, its `/Contents` an RFC 3161 TimeStampToken over the byte range's
+   * digest; no `/M`, `/Name`, `/Reason`, `/Location`; never visible.
+   */
+  documentTimestamp?: boolean;
+  /** The field's name; default `Signature<n>` (`DocumentTimestamp<n>`), the first free one. */
   fieldName?: string;
   /** `/Name`, `/Reason`, `/Location` of the signature dictionary (Vietnamese welcome). */
   signerName?: string;
@@ -82,6 +88,7 @@ const maxContentsSize = 1024 * 1024;
 /** The options' own rules (the caller's types say the rest). */
 const optionsSchema = z.object({
   signingTime: z.date().refine((date) => !Number.isNaN(date.getTime()), 'not a valid date'),
+  documentTimestamp: z.boolean().optional(),
   // A partial field name has no period: periods join a field's name to its parents'.
   fieldName: z
     .string()
@@ -156,7 +163,7 @@ function assertChangesAllowed(reader: PdfReader): void {
   }
 }
 
-function chooseFieldName(reader: PdfReader, wanted: string | undefined): string {
+function chooseFieldName(reader: PdfReader, wanted: string | undefined, prefix: string): string {
   // A new top-level field must not reuse any field's name, terminal or parent.
   const taken = new Set(
     reader
@@ -169,7 +176,7 @@ function chooseFieldName(reader: PdfReader, wanted: string | undefined): string 
     if (taken.has(wanted)) throw pdfErrors.fieldExists(wanted);
     return wanted;
   }
-  for (let n = 1; ; n++) if (!taken.has(`Signature${n}`)) return `Signature${n}`;
+  for (let n = 1; ; n++) if (!taken.has(`${prefix}${n}`)) return `${prefix}${n}`;
 }
 
 /** Appends `item` to the array held at `holder[key]`, rewriting whichever object holds it. */
@@ -234,7 +241,12 @@ function buildUpdate(
   text: LaidOutText | undefined,
 ): { update: Buffer; fieldName: string; sourceSize: number } {
   assertChangesAllowed(reader);
-  const fieldName = chooseFieldName(reader, options.fieldName);
+  const stamp = options.documentTimestamp === true;
+  const fieldName = chooseFieldName(
+    reader,
+    options.fieldName,
+    stamp ? 'DocumentTimestamp' : 'Signature',
+  );
   const { ref: pageRef } = reader.pageRef((options.page ?? 1) - 1);
   const page = reader.resolveDict(pageRef);
   if (!page) throw pdfErrors.unreadable('the page is not a dictionary');
@@ -243,22 +255,32 @@ function buildUpdate(
   const sigRef = incremental.allocate();
   const widgetRef = incremental.allocate();
   const apRef = incremental.allocate();
+  const placeholders = {
+    // ByteRange then Contents: the placeholders are found and patched in this order.
+    ByteRange: new PdfRaw(byteRangeMarker.slice('/ByteRange '.length)),
+    Contents: new PdfRaw(`<${'0'.repeat(options.contentsSize * 2)}>`),
+  };
   incremental.put(
     sigRef,
-    dict({
-      Type: name('Sig'),
-      Filter: name('Adobe.PPKLite'),
-      SubFilter: name('ETSI.CAdES.detached'),
-      // ByteRange then Contents: the placeholders are found and patched in this order.
-      ByteRange: new PdfRaw(byteRangeMarker.slice('/ByteRange '.length)),
-      Contents: new PdfRaw(`<${'0'.repeat(options.contentsSize * 2)}>`),
-      M: textString(pdfDate(options.signingTime)),
-      Name: options.signerName === undefined ? undefined : textString(options.signerName),
-      Reason: options.reason === undefined ? undefined : textString(options.reason),
-      Location: options.location === undefined ? undefined : textString(options.location),
-    }),
+    stamp
+      ? dict({
+          Type: name('DocTimeStamp'),
+          Filter: name('Adobe.PPKLite'),
+          SubFilter: name('ETSI.RFC3161'),
+          ...placeholders,
+        })
+      : dict({
+          Type: name('Sig'),
+          Filter: name('Adobe.PPKLite'),
+          SubFilter: name('ETSI.CAdES.detached'),
+          ...placeholders,
+          M: textString(pdfDate(options.signingTime)),
+          Name: options.signerName === undefined ? undefined : textString(options.signerName),
+          Reason: options.reason === undefined ? undefined : textString(options.reason),
+          Location: options.location === undefined ? undefined : textString(options.location),
+        }),
   );
-  const visible = options.appearance;
+  const visible = stamp ? undefined : options.appearance;
   if (visible && text) {
     const fontRef = text.subset ? putFontSubset(incremental, text.subset) : undefined;
     const image = visible.image && putImage(incremental, visible.image);
@@ -332,7 +354,7 @@ export async function preparePdfSignature(
   const contentsSize = options.contentsSize ?? defaultContentsSize;
   // The font work is asynchronous (fontkit loads on first use), the reading is not: lay the
   // text out first.
-  const visible = options.appearance;
+  const visible = options.documentTimestamp ? undefined : options.appearance;
   const text =
     visible &&
     (await appearanceText(visible.rect, appearanceLines(options), visible.image !== undefined));

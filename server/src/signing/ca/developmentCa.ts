@@ -6,6 +6,7 @@ import * as x509 from '@peculiar/x509';
 import type { AppDeps } from '../../context';
 import { ApiError } from '../../errors/apiError';
 import type { Config } from '../../platform/config';
+import { readCertificate } from '../certificates/certificate';
 import { pemCertificates } from '../certificates/pem';
 import { openPrivateKey, sealPrivateKey } from '../keys/sealedKey';
 import {
@@ -31,7 +32,9 @@ export type CaDeps = Pick<AppDeps, 'config' | 'secrets' | 'clock'>;
  *
  * - `ca.pem`, `tsa.pem`: the certificates;
  * - `ca.key`, `tsa.key`: PKCS#8 sealed (AES-256-GCM) under the master secret's signing-keys key,
- *   mode 0600 in a 0700 directory: a copy of DATA_DIR/dev-ca alone does not sign.
+ *   mode 0600 in a 0700 directory: a copy of DATA_DIR/dev-ca alone does not sign;
+ * - `issued/<serial>.der`: every certificate it issued (the TSA's included), which its OCSP
+ *   responder (`/api/dev/ocsp`, named in each certificate's authorityInfoAccess) answers for.
  *
  * Production never creates nor uses it: there certificates are imported (CSR flow).
  */
@@ -41,6 +44,10 @@ export interface DevelopmentCa {
   certificatePem: string;
   /** Issues a certificate of `profile` for a public key (DER SPKI); returns DER. */
   issue(profile: CertificateProfile, subjectPublicKeySpki: Buffer): Promise<Buffer>;
+  /** RSA PKCS#1 v1.5 with SHA-256 over `data` with the CA's key (its OCSP answers). */
+  sign(data: Buffer): Buffer;
+  /** Whether it issued the certificate of this serial (lower-case hex, no leading zero byte). */
+  hasIssued(serialHex: string): boolean;
 }
 
 /** The development TSA's signing material (the TSA itself is served elsewhere). */
@@ -76,24 +83,59 @@ export async function developmentCa(deps: CaDeps): Promise<DevelopmentCa> {
   const dir = await caDirectory(deps);
   const certificatePem = fs.readFileSync(path.join(dir, files.caCert), 'utf8');
   const certificate = new x509.X509Certificate(certificatePem);
+  const caKey = () =>
+    openPrivateKey(
+      deps.secrets.signingKeyEncryptionKey,
+      labels.ca,
+      fs.readFileSync(path.join(dir, files.caKey), 'utf8'),
+    );
   return {
     certificate: Buffer.from(certificate.rawData),
     certificatePem: certificate.toString('pem'),
     issue: async (profile, subjectPublicKeySpki) => {
-      const signingKey = await importSigningKey(
-        openPrivateKey(
-          deps.secrets.signingKeyEncryptionKey,
-          labels.ca,
-          fs.readFileSync(path.join(dir, files.caKey), 'utf8'),
-        ),
-      );
+      const signingKey = await importSigningKey(caKey());
       const issued = await issueCertificate(certificate, signingKey, profile, {
         spki: subjectPublicKeySpki,
         now: deps.clock.now(),
+        ocspUrl: developmentOcspUrl(deps.config),
       });
-      return Buffer.from(issued.rawData);
+      const der = Buffer.from(issued.rawData);
+      recordIssued(dir, der);
+      return der;
     },
+    sign: (data) => {
+      const pkcs8 = caKey();
+      try {
+        const key = crypto.createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
+        return crypto.sign('sha256', data, key);
+      } finally {
+        pkcs8.fill(0);
+      }
+    },
+    hasIssued: (serialHex) => hasIssued(dir, serialHex),
   };
+}
+
+/** Where the development CA's OCSP responder answers: named in every certificate it issues. */
+export function developmentOcspUrl(config: Pick<Config, 'publicUrl'>): string {
+  return `${config.publicUrl}/api/dev/ocsp`;
+}
+
+/** Keeps a copy of an issued certificate as `issued/<serial>.der` (created on first use). */
+function recordIssued(dir: string, der: Buffer): void {
+  const issuedDir = path.join(dir, files.issuedDir);
+  fs.mkdirSync(issuedDir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(issuedDir, `${readCertificate(der).serialHex}.der`), der, {
+    mode: 0o644,
+  });
+}
+
+/** A record under `issued/`, or the TSA's certificate (a CA made before `issued/` has only it). */
+function hasIssued(dir: string, serialHex: string): boolean {
+  if (!/^[0-9a-f]{1,40}$/.test(serialHex)) return false;
+  if (fs.existsSync(path.join(dir, files.issuedDir, `${serialHex}.der`))) return true;
+  const [tsa] = pemCertificates(fs.readFileSync(path.join(dir, files.tsaCert), 'utf8'));
+  return tsa !== undefined && readCertificate(tsa).serialHex === serialHex;
 }
 
 /** The development TSA's key and certificate chain (created with the CA). */
@@ -194,7 +236,7 @@ async function createCa(deps: CaDeps, dir: string): Promise<void> {
       caCertificate,
       caSigningKey,
       { kind: 'tsa', serviceName: deps.config.serviceName },
-      { spki: tsaKeys.spki, now },
+      { spki: tsaKeys.spki, now, ocspUrl: developmentOcspUrl(deps.config) },
     );
     const write = (name: string, text: string, mode: number) =>
       fs.writeFileSync(path.join(staging, name), text, { mode, flag: 'wx' });
@@ -202,6 +244,7 @@ async function createCa(deps: CaDeps, dir: string): Promise<void> {
     write(files.tsaKey, sealedTsaKey, 0o600);
     write(files.caCert, caCertificate.toString('pem'), 0o644);
     write(files.tsaCert, tsaCertificate.toString('pem'), 0o644);
+    recordIssued(staging, Buffer.from(tsaCertificate.rawData));
     try {
       fs.renameSync(staging, dir);
     } catch (error) {
@@ -242,7 +285,7 @@ async function issueCertificate(
   issuer: x509.X509Certificate,
   signingKey: WebCryptoKey,
   profile: CertificateProfile,
-  subject: { spki: Buffer; now: Date },
+  subject: { spki: Buffer; now: Date; ocspUrl: string },
 ): Promise<x509.X509Certificate> {
   const issuerKeyId = issuer.getExtension(x509.SubjectKeyIdentifierExtension);
   return x509.X509CertificateGenerator.create(
@@ -259,6 +302,8 @@ async function issueCertificate(
         ...profileExtensions(profile),
         await x509.SubjectKeyIdentifierExtension.create(subject.spki, false, webcrypto),
         ...(issuerKeyId ? [new x509.AuthorityKeyIdentifierExtension(issuerKeyId.keyId)] : []),
+        // Where relying parties ask about it (RFC 5280 4.2.2.1): the CA's own responder.
+        new x509.AuthorityInfoAccessExtension({ ocsp: subject.ocspUrl }),
       ],
     },
     webcrypto,

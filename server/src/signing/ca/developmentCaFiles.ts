@@ -8,6 +8,8 @@ export const developmentCaFiles = {
   caKey: 'ca.key',
   tsaCert: 'tsa.pem',
   tsaKey: 'tsa.key',
+  /** Every certificate the CA issued, `<serial hex>.der`: what its OCSP responder knows. */
+  issuedDir: 'issued',
 } as const;
 
 export function developmentCaDir(config: Pick<Config, 'dataDir'>): string {

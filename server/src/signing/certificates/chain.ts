@@ -1,6 +1,7 @@
 import {
   type CertificateFacts,
   hasKeyUsage,
+  isIssuedBy,
   isSelfIssued,
   keyUsageBits,
   namesMatch,
@@ -152,4 +153,31 @@ export function buildChain(signer: Buffer, provided: Buffer[], anchors: Buffer[]
     message: 'No chain to a trust anchor',
   };
   return { ok: false, ...failure };
+}
+
+/**
+ * The path from `signer` up through the issuers found among `pool` (signature checked), signer
+ * first, ending at a self-issued certificate or where no issuer is known. Nothing is trusted
+ * here: it is what a file's own certificates say (see buildChain for a path to an anchor).
+ */
+export function issuerPath(signer: CertificateFacts, pool: Buffer[]): CertificateFacts[] {
+  const candidates = pool.flatMap((der) => {
+    try {
+      return [readCertificate(der)];
+    } catch {
+      return [];
+    }
+  });
+  const path = [signer];
+  let current = signer;
+  while (path.length < maxDepth && !isSelfIssued(current)) {
+    const issuer = candidates.find(
+      (candidate) =>
+        !path.some((seen) => seen.der.equals(candidate.der)) && isIssuedBy(current, candidate),
+    );
+    if (!issuer) break;
+    path.push(issuer);
+    current = issuer;
+  }
+  return path;
 }

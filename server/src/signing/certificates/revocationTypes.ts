@@ -13,6 +13,13 @@ export interface RevocationDeps {
   resolver?: Resolver;
   /** Keeps definitive answers until their nextUpdate; one per process is enough. */
   revocationCache?: RevocationCache;
+  /**
+   * Answers OCSP requests this process can answer itself, asked before the network: the
+   * development CA's responder (runtime.ts sets it outside production). Given the issuer (DER)
+   * and the DER OCSPRequest, the DER OCSPResponse, or null when the issuer is not its CA. Its
+   * answers are judged like any other (signature, nonce, freshness).
+   */
+  localOcsp?: (issuer: Buffer, request: Buffer) => Promise<Buffer | null>;
 }
 
 export interface RevocationOptions {

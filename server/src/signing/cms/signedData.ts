@@ -200,6 +200,58 @@ export interface ParsedSignedData {
   certificates: Buffer[];
   /** The signature-time-stamp unsigned attribute's TimeStampToken, exact DER. */
   timestampToken: Buffer | undefined;
+  /**
+   * Revocation values the CMS carries itself, exact DER: SignedData `crls` (CRLs, and OCSP
+   * answers as id-ri-ocsp-response) and Adobe's signed adbe-revocationInfoArchival attribute.
+   */
+  revocationValues: { crls: Buffer[]; ocspResponses: Buffer[] };
+}
+
+/** RFC 5940: an OCSPResponse as OtherRevocationInfoFormat. */
+const idRiOcspResponse = '1.3.6.1.5.5.7.16.2';
+/** Adobe's signed attribute holding CRLs and OCSP answers (ISO 32000-1 12.8.3.3.2). */
+const adbeRevocationInfoArchival = '1.2.840.113583.1.1.8';
+
+const copyOf = (bytes: Uint8Array) => Buffer.from(bytes);
+
+/** `crls [1] RevocationInfoChoices`: CertificateLists, and OCSP answers by RFC 5940. */
+function revocationChoices(der: Uint8Array, crls: DerElement | undefined) {
+  const found = { crls: [] as Buffer[], ocspResponses: [] as Buffer[] };
+  for (const choice of crls ? derChildren(der, crls) : []) {
+    if (choice.tag === derTag.sequence) {
+      found.crls.push(copyOf(derBytes(der, choice)));
+    } else if (choice.tag === contextTag(1)) {
+      const [format, value] = derChildren(der, choice);
+      if (format && value && readDerObjectIdentifier(der, format) === idRiOcspResponse) {
+        found.ocspResponses.push(copyOf(derBytes(der, value)));
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * adbe-revocationInfoArchival among the signed attributes: `SEQUENCE { crl [0] EXPLICIT
+ * SEQUENCE OF CertificateList, ocsp [1] EXPLICIT SEQUENCE OF OCSPResponse, ... }`.
+ */
+function adobeRevocationValues(attributes: Uint8Array | undefined) {
+  const found = { crls: [] as Buffer[], ocspResponses: [] as Buffer[] };
+  if (attributes === undefined) return found;
+  for (const attribute of derChildren(attributes, readDerWhole(attributes))) {
+    const [type, values] = derChildren(attributes, attribute);
+    if (!type || !values) continue;
+    if (readDerObjectIdentifier(attributes, type) !== adbeRevocationInfoArchival) continue;
+    const [archival] = derChildren(attributes, values);
+    for (const field of archival ? derChildren(attributes, archival) : []) {
+      const [list] = derChildren(attributes, field);
+      const items = list
+        ? derChildren(attributes, list).map((item) => copyOf(derBytes(attributes, item)))
+        : [];
+      if (field.tag === contextTag(0)) found.crls.push(...items);
+      if (field.tag === contextTag(1)) found.ocspResponses.push(...items);
+    }
+  }
+  return found;
 }
 
 function ensure(condition: unknown, what: string): asserts condition {
@@ -266,14 +318,20 @@ export function parseSignedData(der: Uint8Array): ParsedSignedData {
     // The schema parse checks the whole structure; the walk below keeps the exact bytes.
     const contentInfo = AsnConvert.parse(contentInfoBytes, ContentInfo);
     ensure(contentInfo.contentType === cmsOids.signedData, 'the ContentInfo is not SignedData');
-    AsnConvert.parse(contentInfo.content, SignedData);
 
     const [, explicit] = childrenOf(der, outer, 'ContentInfo');
     const [signedData] = childrenOf(der, explicit, 'content');
     const fields = childrenOf(der, signedData, 'SignedData');
+    // @peculiar's RevocationInfoChoice knows only `other`, not a plain CertificateList: the
+    // schema checks SignedData without its `crls`, which revocationChoices reads below.
+    AsnConvert.parse(
+      derSequence(...fields.filter((f) => f.tag !== contextTag(1)).map((f) => derBytes(der, f))),
+      SignedData,
+    );
     const [, digestAlgorithms, , ...rest] = fields;
     const signerInfos = rest.at(-1);
     const certificateSet = rest.find((field) => field.tag === contextTag(0));
+    const crlSet = rest.find((field) => field.tag === contextTag(1));
     const certificates = certificateSet
       ? derChildren(der, certificateSet).map((cert) => Buffer.from(derBytes(der, cert)))
       : [];
@@ -314,6 +372,8 @@ export function parseSignedData(der: Uint8Array): ParsedSignedData {
       signedAttributes = Buffer.from(derBytes(der, signedAttrs));
       signedAttributes[0] = derTag.set;
     }
+    const inCrls = revocationChoices(der, crlSet);
+    const inAttribute = adobeRevocationValues(signedAttributes);
     return {
       signedAttributes,
       signature: Buffer.from(derValue(der, signature)),
@@ -327,6 +387,10 @@ export function parseSignedData(der: Uint8Array): ParsedSignedData {
       signerCertificate: certificates.find((certificate) => isSigner(certificate, signer)),
       certificates,
       timestampToken,
+      revocationValues: {
+        crls: [...inCrls.crls, ...inAttribute.crls],
+        ocspResponses: [...inCrls.ocspResponses, ...inAttribute.ocspResponses],
+      },
     };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

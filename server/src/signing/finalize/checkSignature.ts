@@ -22,14 +22,14 @@ import {
 import { timestampTrustAnchors } from '../timestamps/client';
 import { type VerifiedTimestamp, verifyTimestampToken } from '../timestamps/verifyToken';
 import { trustAnchorsFor } from '../trust/service';
+import { levelChain, padesLevel, signatureMaterial } from '../verification/level';
 import { finalizeErrors, type MistakenDigest } from './errors';
 import { refusalFor } from './explainRefusal';
 import { certificateSummary, contractHashOf, type SignatureSummary } from './summary';
-import { holdsAnswerFor } from './validationData';
 
 /** What finalizing needs of the runtime; resolver and cache reach the revocation checks. */
 export type FinalizeDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'secrets' | 'files'> &
-  Pick<RevocationDeps, 'resolver' | 'revocationCache'>;
+  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'>;
 
 /** What a signer hands in: the signature, its chain (signer first), the timestamp token. */
 export interface SignatureEvidence {
@@ -47,7 +47,7 @@ export interface RevisionToSign {
   tenantId: number | null;
   /** Digests a client may have signed by mistake, asked only to explain a refusal. */
   mistakenDigests?: () => Promise<MistakenDigest[]>;
-  /** The DSS of the prepared revision: B-LT when it answers for the signer certificate. */
+  /** The DSS of the prepared revision: with the CMS, what the level is judged on. */
   preparedDss: DssMaterial;
 }
 
@@ -105,7 +105,7 @@ export async function checkSignature(
 
   const revocation = await checkChainRevocation(deps, path, at);
   if (revocation.status === 'revoked') throw revokedError(path, revocation);
-  // The signer's own answer makes B-LT; a CA without OCSP or CRL pointers leaves only a reason.
+  // A CA without OCSP or CRL pointers leaves only a reason.
   const signerRevocation = revocation.certificates[0] ?? { status: 'unknown' as const };
 
   const cms = assembleSignedData({
@@ -130,10 +130,18 @@ export async function checkSignature(
         serialNumber: timestamp.serialNumber,
       },
       documentDigest: contractHashOf(revision.documentDigest),
-      level:
-        signerRevocation.status === 'good' && answeredIn(revision.preparedDss, path)
-          ? 'B-LT'
-          : 'B-T',
+      // What the signed file will prove: the prepared revision's DSS (nothing is appended after
+      // the signature) and the CMS, which carries `path`. Verification decides it the same way.
+      level: padesLevel({
+        timestamped: true,
+        ...levelChain(readCertificate(signer), check.status === 'valid' ? check.chain : undefined, [
+          ...path,
+          ...revision.preparedDss.certificates,
+        ]),
+        material: signatureMaterial(revision.preparedDss, { certificates: path }),
+        archived: [],
+        at,
+      }),
       revocation: {
         status: signerRevocation.status === 'good' ? 'good' : 'unknown',
         chainStatus: revocation.status === 'good' ? 'good' : 'unknown',
@@ -268,13 +276,6 @@ function revokedError(path: Buffer[], revocation: ChainRevocation): ApiError {
   return finalizeErrors.certificateRevoked(
     `${which} "${certificateSummary(path[index]!).subject}" was revoked at ${result.revokedAt?.toISOString() ?? 'an unknown time'}${result.revocationReason ? ` (${result.revocationReason})` : ''}, before the signature`,
   );
-}
-
-/** Whether the DSS holds an answer for the path's signer certificate. */
-function answeredIn(dss: DssMaterial, path: Buffer[]): boolean {
-  const [signer, issuer] = path;
-  if (!signer || !issuer) return false;
-  return holdsAnswerFor(dss, readCertificate(signer), readCertificate(issuer));
 }
 
 /** The DSS material: both chains, and every OCSP answer and CRL obtained; none, no DSS. */

@@ -3,8 +3,10 @@ import { buildSignedAttributes } from '@esign/shared/cms';
 import { type Db, inTransaction } from '../../db/database';
 import { runPdfTask } from '../../pdf/worker/pool';
 import { readDssTask } from '../../pdf/worker/tasks';
+import type { StoredFile } from '../../storage/fileStore';
 import { certifiedKey, type SigningKey, signWithKey } from '../keys/signingKey';
 import { requestTimestamp } from '../timestamps/client';
+import { type ArchiveSummary, archivePdf } from './archive';
 import {
   checkSignature,
   explainedRevisions,
@@ -27,6 +29,12 @@ export interface SignedRevision {
   sha256: string;
   size: number;
   summary: SignatureSummary;
+  /**
+   * When the caller said this signature finishes the document: the archive revision made on
+   * the signed file (DSS for every signature and a document timestamp, B-LTA), stored; the
+   * caller records it as the version after the signed one.
+   */
+  archived?: { sha256: string; size: number; summary: ArchiveSummary };
 }
 
 export interface FinalizeOptions<T> extends SignerExpectations {
@@ -38,6 +46,14 @@ export interface FinalizeOptions<T> extends SignerExpectations {
    * file_versions row, the session's state, ...). Throwing rolls everything back.
    */
   commit: (trx: Db, signed: SignedRevision) => Promise<T>;
+  /**
+   * Whether this signature is the last the document needs, asked once the signature checked
+   * out: then the archive revision (archivePdf) is made before the transaction, so that the
+   * document is finished with its final file at once. A TSA that fails then refuses the
+   * signature (502 TIMESTAMP_FAILED), nothing written, as a failing signature timestamp does.
+   * A guess the transaction proves wrong leaves an unnamed file for the store sweep.
+   */
+  finishes?: () => Promise<boolean>;
 }
 
 export interface FinalizeResult<T> extends SignedRevision {
@@ -153,6 +169,7 @@ async function finalizePreparation<T>(
   if (identity) checked.summary.identity = identity;
   const signedFile = await writeSignedFile(deps.files.tempDir, preparedPath, preparation, checked);
   const stored = await deps.files.putHashed(signedFile.path, signedFile);
+  let archive: StoredFile | undefined;
   try {
     const signed: SignedRevision = {
       preparationId: preparation.id,
@@ -160,6 +177,14 @@ async function finalizePreparation<T>(
       size: stored.size,
       summary: { ...checked.summary, signedSha256: stored.sha256 },
     };
+    if (await options.finishes?.()) {
+      const archived = await archivePdf(deps, deps.files.pathOf(stored.sha256), {
+        tenantId: preparation.tenantId,
+        stored: checked.dss ? [checked.dss] : [],
+      });
+      archive = await deps.files.putHashed(archived.path, archived);
+      signed.archived = { sha256: archive.sha256, size: archive.size, summary: archived.summary };
+    }
     const committed = await inTransaction(deps.db, async (trx) => {
       const finalized = await markPreparationFinalized(trx, preparation.id, {
         finalizedAt: deps.clock.now().toISOString(),
@@ -175,9 +200,11 @@ async function finalizePreparation<T>(
       return options.commit(trx, signed);
     });
     deps.files.keep(stored);
+    if (archive) deps.files.keep(archive);
     return { ...signed, committed };
   } catch (error) {
     await deps.files.remove(stored);
+    if (archive) await deps.files.remove(archive);
     throw error;
   }
 }

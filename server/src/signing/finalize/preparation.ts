@@ -31,7 +31,7 @@ const sha256Hex = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).d
 
 /** The store, and what asking OCSP responders and CRL servers needs (the DSS material). */
 export type PreparationDeps = Pick<AppDeps, 'db' | 'clock' | 'files' | 'config'> &
-  Pick<RevocationDeps, 'resolver' | 'revocationCache'>;
+  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'>;
 
 /** A prepared revision of a stored PDF waiting for (or done with) its signature. */
 export interface Preparation {

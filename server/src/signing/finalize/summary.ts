@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import type { IdentityBinding } from '../certificates/identity';
 import type { SignatureAlgorithm } from '../cms';
+import type { PadesLevel } from '../verification/level';
 
 /** A certificate as the signature summary shows it. */
 export interface CertificateSummary {
@@ -26,10 +27,11 @@ export interface SignatureSummary {
   /** SHA-256 of the signed file, lowercase hex. */
   signedSha256: string;
   /**
-   * B-LT when the signed file's DSS (written into the prepared revision) answers for the signer
-   * certificate, else B-T: a token signer's answer goes into the next revision's DSS.
+   * The level the signed file proves for this signature as stored (padesLevel, as verification
+   * decides it): B-LT when the prepared revision's DSS answers for every certificate of the
+   * signer's chain but the anchor, else B-T (a token signer's answers go into a later DSS).
    */
-  level: 'B-T' | 'B-LT';
+  level: PadesLevel;
   revocation: {
     /** The signer certificate at genTime; `unknown`: no source answered, signed without. */
     status: 'good' | 'unknown';

@@ -1,12 +1,8 @@
 import type { DssMaterial } from '../../pdf/signing';
 import { runPdfTask } from '../../pdf/worker/pool';
 import { readDssTask, readSignaturesTask } from '../../pdf/worker/tasks';
-import {
-  type CertificateFacts,
-  isIssuedBy,
-  isSelfIssued,
-  readCertificate,
-} from '../certificates/certificate';
+import { type CertificateFacts, readCertificate } from '../certificates/certificate';
+import { issuerPath } from '../certificates/chain';
 import { crlConcerns } from '../certificates/crl';
 import { ocspResponseConcerns } from '../certificates/ocsp';
 import { checkRevocation, type RevocationDeps } from '../certificates/revocation';
@@ -60,26 +56,6 @@ function facts(der: Buffer): CertificateFacts | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * The path from `signer` up through the issuers found among `pool` (signature checked), signer
- * first, ending at a self-issued certificate or where no issuer is known.
- */
-export function issuerPath(signer: CertificateFacts, pool: Buffer[]): CertificateFacts[] {
-  const candidates = pool.flatMap((der) => facts(der) ?? []);
-  const path = [signer];
-  let current = signer;
-  while (path.length < 8 && !isSelfIssued(current)) {
-    const issuer = candidates.find(
-      (candidate) =>
-        !path.some((seen) => seen.der.equals(candidate.der)) && isIssuedBy(current, candidate),
-    );
-    if (!issuer) break;
-    path.push(issuer);
-    current = issuer;
-  }
-  return path;
 }
 
 /**
@@ -148,6 +124,51 @@ export async function materialForEarlierSignatures(
     found.push(await materialForPath(deps, path, known, signature.signingTime ?? deps.clock.now()));
   }
   return withoutExisting(mergeMaterial(...stored, ...found), existing);
+}
+
+/**
+ * Everything the archive revision's DSS needs (PAdES B-LTA) that the file's DSS lacks: for
+ * every signature and document timestamp, its signer's path and the path of its signature
+ * timestamp's TSA (up to a trust anchor among `anchors` when the file's certificates stop
+ * below it), each certificate below the top answered (from `stored` or the DSS when they hold
+ * one, else asked now). A source that does not answer leaves that certificate without (its
+ * signature then stays B-T, as verification says); a CMS that does not parse is skipped.
+ */
+export async function materialForArchive(
+  deps: RevocationDeps,
+  sourcePath: string,
+  stored: DssMaterial[],
+  anchors: Buffer[],
+): Promise<DssMaterial> {
+  const existing = await runPdfTask(readDssTask, sourcePath);
+  const known = mergeMaterial(...stored, existing);
+  const found: DssMaterial[] = [];
+  for (const signature of (await runPdfTask(readSignaturesTask, sourcePath)).signatures) {
+    const at = signature.signingTime ?? deps.clock.now();
+    for (const cms of signedDataChain(signature.contents)) {
+      const signer = cms.signerCertificate && facts(cms.signerCertificate);
+      if (!signer) continue;
+      const path = issuerPath(signer, [...cms.certificates, ...known.certificates, ...anchors]);
+      found.push(await materialForPath(deps, path, known, at));
+    }
+  }
+  return withoutExisting(mergeMaterial(...found), existing);
+}
+
+/** A signature's CMS and its signature timestamp token's, as far as they parse. */
+function signedDataChain(contents: Buffer): ReturnType<typeof parseSignedData>[] {
+  const found: ReturnType<typeof parseSignedData>[] = [];
+  let next: Buffer | undefined = contents;
+  while (next !== undefined && found.length < 2) {
+    try {
+      const parsed = parseSignedData(next);
+      found.push(parsed);
+      next = parsed.timestampToken;
+    } catch {
+      break;
+    }
+  }
+  return found;
 }
 
 /**

@@ -7,8 +7,6 @@ import type { SourceAnswer } from '../certificates/sourceAnswer';
 
 export interface ChainRevocationAt {
   status: RevocationStatus;
-  /** Every certificate below the anchor that can be asked about was answered for by the DSS. */
-  fromDss: boolean;
   problems: string[];
 }
 
@@ -18,12 +16,12 @@ const skewMs = 5 * 60_000;
 const archivedAnswerSkewMs = 100 * 365 * 24 * 3600_000;
 
 /**
- * An answer kept in the DSS proves the status at the signing time when it is signed by the
- * issuer (or its responder), names this certificate, and was not stale at that time: it may be
- * produced long after (that is what the DSS is for).
+ * An answer kept in the file (DSS or CMS) proves the status at the signing time when it is signed
+ * by the issuer (or its responder), names this certificate, says good or revoked, and was not
+ * stale at that time: it may be produced long after (that is what the DSS is for).
  */
-function fromDss(
-  dss: DssMaterial,
+export function archivedAnswer(
+  dss: Pick<DssMaterial, 'ocspResponses' | 'crls'>,
   certificate: CertificateFacts,
   issuer: CertificateFacts,
   at: Date,
@@ -63,12 +61,11 @@ export async function chainRevocationAt(
 ): Promise<ChainRevocationAt> {
   const statuses: RevocationStatus[] = [];
   const problems: string[] = [];
-  let allFromDss = chain.length > 1;
   for (let i = 0; i + 1 < chain.length; i += 1) {
     const certificate = readCertificate(chain[i]!);
     const issuer = readCertificate(chain[i + 1]!);
     const which = i === 0 ? 'the signer certificate' : `chain certificate ${i}`;
-    const archived = fromDss(dss, certificate, issuer, at);
+    const archived = archivedAnswer(dss, certificate, issuer, at);
     if (archived) {
       const revoked =
         archived.status === 'revoked' &&
@@ -83,7 +80,6 @@ export async function chainRevocationAt(
       continue;
     }
     if (certificate.ocspUrls.length === 0 && certificate.crlUrls.length === 0) continue;
-    allFromDss = false;
     const online = await checkRevocation(deps, chain[i]!, chain[i + 1]!, at);
     statuses.push(online.status);
     if (online.status === 'revoked') {
@@ -101,5 +97,5 @@ export async function chainRevocationAt(
     : statuses.includes('unknown')
       ? 'unknown'
       : 'good';
-  return { status, fromDss: allFromDss, problems };
+  return { status, problems };
 }

@@ -24,10 +24,11 @@ import {
 import { timestampTrustAnchors } from '../timestamps/client';
 import { verifyTimestampToken } from '../timestamps/verifyToken';
 import { type DisallowedChange, judgeLaterRevisions } from './changes';
+import { levelChain, type PadesLevel, padesLevel, signatureMaterial } from './level';
 import { chainRevocationAt } from './revocation';
 
 export type VerificationDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'secrets'> &
-  Pick<RevocationDeps, 'resolver' | 'revocationCache'>;
+  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'>;
 
 export interface VerifyPdfOptions {
   /** The tenant whose trust anchors apply, with the global ones. */
@@ -50,7 +51,8 @@ export interface SignatureVerification {
   coversWholeDocument: boolean;
   modifiedAfterSigning: 'none' | 'allowed' | 'disallowed';
   subFilter: string | null;
-  level: 'B-B' | 'B-T' | 'B-LT';
+  /** What the file proves (see padesLevel); a document timestamp's own entry says B-T. */
+  level: PadesLevel;
   certificate: {
     subject: string;
     issuer: string;
@@ -244,42 +246,48 @@ function readCertificateOrNull(der: Buffer): CertificateFacts | undefined {
 
 interface TrustResult {
   status: CertificateStatus;
-  revocationFromDss: boolean;
+  /** The path to a trust anchor, when one was built (signer first). */
+  chain: Buffer[] | undefined;
   problems: string[];
 }
 
-/** The signer's path to an anchor and its certificates' validity and revocation, at `at`. */
+/**
+ * The signer's path to an anchor and its certificates' validity and revocation, at `at`, from
+ * `held` (what the file holds for the signature: DSS and CMS) first, else online. The CMS's
+ * own certificates (`carried`) come first: a chain given with another end-entity certificate
+ * in front (the DSS holds every signer's) does not end at this signer.
+ */
 async function checkTrust(
   deps: VerificationDeps,
   signer: CertificateFacts,
   carried: Buffer[],
   anchors: Buffer[],
-  dss: DssMaterial,
+  held: DssMaterial,
   at: Date,
 ): Promise<TrustResult> {
   // The DSS and the CMS are anyone's to write: what does not parse as a certificate is no link.
-  const others = [...carried, ...dss.certificates].filter(
+  const others = [...carried, ...held.certificates].filter(
     (der) => !der.equals(signer.der) && readCertificateOrNull(der) !== undefined,
   );
   let check: ReturnType<typeof checkSignerCertificate>;
   try {
     check = checkSignerCertificate({ chain: [signer.der, ...others], at, anchors });
   } catch (error) {
-    return { status: 'untrusted', revocationFromDss: false, problems: [finding(error)] };
+    return { status: 'untrusted', chain: undefined, problems: [finding(error)] };
   }
   switch (check.status) {
     case 'expired':
     case 'not_yet_valid':
-      return { status: 'expired', revocationFromDss: false, problems: [check.message] };
+      return { status: 'expired', chain: undefined, problems: [check.message] };
     case 'wrong_key_usage':
     case 'untrusted':
-      return { status: 'untrusted', revocationFromDss: false, problems: [check.message] };
+      return { status: 'untrusted', chain: undefined, problems: [check.message] };
     case 'valid':
       break;
   }
-  const revocation = await chainRevocationAt(deps, check.chain, at, dss);
+  const revocation = await chainRevocationAt(deps, check.chain, at, held);
   const status = revocation.status === 'good' ? 'valid' : revocation.status;
-  return { status, revocationFromDss: revocation.fromDss, problems: revocation.problems };
+  return { status, chain: check.chain, problems: revocation.problems };
 }
 
 /** A document timestamp (/DocTimeStamp): its token's imprint is the byte range's digest. */
@@ -328,11 +336,21 @@ async function verifyDocumentTimestamp(
   };
 }
 
+/** What the signatures of one file are judged with. */
+interface FileContext {
+  anchors: Buffer[];
+  /** The newest DSS. */
+  dss: DssMaterial;
+  /** Each valid document timestamp: where its signed bytes end and the DSS they hold. */
+  archives: { end: number; dss: DssMaterial }[];
+  validationTime: Date;
+}
+
 async function verifySignature(
   deps: VerificationDeps,
   pdfPath: string,
   signature: PdfSignatureInfo,
-  context: { anchors: Buffer[]; dss: DssMaterial; validationTime: Date },
+  context: FileContext,
 ): Promise<
   Omit<
     SignatureVerification,
@@ -360,13 +378,24 @@ async function verifySignature(
   }
   // Without a proven time the signer's /M is only a claim: judge at the validation time (EU DSS).
   const at = genTime ?? validationTime;
-  let trust: TrustResult = { status: 'unknown', revocationFromDss: false, problems: [] };
+  let trust: TrustResult = { status: 'unknown', chain: undefined, problems: [] };
+  let level: PadesLevel = 'B-B';
   if (signer) {
-    trust = await checkTrust(deps, signer, parsed?.certificates ?? [], anchors, dss, at);
+    const cms = { certificates: parsed?.certificates ?? [], ...parsed?.revocationValues };
+    const held = signatureMaterial(dss, cms);
+    trust = await checkTrust(deps, signer, cms.certificates, anchors, held, at);
     problems.push(...trust.problems);
+    level = padesLevel({
+      timestamped: genTime !== undefined,
+      ...levelChain(signer, trust.chain, [...cms.certificates, ...dss.certificates]),
+      material: held,
+      archived: context.archives
+        .filter((archive) => archive.end > signature.signedRevisionEnd)
+        .map((archive) => signatureMaterial(archive.dss, cms)),
+      at,
+    });
   }
   const timestampOk = token === undefined || genTime !== undefined;
-  const level = genTime === undefined ? 'B-B' : trust.revocationFromDss ? 'B-LT' : 'B-T';
   const signedAt = genTime ?? signature.signingTime;
   return {
     signerName: (signer && commonName(signer)) ?? signature.signerName ?? null,
@@ -403,14 +432,25 @@ export async function verifyPdfSignatures(
   const dss = await runPdfTask(readDssTask, pdfPath);
   const anchors = await timestampTrustAnchors(deps, options.tenantId);
   const validationTime = options.at ?? deps.clock.now();
+  // Document timestamps first: a valid one makes the signatures before it B-LTA (see padesLevel).
+  const stamps = new Map<PdfSignatureInfo, Awaited<ReturnType<typeof verifyDocumentTimestamp>>>();
+  const archives: FileContext['archives'] = [];
+  for (const signature of report.signatures) {
+    if (signature.type !== 'timestamp') continue;
+    const stamp = await verifyDocumentTimestamp(pdfPath, signature, anchors);
+    stamps.set(signature, stamp);
+    if (stamp.isValid && signature.revisionIndex !== undefined) {
+      const end = signature.signedRevisionEnd;
+      archives.push({ end, dss: await runPdfTask(readDssTask, pdfPath, { upTo: end }) });
+    }
+  }
+  const context: FileContext = { anchors, dss, archives, validationTime };
   // The certification signature's DocMDP governs every change after it (ISO 32000-2 12.8.2.2).
   const certification = report.signatures.find((s) => s.docMdpPermission !== undefined);
   const signatures: (SignatureVerification & { order: number })[] = [];
   for (const signature of report.signatures) {
     const verified =
-      signature.type === 'timestamp'
-        ? await verifyDocumentTimestamp(pdfPath, signature, anchors)
-        : await verifySignature(deps, pdfPath, signature, { anchors, dss, validationTime });
+      stamps.get(signature) ?? (await verifySignature(deps, pdfPath, signature, context));
     const permission =
       certification && certification.signedRevisionEnd <= signature.signedRevisionEnd
         ? certification.docMdpPermission

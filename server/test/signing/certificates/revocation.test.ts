@@ -226,19 +226,22 @@ describe('Revocation of a whole chain', () => {
     expect(result.status).toBe('revoked');
     expect(result.certificates).toHaveLength(2);
     expect(result.certificates[0]).toMatchObject({ status: 'revoked', source: 'ocsp' });
-    // The intermediate names no responder and no CRL in this PKI: unknown, and said so.
-    expect(result.certificates[1]).toMatchObject({ status: 'unknown', source: 'none' });
+    // The intermediate is asked of the root: its CRL.
+    expect(result.certificates[1]).toMatchObject({ status: 'good', source: 'crl' });
   });
 
   it('is unknown when a certificate above the signer cannot be checked', async () => {
     const leaf = await pki.issue('Chain Good');
+    // The same intermediate certified without a CRL pointer: nothing to ask, unknown, said so.
+    const silent = await pki.intermediateWithoutCrl();
     const result = await checkChainRevocation(
       deps,
-      [leaf.der, pki.intermediate.der, pki.root.der],
+      [leaf.der, silent.der, pki.root.der],
       new Date(),
     );
     expect(result.status).toBe('unknown');
     expect(result.certificates[0]).toMatchObject({ status: 'good', source: 'ocsp' });
+    expect(result.certificates[1]).toMatchObject({ status: 'unknown', source: 'none' });
   });
 });
 

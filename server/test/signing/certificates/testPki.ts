@@ -9,7 +9,9 @@ import { promisify } from 'node:util';
 
 /**
  * A test PKI made with the openssl CLI in a temp dir: root (RSA) → intermediate (P-256, an
- * `openssl ca` database) → leaves, plus what answers for them on 127.0.0.1:
+ * `openssl ca` database) → leaves, plus what answers for them on 127.0.0.1 (so that a chain can
+ * be complete validation data, B-LT: the intermediate names the root's CRL):
+ * - the root's CRL: GET /root.crl (an `openssl ca -name root -gencrl`, revoking nothing);
  * - OCSP: every POST runs `openssl ocsp -index index.txt -CA int.pem -rsigner … -rkey …` on the
  *   request (`-reqin`/`-respout`). `openssl ocsp -port` cannot be told to listen on loopback only
  *   (it binds every interface), so the HTTP side is ours and the responder logic is openssl's.
@@ -64,6 +66,14 @@ export function opensslDate(at: Date): string {
 const caConfig = (dir: string): string => `
 [ ca ]
 default_ca = intermediate
+[ root ]
+dir = ${dir}
+database = $dir/root-index.txt
+crlnumber = $dir/root-crlnumber
+certificate = $dir/root.pem
+private_key = $dir/root.key
+default_md = sha256
+default_crl_days = 7
 [ intermediate ]
 dir = ${dir}/int
 database = $dir/index.txt
@@ -156,20 +166,9 @@ export class TestPki {
     fs.writeFileSync(path.join(intDir, 'index.txt'), '');
     fs.writeFileSync(path.join(intDir, 'serial'), '1000\n');
     fs.writeFileSync(path.join(intDir, 'crlnumber'), '01\n');
+    fs.writeFileSync(path.join(dir, 'root-index.txt'), '');
+    fs.writeFileSync(path.join(dir, 'root-crlnumber'), '01\n');
     fs.writeFileSync(path.join(dir, 'ca.cnf'), caConfig(dir));
-
-    let root: Issued;
-    let intermediate: Issued;
-    try {
-      root = await selfSigned(dir, 'root', 'Test Root CA', 'rsa');
-      intermediate = await signedBy(dir, root, 'int/int', 'Test Intermediate CA', {
-        ec: true,
-        ext: 'basicConstraints=critical,CA:true,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid',
-      });
-    } catch (error) {
-      fs.rmSync(dir, { recursive: true, force: true });
-      throw error;
-    }
 
     let pki: TestPki | null = null;
     const server = http.createServer((req, res) => {
@@ -183,6 +182,20 @@ export class TestPki {
     await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
     const deadBase = `http://127.0.0.1:${(dead.address() as AddressInfo).port}`;
     await new Promise((resolve) => dead.close(resolve));
+
+    let root: Issued;
+    let intermediate: Issued;
+    try {
+      root = await selfSigned(dir, 'root', 'Test Root CA', 'rsa');
+      intermediate = await signedBy(dir, root, 'int/int', 'Test Intermediate CA', {
+        ec: true,
+        ext: `basicConstraints=critical,CA:true,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\ncrlDistributionPoints=URI:${base}/root.crl`,
+      });
+    } catch (error) {
+      server.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
 
     pki = new TestPki({ dir, root, intermediate, server, base, deadBase });
     try {
@@ -225,9 +238,9 @@ export class TestPki {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const pathname = req.url ?? '';
     this.hits.push(pathname);
-    if (req.method === 'GET' && pathname === '/int.crl') {
+    if (req.method === 'GET' && (pathname === '/int.crl' || pathname === '/root.crl')) {
       res.writeHead(200, { 'Content-Type': 'application/pkix-crl' });
-      res.end(fs.readFileSync(path.join(this.dir, 'int.crl.der')));
+      res.end(fs.readFileSync(path.join(this.dir, `${pathname.slice(1)}.der`)));
       return;
     }
     const signer = this.responders[pathname];
@@ -322,6 +335,33 @@ export class TestPki {
     });
   }
 
+  /**
+   * The intermediate certified again by the root (same name, same key, so its leaves chain to
+   * it), without a CRL distribution point: a CA certificate nothing can be asked about.
+   */
+  async intermediateWithoutCrl(): Promise<Issued> {
+    const name = `int-again-${this.next()}`;
+    const csrFile = path.join(this.dir, `${name}.csr`);
+    const certFile = path.join(this.dir, `${name}.pem`);
+    const extFile = path.join(this.dir, `${name}.ext`);
+    await run('openssl', [
+      'req',
+      '-new',
+      '-key',
+      this.intermediate.keyFile,
+      '-subj',
+      '/CN=Test Intermediate CA',
+      '-out',
+      csrFile,
+    ]);
+    await certifyRequest(this.root, csrFile, certFile, {
+      ext: 'basicConstraints=critical,CA:true,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid',
+      extFile,
+    });
+    const pem = fs.readFileSync(certFile, 'utf8');
+    return { name, pem, der: derOf(pem), keyFile: this.intermediate.keyFile, certFile };
+  }
+
   async revoke(issued: Issued, reason = 'keyCompromise'): Promise<void> {
     await caRun([
       'ca',
@@ -334,19 +374,25 @@ export class TestPki {
     ]);
   }
 
-  /** `openssl ca -gencrl`, then DER for the CRL server. */
+  /** `openssl ca -gencrl` of the intermediate and of the root, then DER for the CRL server. */
   async publishCrl(): Promise<void> {
-    const pemFile = path.join(this.dir, 'int.crl.pem');
-    await caRun(['ca', '-config', path.join(this.dir, 'ca.cnf'), '-gencrl', '-out', pemFile]);
-    await run('openssl', [
-      'crl',
-      '-in',
-      pemFile,
-      '-outform',
-      'DER',
-      '-out',
-      path.join(this.dir, 'int.crl.der'),
-    ]);
+    for (const [name, ca] of [
+      ['int', 'intermediate'],
+      ['root', 'root'],
+    ] as const) {
+      const pemFile = path.join(this.dir, `${name}.crl.pem`);
+      const config = path.join(this.dir, 'ca.cnf');
+      await caRun(['ca', '-config', config, '-name', ca, '-gencrl', '-out', pemFile]);
+      await run('openssl', [
+        'crl',
+        '-in',
+        pemFile,
+        '-outform',
+        'DER',
+        '-out',
+        path.join(this.dir, `${name}.crl.der`),
+      ]);
+    }
   }
 
   async close(): Promise<void> {
@@ -433,8 +479,23 @@ export async function signedBy(
     commonName,
     options.ec ? 'ec' : 'rsa',
   );
-  const extFile = path.join(dir, `${name}.ext`);
-  fs.writeFileSync(extFile, `${options.ext}\n`);
+  await certifyRequest(issuer, csrFile, certFile, {
+    ext: options.ext,
+    extFile: path.join(dir, `${name}.ext`),
+    ...(options.days === undefined ? {} : { days: options.days }),
+  });
+  const pem = fs.readFileSync(certFile, 'utf8');
+  return { name, pem, der: derOf(pem), keyFile, certFile };
+}
+
+/** `openssl x509 -req`: `issuer` certifies the request in `csrFile` with extensions `ext`. */
+async function certifyRequest(
+  issuer: Issued,
+  csrFile: string,
+  certFile: string,
+  options: { ext: string; extFile: string; days?: number },
+): Promise<void> {
+  fs.writeFileSync(options.extFile, `${options.ext}\n`);
   await run('openssl', [
     'x509',
     '-req',
@@ -450,8 +511,6 @@ export async function signedBy(
     '-days',
     String(options.days ?? 365),
     '-extfile',
-    extFile,
+    options.extFile,
   ]);
-  const pem = fs.readFileSync(certFile, 'utf8');
-  return { name, pem, der: derOf(pem), keyFile, certFile };
 }

@@ -69,7 +69,13 @@ describe('development CA', () => {
 
   it('is created under DATA_DIR/dev-ca: a self-signed root "ESign Development CA"', () => {
     const dir = developmentCaDir(deps.config);
-    expect(fs.readdirSync(dir).sort()).toEqual(['ca.key', 'ca.pem', 'tsa.key', 'tsa.pem']);
+    expect(fs.readdirSync(dir).sort()).toEqual([
+      'ca.key',
+      'ca.pem',
+      'issued',
+      'tsa.key',
+      'tsa.pem',
+    ]);
     const text = run('openssl', ['x509', '-in', root, '-noout', '-text', '-nameopt', 'utf8']);
     expect(text).toContain('Subject: CN=ESign Development CA, O=ESign Test');
     expect(text).toContain('Issuer: CN=ESign Development CA, O=ESign Test');

@@ -78,6 +78,7 @@ describe('start-up', () => {
     expect(fs.readdirSync(path.join(h.dataDir, 'dev-ca')).sort()).toEqual([
       'ca.key',
       'ca.pem',
+      'issued',
       'tsa.key',
       'tsa.pem',
     ]);
