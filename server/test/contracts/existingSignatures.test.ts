@@ -79,13 +79,15 @@ describe('uploading a PDF that already carries signatures', () => {
     const response = await upload(signed);
     expect(response.status).toBe(201);
     const { data } = await json<{ data: { id: string } }>(response);
+    // The contract's signature, and the document timestamp of its archive revision (B-LTA).
     const [existing, ...more] = await existingOf(data.id);
-    expect(more).toEqual([]);
+    expect(more.map((s) => [s.fieldName, s.isValid])).toEqual([['DocumentTimestamp1', true]]);
     expect(existing).toMatchObject({
       isValid: true,
       integrityCheck: 'passed',
       certificateStatus: 'valid',
-      modifiedAfterSigning: 'none',
+      // The archive revision (DSS, document timestamp) follows it: an allowed change.
+      modifiedAfterSigning: 'allowed',
       problems: [],
     });
     expect(existing!.fieldName).toMatch(/^Signature\d+$/);
@@ -97,7 +99,7 @@ describe('uploading a PDF that already carries signatures', () => {
     }>(await world.request('GET', `${contractsPath}/${data.id}`, world.acme.orgKey));
     expect(detail.auditTrail[0]).toMatchObject({
       action: 'created',
-      details: { existingSignatures: 1, invalidExistingSignatures: 0 },
+      details: { existingSignatures: 2, invalidExistingSignatures: 0 },
     });
   });
 
@@ -112,14 +114,22 @@ describe('uploading a PDF that already carries signatures', () => {
       signatures: { signerName: string; signerEmail: string | null; isValid: boolean }[];
     }>(await world.request('GET', `${signingPath}/verify/${contractId}`, world.acme.orgKey));
     expect(verification.isValid).toBe(true);
+    // The earlier signature and its archive's document timestamp, ours, our archive's.
     expect(verification.signatures.map((s) => [s.signerEmail, s.isValid])).toEqual([
       [null, true],
+      [null, true],
       ['binh@partner.example', true],
+      [null, true],
     ]);
-    expect(verification.signatures[1]!.signerName).toBe('Trần Thị Bình');
-    // pdfsig, independently: both signatures valid.
+    expect(verification.signatures[2]!.signerName).toBe('Trần Thị Bình');
+    // pdfsig, independently: both signatures valid (poppler 22 lists document timestamps
+    // without validating them).
     const file = await world.signedFile(contractId, 'signed-twice.pdf');
-    expect(pdfsigSignatures(pdfsig(file)).map((s) => s.valid)).toEqual([true, true]);
+    const theirs = pdfsigSignatures(pdfsig(file));
+    expect(theirs.filter((s) => !/DocumentTimestamp/.test(s.text)).map((s) => s.valid)).toEqual([
+      true,
+      true,
+    ]);
   });
 
   it('a signature that no longer verifies: 422 EXISTING_SIGNATURE_INVALID, details.field file', async () => {

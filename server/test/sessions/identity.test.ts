@@ -162,6 +162,7 @@ async function auditOf(contractId: string) {
 }
 
 interface VerifiedSignature {
+  fieldName: string;
   identity: { status: string; by?: string; reason?: string };
   certificate: { identifiers: string[] } | null;
 }
