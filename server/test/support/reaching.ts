@@ -132,7 +132,7 @@ type Holder = { route: ts.Expression } | { name: ts.Identifier };
  */
 function holderOf(use: ts.Node): Holder | undefined {
   for (let node: ts.Node | undefined = use; node; node = node.parent) {
-    const parent = node.parent;
+    const parent: ts.Node | undefined = node.parent;
     if (
       parent &&
       ts.isCallExpression(parent) &&
