@@ -11,10 +11,8 @@ import {
   guardErrors,
   jsonBodyErrors,
   jsonContent,
-  retryAfterBusy,
 } from '../http/openapi';
-import { pdfErrors } from '../pdf/signing';
-import { pdfReaderBusy } from '../pdf/worker/pool';
+import { pdfReadErrors } from '../pdf/signing';
 import type { Permission } from '../tenancy/permissionCatalog';
 import { callerOf } from './access';
 import { createContract } from './create';
@@ -71,31 +69,25 @@ export function contractRoutes(limiter: RateLimiter) {
     ],
   });
 
-  const creationErrors = errorResponses(guardErrors, {
+  const creationErrors = errorResponses(guardErrors, pdfReadErrors, {
     400: ['VALIDATION_ERROR', uploadCodes.badMultipart],
     404: ['CONTRACT_TYPE_NOT_FOUND'],
     413: [uploadCodes.tooLarge],
     415: [
       'UNSUPPORTED_MEDIA_TYPE',
       uploadCodes.unsupportedType,
-      pdfErrors.notAPdf().code,
       documentCodes.notDocx,
       documentCodes.conversionUnavailable,
     ],
     422: [
-      pdfErrors.encrypted().code,
-      pdfErrors.unreadable('').code,
-      pdfErrors.tooComplex('').code,
       documentCodes.activeContent,
       existingSignatureCodes.invalid,
       documentCodes.tooLarge,
       documentCodes.conversionFailed,
       documentCodes.conversionTimeout,
     ],
-    503: [documentCodes.conversionBusy, pdfReaderBusy],
+    503: [documentCodes.conversionBusy],
   });
-  // The busy answer says when to try again.
-  creationErrors[503] = { ...creationErrors[503]!, headers: retryAfterBusy };
   const createGuard = guarded('contract:create', rateLimit(limiter, 'upload'));
   const create = createRoute({
     ...createGuard,
@@ -228,7 +220,8 @@ export function contractRoutes(limiter: RateLimiter) {
     request: { params: ContractIdParam, query: DownloadQuery },
     responses: {
       200: pdfBytes,
-      ...errorResponses(guardErrors, {
+      // Sealing the audit trail reads the rendered PDF, in the pool like every read.
+      ...errorResponses(guardErrors, pdfReadErrors, {
         400: ['VALIDATION_ERROR'],
         404: ['CONTRACT_NOT_FOUND', 'SIGNED_FILE_NOT_AVAILABLE'],
         502: ['TIMESTAMP_FAILED'],

@@ -87,6 +87,20 @@ export const errors = {
     new ApiError(400, 'VALIDATION_ERROR', message, { field, detailCode }),
 };
 
+/**
+ * The codes of these errors by HTTP status, as an operation documents its answers
+ * (`errorResponses` in http/openapi.ts): taken from the errors themselves, so the documented
+ * status is the one answered.
+ */
+export function codesByStatus(...answers: ApiError[]): { [S in ErrorStatus]?: string[] } {
+  const codes: { [S in ErrorStatus]?: string[] } = {};
+  for (const { status, code } of answers) {
+    const known = codes[status] ?? [];
+    if (!known.includes(code)) codes[status] = [...known, code];
+  }
+  return codes;
+}
+
 /** First problem of a failed zod parse, as the spec's 400: `details.field` names the input. */
 export function validationError(error: ZodError): ApiError {
   const issue = error.issues[0];

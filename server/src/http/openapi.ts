@@ -141,8 +141,11 @@ const retryAfter = {
   },
 };
 
-/** Sent with a 503 that names a busy resource (a full conversion queue): when to try again. */
-export const retryAfterBusy = {
+/**
+ * Sent with a 503 that names a busy resource (a full conversion queue, every PDF reader busy):
+ * when to try again.
+ */
+const retryAfterBusy = {
   'Retry-After': {
     description: 'Seconds to wait before trying again (sent when the service is busy)',
     required: false,
@@ -169,7 +172,8 @@ function errorBodyWithCodes(codes: string[]): z.ZodType {
 /**
  * The error responses of a route, for the OpenAPI document: each status with the `code` values
  * the route can answer (an enum in the schema), merged from several lists in order, e.g.
- * `errorResponses(guardErrors, { 404: ['DOCUMENT_NOT_FOUND'] })`. A 429 documents Retry-After.
+ * `errorResponses(guardErrors, { 404: ['DOCUMENT_NOT_FOUND'] })`. A 429 documents Retry-After,
+ * a 503 the Retry-After its busy answers send.
  */
 export function errorResponses(...lists: ErrorCodes[]) {
   const merged = new Map<ErrorStatus, string[]>();
@@ -186,6 +190,7 @@ export function errorResponses(...lists: ErrorCodes[]) {
       {
         description: errorDescriptions[status],
         ...(status === 429 ? { headers: retryAfter } : {}),
+        ...(status === 503 ? { headers: retryAfterBusy } : {}),
         content: { 'application/json': { schema: errorBodyWithCodes(codes) } },
       },
     ]),

@@ -18,8 +18,7 @@ import {
   jsonBodyErrors,
   jsonContent,
 } from '../http/openapi';
-import { pdfErrors } from '../pdf/signing/errors';
-import { pdfReaderBusy } from '../pdf/worker/pool';
+import { pdfPreparationErrors, pdfReadErrors } from '../pdf/signing/errors';
 import { pageCredentialHeader, requirePageCredential, stepContext } from './access';
 import { agentTicketKeySet } from './agentTickets';
 import { contractStateCodes } from './errors';
@@ -182,7 +181,7 @@ export function sessionRoutes(limiter: RateLimiter) {
     },
     responses: {
       200: jsonContent(TaskSessionStartedEnvelope, 'The session'),
-      ...errorResponses(guardErrors, jsonBodyErrors, {
+      ...errorResponses(guardErrors, jsonBodyErrors, pdfPreparationErrors, {
         404: ['TASK_NOT_FOUND'],
         409: [
           'DOSSIER_ENDED',
@@ -191,7 +190,6 @@ export function sessionRoutes(limiter: RateLimiter) {
           'NOT_YOUR_TURN',
           'MAIN_FILE_NOT_SINGLE',
           'SIGNER_KEY_NOT_ENROLLED',
-          'PDF_CHANGES_NOT_ALLOWED',
         ],
         422: ['SIGNATURE_NOT_EXPECTED', 'SIGNING_METHOD_NOT_ALLOWED', 'SIGNER_IDENTITY_MISMATCH'],
       }),
@@ -226,7 +224,7 @@ export function sessionRoutes(limiter: RateLimiter) {
     },
     responses: {
       200: jsonContent(SessionStartedEnvelope, 'The session'),
-      ...errorResponses(guardErrors, jsonBodyErrors, {
+      ...errorResponses(guardErrors, jsonBodyErrors, pdfPreparationErrors, {
         400: ['ORIGIN_NOT_REGISTERED'],
         404: ['CONTRACT_NOT_FOUND', 'SIGNER_NOT_FOUND'],
         409: [
@@ -235,7 +233,6 @@ export function sessionRoutes(limiter: RateLimiter) {
           'SIGNER_ALREADY_SIGNED',
           'NOT_SIGNER_TURN',
           'SIGNER_KEY_NOT_ENROLLED',
-          'PDF_CHANGES_NOT_ALLOWED',
         ],
         422: ['SIGNER_IDENTITY_MISMATCH'],
       }),
@@ -324,14 +321,13 @@ export function sessionRoutes(limiter: RateLimiter) {
     },
     responses: {
       200: jsonContent(PageCredentialEnvelope, 'The session and its page credential'),
-      ...errorResponses(jsonBodyErrors, invitationErrors, {
+      ...errorResponses(jsonBodyErrors, invitationErrors, pdfPreparationErrors, {
         409: [
           ...Object.values(contractStateCodes),
           'SIGNER_IS_VIEWER',
           'SIGNER_ALREADY_SIGNED',
           'NOT_SIGNER_TURN',
           'SIGNER_KEY_NOT_ENROLLED',
-          'PDF_CHANGES_NOT_ALLOWED',
         ],
         422: ['SIGNER_IDENTITY_MISMATCH'],
       }),
@@ -382,7 +378,7 @@ export function sessionRoutes(limiter: RateLimiter) {
     },
     responses: {
       200: jsonContent(SignatureResultEnvelope, 'The signature'),
-      ...errorResponses(guardErrors, jsonBodyErrors, sessionStateErrors, {
+      ...errorResponses(guardErrors, jsonBodyErrors, sessionStateErrors, pdfPreparationErrors, {
         409: [
           'OTP_NOT_SENT',
           'SIGNER_KEY_NOT_ENROLLED',
@@ -421,9 +417,14 @@ export function sessionRoutes(limiter: RateLimiter) {
     },
     responses: {
       200: jsonContent(SignatureResultEnvelope, 'The signature'),
-      ...errorResponses(guardErrors, jsonBodyErrors, sessionStateErrors, tokenRefusals, {
-        413: ['PAYLOAD_TOO_LARGE'],
-      }),
+      ...errorResponses(
+        guardErrors,
+        jsonBodyErrors,
+        sessionStateErrors,
+        tokenRefusals,
+        pdfReadErrors,
+        { 413: ['PAYLOAD_TOO_LARGE'] },
+      ),
     },
   });
   router.openapi(tokenRoute, async (c) => {
@@ -452,9 +453,8 @@ export function sessionRoutes(limiter: RateLimiter) {
     },
     responses: {
       200: jsonContent(TokenPreparedEnvelope, 'The new revision to sign'),
-      ...errorResponses(guardErrors, jsonBodyErrors, sessionStateErrors, {
+      ...errorResponses(guardErrors, jsonBodyErrors, sessionStateErrors, pdfPreparationErrors, {
         400: ['INVALID_BASE64', 'CERTIFICATE_MALFORMED', 'ORIGIN_NOT_REGISTERED'],
-        409: ['PDF_CHANGES_NOT_ALLOWED'],
         413: ['PAYLOAD_TOO_LARGE'],
         422: ['CERTIFICATE_INVALID', 'SIGNER_IDENTITY_MISMATCH'],
       }),
@@ -512,10 +512,8 @@ export function sessionRoutes(limiter: RateLimiter) {
     request: { params: VerifyParam },
     responses: {
       200: jsonContent(VerificationEnvelope, 'The verification result'),
-      ...errorResponses(guardErrors, {
+      ...errorResponses(guardErrors, pdfReadErrors, {
         404: ['CONTRACT_NOT_FOUND', 'CONTRACT_NOT_SIGNED'],
-        422: [pdfErrors.tooComplex('').code],
-        503: [pdfReaderBusy],
       }),
     },
   });

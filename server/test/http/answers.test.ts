@@ -1,3 +1,4 @@
+import { pdfPreparationErrors, pdfReadErrors } from '../../src/pdf/signing/errors';
 import {
   createHarness,
   type Harness,
@@ -5,12 +6,14 @@ import {
   type SeededTenant,
   seedTenant,
 } from '../support/harness';
+import { operationsReaching } from '../support/reaching';
 
 /**
  * Answers of the HTTP layer are listed for every operation in /api/openapi.json, with their
  * codes, and come in the spec's error shape: an over-long id, a repeated query parameter, an
  * undecodable path, headers over Node's limit (431, test/startup/requestTarget.test.ts sends it
- * to the built server), a body over the route's limit.
+ * to the built server), a body over the route's limit. And every operation that reads a PDF
+ * lists what a read answers.
  */
 
 let h: Harness;
@@ -22,11 +25,13 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 interface Answer {
+  headers?: Record<string, { required?: boolean }>;
   content?: {
     'application/json'?: { schema: { allOf?: { properties?: { code?: { enum?: string[] } } }[] } };
   };
 }
 interface Operation {
+  operationId: string;
   parameters?: { in: string }[];
   requestBody?: unknown;
   responses: Record<string, Answer>;
@@ -69,7 +74,80 @@ describe('the OpenAPI document', () => {
       expect.arrayContaining(['INVALID_MULTIPART', 'VALIDATION_ERROR']),
     );
     expect(codesOf(create.responses['422'])).toContain('DOCX_TOO_LARGE');
-    expect(codesOf(create.responses['503'])).toEqual(['DOCX_CONVERSION_BUSY', 'PDF_READER_BUSY']);
+    expect(codesOf(create.responses['503'])).toEqual(['PDF_READER_BUSY', 'DOCX_CONVERSION_BUSY']);
+  });
+
+  it('lists what a PDF read answers for every operation whose handler reads one', async () => {
+    const document = await readJson<{ paths: Record<string, Record<string, Operation>> }>(
+      await h.request('GET', '/api/openapi.json'),
+    );
+    const operations = new Map(
+      Object.values(document.paths)
+        .flatMap((methods) => Object.values(methods))
+        .map((operation) => [operation.operationId, operation]),
+    );
+    // Found in the code, not listed here: every handler that can reach the pool of PDF readers
+    // (runPdfTask), through any chain of calls. A new route that reads a PDF is checked too.
+    const readers = operationsReaching([
+      { file: 'server/src/pdf/worker/pool.ts', name: 'runPdfTask' },
+      { file: 'server/src/pdf/worker/pool.ts', name: 'pdfWorkers' },
+    ]);
+    // The ones known today, so that a search that finds nothing cannot pass.
+    expect([...readers.keys()]).toEqual(
+      expect.arrayContaining([
+        'createContract',
+        'downloadContract',
+        'verifyContractSignatures',
+        'initiateSigning',
+        'initiateTaskSigning',
+        'startInvitationSigning',
+        'confirmSigning',
+        'prepareTokenSigning',
+        'signWithToken',
+      ]),
+    );
+    for (const [operationId, chain] of readers) {
+      const operation = operations.get(operationId);
+      const listed = (status: string) => ({ chain, codes: codesOf(operation?.responses[status]) });
+      expect(listed('422')).toEqual({ chain, codes: expect.arrayContaining(['PDF_TOO_COMPLEX']) });
+      expect(listed('503')).toEqual({ chain, codes: expect.arrayContaining(['PDF_READER_BUSY']) });
+      for (const [status, codes] of Object.entries(pdfReadErrors)) {
+        expect(listed(status)).toEqual({ chain, codes: expect.arrayContaining(codes) });
+      }
+      expect(operation?.responses['503']?.headers?.['Retry-After']).toEqual(
+        expect.objectContaining({ required: false }),
+      );
+    }
+  }, 120_000);
+
+  it('lists each PDF answer under the status it is answered with', async () => {
+    const document = await readJson<{ paths: Record<string, Record<string, Operation>> }>(
+      await h.request('GET', '/api/openapi.json'),
+    );
+    // The statuses of pdfPreparationErrors are the errors' own (codesByStatus).
+    const statusOf = new Map(
+      Object.entries(pdfPreparationErrors).flatMap(([status, codes]) =>
+        codes.map((code) => [code, status]),
+      ),
+    );
+    const misplaced = Object.values(document.paths)
+      .flatMap((methods) => Object.values(methods))
+      .flatMap((operation) =>
+        Object.entries(operation.responses).flatMap(([status, answer]) =>
+          codesOf(answer)
+            .filter((code) => statusOf.has(code) && statusOf.get(code) !== status)
+            .map((code) => `${operation.operationId}: ${status} ${code}`),
+        ),
+      );
+    expect(misplaced).toEqual([]);
+    expect(Object.fromEntries(statusOf)).toMatchObject({
+      NOT_A_PDF: '415',
+      PDF_UNREADABLE: '422',
+      PDF_ENCRYPTED: '422',
+      PDF_TOO_COMPLEX: '422',
+      PDF_CHANGES_NOT_ALLOWED: '422',
+      PDF_READER_BUSY: '503',
+    });
   });
 });
 

@@ -24,6 +24,14 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
+/** What preparing a revision answers (a PDF read, a certification that forbids changes). */
+const preparation = [
+  'PDF_UNREADABLE',
+  'PDF_ENCRYPTED',
+  'PDF_TOO_COMPLEX',
+  'PDF_CHANGES_NOT_ALLOWED',
+];
+
 const codes = (operation: Operation, status: string) =>
   operation.responses[status]?.content?.['application/json']?.schema.allOf?.[1].properties?.code
     ?.enum ?? [];
@@ -79,6 +87,7 @@ describe('the signing-session API in the OpenAPI document', () => {
       'PREPARATION_EXPIRED',
     ]);
     expect(codes(confirm, '422')).toEqual([
+      ...preparation,
       'OTP_INVALID',
       'IMAGE_UNREADABLE',
       'SIGNER_IDENTITY_MISMATCH',
@@ -108,6 +117,7 @@ describe('the signing-session API in the OpenAPI document', () => {
       expect.arrayContaining(['NOT_YOUR_TURN', 'TASK_ALREADY_HANDLED', 'MAIN_FILE_NOT_SINGLE']),
     );
     expect(codes(task, '422')).toEqual([
+      ...preparation,
       'SIGNATURE_NOT_EXPECTED',
       'SIGNING_METHOD_NOT_ALLOWED',
       'SIGNER_IDENTITY_MISMATCH',
@@ -126,6 +136,13 @@ describe('the signing-session API in the OpenAPI document', () => {
     );
     expect(codes(token, '409')).toEqual(expect.arrayContaining(['PREPARATION_STALE']));
     const prepare = paths['/api/signing/{sessionId}/prepare']!.post!;
-    expect(codes(prepare, '422')).toEqual(['CERTIFICATE_INVALID', 'SIGNER_IDENTITY_MISMATCH']);
+    expect(codes(prepare, '422')).toEqual([
+      ...preparation,
+      'CERTIFICATE_INVALID',
+      'SIGNER_IDENTITY_MISMATCH',
+    ]);
+    for (const operation of [initiate, fromInvitation, task, confirm, prepare]) {
+      expect(codes(operation, '503')).toEqual(['PDF_READER_BUSY']);
+    }
   });
 });

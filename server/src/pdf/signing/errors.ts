@@ -1,4 +1,4 @@
-import { ApiError } from '../../errors/apiError';
+import { ApiError, codesByStatus } from '../../errors/apiError';
 
 /**
  * The refusals of the PDF signing layer. Each is a distinct 4xx so that a caller (and a partner
@@ -11,6 +11,11 @@ export const pdfErrors = {
     new ApiError(422, 'PDF_UNREADABLE', `The PDF cannot be read: ${why}`),
   tooComplex: (why: string) =>
     new ApiError(422, 'PDF_TOO_COMPLEX', `The PDF is beyond what the service reads: ${why}`),
+  /** Every reader busy and the queue full (pdf/worker/pool.ts): try again in a few seconds. */
+  readerBusy: () =>
+    new ApiError(503, 'PDF_READER_BUSY', 'Too many PDFs are being read; try again shortly', {
+      headers: { 'Retry-After': '5' },
+    }),
   encrypted: () =>
     new ApiError(422, 'PDF_ENCRYPTED', 'The PDF is encrypted; encrypted PDFs cannot be signed'),
   changesNotAllowed: () =>
@@ -40,3 +45,25 @@ export const pdfErrors = {
       'The prepared PDF has no signature placeholder at the expected offset',
     ),
 };
+
+/**
+ * What any read of a PDF can answer (every read runs in the worker pool under the read limits of
+ * budget.ts), for the documented answers of each operation whose handler reads one: 415
+ * NOT_A_PDF, 422 PDF_UNREADABLE, PDF_ENCRYPTED and PDF_TOO_COMPLEX (a limit passed), 503
+ * PDF_READER_BUSY (with Retry-After). Merged like the other lists:
+ * `errorResponses(guardErrors, pdfReadErrors, {...})`.
+ */
+const readAnswers = [
+  pdfErrors.notAPdf(),
+  pdfErrors.unreadable(''),
+  pdfErrors.encrypted(),
+  pdfErrors.tooComplex(''),
+  pdfErrors.readerBusy(),
+];
+export const pdfReadErrors = codesByStatus(...readAnswers);
+
+/**
+ * What preparing a signer's revision answers (preparePdfSignature): a read's answers, and 422
+ * PDF_CHANGES_NOT_ALLOWED for a certification signature that forbids every change.
+ */
+export const pdfPreparationErrors = codesByStatus(...readAnswers, pdfErrors.changesNotAllowed());

@@ -18,7 +18,7 @@ export type { DssMaterial } from './dss';
 export { appendDss, readDss } from './dss';
 export type { SignedCopy } from './embed';
 export { digestByteRange, embedSignature, writeSignedCopy } from './embed';
-export { pdfErrors } from './errors';
+export { pdfErrors, pdfReadErrors } from './errors';
 export { readSignatureImage } from './images';
 export type { PageBox } from './pages';
 export { pageBox } from './pages';

@@ -2,7 +2,6 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ApiError } from '../../errors/apiError';
 import { currentPdfLimits, type PdfLimits } from '../signing/budget';
 import { pdfErrors } from '../signing/errors';
 import {
@@ -24,9 +23,6 @@ import {
  * plain data out: objects, arrays, numbers, strings, Dates, Buffers). Declare it with
  * `pdfTask` and list it in `tasks.ts`, which is what the worker loads.
  */
-
-/** The code of the 503 a task gets when every worker is busy and the queue is full. */
-export const pdfReaderBusy = 'PDF_READER_BUSY';
 
 /** A function the workers can run, by its name. */
 export interface PdfTask<A extends unknown[], R> {
@@ -111,11 +107,7 @@ export class PdfWorkerPool {
     if (this.closed) return Promise.reject(new Error('the PDF worker pool is closed'));
     const busy = this.idle.length === 0 && this.slots.size >= this.options.size;
     if (busy && this.queue.length >= this.options.maxQueue) {
-      return Promise.reject(
-        new ApiError(503, pdfReaderBusy, 'Too many PDFs are being read; try again shortly', {
-          headers: { 'Retry-After': '5' },
-        }),
-      );
+      return Promise.reject(pdfErrors.readerBusy());
     }
     const timeMs = limits?.timeMs ?? currentPdfLimits().timeMs;
     return new Promise<R>((resolve, reject) => {
