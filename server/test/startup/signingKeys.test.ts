@@ -43,6 +43,7 @@ describe('signing keys at start of the built server', () => {
     expect(fs.readdirSync(path.join(dataDir, 'dev-ca')).sort()).toEqual([
       'ca.key',
       'ca.pem',
+      'issued',
       'tsa.key',
       'tsa.pem',
     ]);
