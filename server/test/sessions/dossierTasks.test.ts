@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
+import { verifyPdfSignatures } from '../../src/signing/verification/verifyPdf';
 import { contractPdf } from '../contracts/fixtures';
 import {
   addProcess,
@@ -289,15 +290,60 @@ describe('dossier tasks sign through the signing sessions', () => {
     const bytes = Buffer.from(await download.arrayBuffer());
     const file = path.join(h.dataDir, 'dossier-signed.pdf');
     fs.writeFileSync(file, bytes);
+    // Then the archive revision the completion added (B-LTA): pdfsig lists its document
+    // timestamp (poppler does not validate RFC 3161 ones, so it is not "valid" for pdfsig).
     const report = pdfsig(file);
-    expect(pdfsigSignatures(report).map((s) => s.valid)).toEqual([true, true]);
+    const verdicts = pdfsigSignatures(report);
+    expect(verdicts.map((s) => s.valid)).toEqual([true, true, false]);
+    expect(verdicts[2]!.text).toContain('Signature Field Name: DocumentTimestamp1');
+    expect(verdicts[2]!.total).toBe(true);
     expect(report).toContain('Trần Văn Giám');
+    // The engine's verification: the DSS answers for every chain, covered by the document
+    // timestamp.
+    const verification = await verifyPdfSignatures(h.deps, file, {
+      tenantId: world.acme.tenantId,
+    });
+    expect(verification.isValid).toBe(true);
+    expect(
+      verification.signatures.map((s) => [
+        s.fieldName === 'DocumentTimestamp1',
+        s.isValid,
+        s.level,
+      ]),
+    ).toEqual([
+      [false, true, 'B-LTA'],
+      [false, true, 'B-LTA'],
+      [true, true, 'B-T'],
+    ]);
+    // Versions: the original, one per signature, the archive, which is what is served.
     const versions = (await state(dossierId)).versions;
-    expect(versions.map((v) => v.version)).toEqual([1, 2, 3]);
+    expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4]);
     const sha = crypto.createHash('sha256').update(bytes).digest('hex');
-    expect(versions[2]!.sha256).toBe(sha);
+    expect(versions[3]!.sha256).toBe(sha);
+    // The completion's audit event names the archive and the levels verification gives.
+    const trail = await h.deps.db
+      .selectFrom('dossier_audit_events')
+      .select(['action', 'details'])
+      .where('dossier_id', '=', dossierId)
+      .execute();
+    const completed = trail.find((event) => event.action === 'completed')!;
+    expect(JSON.parse(completed.details).archived).toEqual([
+      {
+        fileUuid: files[0].fileUuid,
+        fileVersion: 4,
+        documentHash: `sha256:${sha}`,
+        documentTimestamp: {
+          fieldName: 'DocumentTimestamp1',
+          genTime: expect.any(String),
+          tsa: expect.any(String),
+        },
+        levels: Object.fromEntries(
+          verification.signatures.slice(0, 2).map((s) => [s.fieldName, s.level]),
+        ),
+      },
+    ]);
 
-    // document.completed names the signed file; its presigned URL serves those bytes.
+    // document.completed names the archived file; its presigned URL serves those bytes.
     const event = await h.deps.db
       .selectFrom('webhook_events')
       .select('body')
