@@ -10,6 +10,7 @@ import {
   type ActionOutcome,
   auditActorOf,
   completeSignedTurn,
+  completesDossier,
   performable,
   rejectInTransaction,
 } from '../workflow/actions';
@@ -163,14 +164,17 @@ function subjectOf(
         ...mail,
       });
     },
-    // A dossier ends by its workflow (a later approval may end it), not by a signature: its
-    // files are not archived here (docs/decisions.md).
-    isLastSignature: async () => false,
+    // The dossier's archive is made when it completes (workflow/archive.ts): by this signature
+    // when no turn or step follows it, else by the action that ends the workflow.
+    isLastSignature: async (db) =>
+      completesDossier(db, await performable(db, deps.clock, { taskCode, actorUserId: user.id })),
     commitSignature: async (trx, commitDeps, { signed }) => {
+      const { archived } = signed;
       const outcome = await completeSignedTurn(trx, commitDeps, {
         taskCode,
         actorUserId: user.id,
         newFileVersions: [{ fileId, sha256: signed.sha256, size: signed.size }],
+        archives: archived ? [{ fileId, sourceSha256: signed.sha256, ...archived }] : [],
       });
       return { task: outcomeOf(outcome, dossier.document_id) };
     },

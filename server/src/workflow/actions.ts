@@ -5,6 +5,15 @@ import { type Db, inTransaction } from '../db/database';
 import type { DossierStatus, HistoryAction, SignType } from '../db/schema';
 import { ApiError } from '../errors/apiError';
 import type { Clock } from '../platform/clock';
+import {
+  type ArchiveDeps,
+  archiveSignedFiles,
+  type FileArchive,
+  noArchives,
+  type PendingArchives,
+  recordArchives,
+  settleArchives,
+} from './archive';
 import { expireTask } from './deadlines';
 import { dossierEnded, endedStatuses } from './ending';
 import { type EventDeps, turnActivated } from './events';
@@ -17,7 +26,7 @@ import {
   newestVersionNumber,
 } from './queries/dossiers';
 import { newestTaskCode, taskStatus, updateTask } from './queries/tasks';
-import { cancelRemainingTurns, updateTurn } from './queries/turns';
+import { cancelRemainingTurns, nextStepWithTurns, updateTurn } from './queries/turns';
 import { openNextStep } from './start';
 import {
   actorSnapshot,
@@ -81,6 +90,11 @@ export interface NewFileVersion {
 
 export interface SignedTurnInput extends TaskActionInput {
   newFileVersions: NewFileVersion[];
+  /**
+   * When this turn completes the dossier (completesDossier): the archive of each signed MAIN
+   * file, made from the version this turn adds (workflow/archive.ts).
+   */
+  archives?: FileArchive[];
 }
 
 /** Where the dossier stands after an action. */
@@ -258,6 +272,7 @@ async function signTurn(
   deps: ActionDeps,
   acting: Acting,
   comment: string | null,
+  archives: FileArchive[],
 ): Promise<ActionOutcome> {
   const { context, turn } = acting;
   const now = deps.clock.now().toISOString();
@@ -274,8 +289,57 @@ async function signTurn(
   }
   await updateTask(trx, context.task.id, { status: 2, action_at: now, comment });
   const opened = await openNextStep(trx, deps, context.dossier.id, context.step.position);
-  if (!opened) await dossierEnded(trx, deps, context.dossier.id, 'COMPLETED', now);
+  if (!opened) {
+    const dossierId = context.dossier.id;
+    const archived = await recordArchives(trx, dossierId, context.task.tenantId, archives, now);
+    await dossierEnded(trx, deps, dossierId, 'COMPLETED', now, archived);
+  }
   return outcomeOf(trx, acting, opened);
+}
+
+/**
+ * Whether performing `acting`'s turn completes the dossier: no turn of its task waits after it
+ * and no later step has turns (as signTurn decides). Asked before the action's transaction so
+ * that the dossier's archive is made first (workflow/archive.ts).
+ */
+export async function completesDossier(db: Db, acting: Acting): Promise<boolean> {
+  const { context, turn } = acting;
+  const laterTurn = context.turns.some(
+    (candidate) => candidate.turn_order > turn.turn_order && candidate.status === 'WAITING',
+  );
+  if (laterTurn) return false;
+  return !(await nextStepWithTurns(db, context.dossier.id, context.step.position));
+}
+
+/**
+ * A signTurn action (approve, acknowledge) of a step of `signTypes`: when it completes the
+ * dossier, the signed files' archives are made before its transaction and kept only if it
+ * commits (a TSA failure refuses the action, nothing written).
+ */
+async function performSignTurn(
+  deps: ArchiveDeps,
+  input: { taskCode: string; actorUserId: number },
+  signTypes: SignType[],
+  work: (trx: Db, acting: Acting, archives: FileArchive[]) => Promise<ActionOutcome>,
+): Promise<ActionOutcome> {
+  const acting = await actingTurn(deps.db, deps.clock, input.taskCode, input.actorUserId);
+  const archiving =
+    acting !== 'overdue' &&
+    signTypes.includes(acting.context.step.sign_type) &&
+    (await completesDossier(deps.db, acting));
+  const pending: PendingArchives = archiving
+    ? await archiveSignedFiles(deps, acting.context.dossier.id, acting.context.task.tenantId)
+    : noArchives;
+  try {
+    const outcome = await perform(deps, input, (trx, acting) =>
+      work(trx, acting, pending.archives),
+    );
+    await settleArchives(deps, pending, true);
+    return outcome;
+  } catch (error) {
+    await settleArchives(deps, pending, false);
+    throw error;
+  }
 }
 
 /**
@@ -299,12 +363,13 @@ async function perform(
 }
 
 /** Approves the active turn of an image_signature or app_submit step. */
-export async function approve(deps: ActionDeps, input: TaskActionInput): Promise<ActionOutcome> {
+export async function approve(deps: ArchiveDeps, input: TaskActionInput): Promise<ActionOutcome> {
   const comment = cleanText(input.comment, 'comment', false);
-  return perform(deps, input, (trx, acting) => {
+  const signTypes: SignType[] = ['image_signature', 'app_submit'];
+  return performSignTurn(deps, input, signTypes, (trx, acting, archives) => {
     requireSignType(
       acting,
-      ['image_signature', 'app_submit'],
+      signTypes,
       acting.context.step.sign_type === 'digital_signature'
         ? 'SIGNATURE_REQUIRED'
         : 'ACKNOWLEDGE_REQUIRED',
@@ -312,24 +377,24 @@ export async function approve(deps: ActionDeps, input: TaskActionInput): Promise
         ? 'A digital_signature step completes only with a digital signature'
         : 'A notification step is acknowledged, not approved',
     );
-    return signTurn(trx, deps, acting, comment);
+    return signTurn(trx, deps, acting, comment, archives);
   });
 }
 
 /** Acknowledges the active turn of a notification step (it counts as signed). */
 export async function acknowledge(
-  deps: ActionDeps,
+  deps: ArchiveDeps,
   input: TaskActionInput,
 ): Promise<ActionOutcome> {
   const comment = cleanText(input.comment, 'comment', false);
-  return perform(deps, input, (trx, acting) => {
+  return performSignTurn(deps, input, ['notification'], (trx, acting, archives) => {
     requireSignType(
       acting,
       ['notification'],
       'NOT_A_NOTIFICATION_STEP',
       'Only notification steps are acknowledged',
     );
-    return signTurn(trx, deps, acting, comment);
+    return signTurn(trx, deps, acting, comment, archives);
   });
 }
 
@@ -461,5 +526,5 @@ export async function completeSignedTurn(
       created_at: now,
     });
   }
-  return signTurn(trx, deps, acting, comment);
+  return signTurn(trx, deps, acting, comment, input.archives ?? []);
 }

@@ -3,6 +3,7 @@ import { dossierTrail, systemActor } from '../audit/subject';
 import type { Db } from '../db/database';
 import type { DossierStatus } from '../db/schema';
 import { ApiError } from '../errors/apiError';
+import type { ArchivedVersion } from './archive';
 import { dossierCompleted, dossierRejected, type EventDeps } from './events';
 import { dossierProgress, updateDossier } from './queries/dossiers';
 
@@ -30,7 +31,8 @@ const endColumn = {
  * and who rejected), nothing for EXPIRED (the spec: an expired dossier produces no webhook).
  *
  * COMPLETED requires signedCount to equal requiredCount, as the spec defines it; anything else
- * is a bug of the engine and aborts the transaction.
+ * is a bug of the engine and aborts the transaction. `archived` names the archive versions the
+ * completing action recorded just before (workflow/archive.ts) in the `completed` audit event.
  */
 export async function dossierEnded(
   trx: Db,
@@ -38,6 +40,7 @@ export async function dossierEnded(
   dossierId: number,
   outcome: DossierOutcome,
   at: string,
+  archived: ArchivedVersion[] = [],
 ): Promise<void> {
   const dossier = await dossierProgress(trx, dossierId);
   if (!runningStatuses.includes(dossier.status)) {
@@ -62,7 +65,11 @@ export async function dossierEnded(
     await appendAuditEvent(trx, deps.clock, dossierTrail(dossierId), {
       action: outcome === 'COMPLETED' ? 'completed' : 'expired',
       actor: systemActor,
-      details: { signedCount: dossier.signed_count, requiredCount: dossier.required_count },
+      details: {
+        signedCount: dossier.signed_count,
+        requiredCount: dossier.required_count,
+        ...(archived.length > 0 ? { archived } : {}),
+      },
     });
   }
   if (outcome === 'COMPLETED') await dossierCompleted(trx, deps, dossierId);

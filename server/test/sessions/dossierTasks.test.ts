@@ -2,6 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
+import { verifyPdfSignatures } from '../../src/signing/verification/verifyPdf';
+import { approve } from '../../src/workflow/actions';
 import { contractPdf } from '../contracts/fixtures';
 import {
   addProcess,
@@ -35,28 +37,33 @@ let api: (
 beforeAll(async () => {
   world = await openWorld();
   const { h } = world;
-  await addProcess(
-    h,
-    { tenantId: world.acme.tenantId, organizationId: world.acme.rootOrganizationId },
-    'KYSO',
-    ['HD'],
-    [
-      {
-        stepCode: 'GIAM_DOC',
-        name: 'Giám đốc ký số',
-        kind: 'internal',
-        signType: 'digital_signature',
-        defaultUserId: world.directorId,
-      },
-      {
-        stepCode: 'PHAP_CHE',
-        name: 'Pháp chế ký nháy',
-        kind: 'internal',
-        signType: 'image_signature',
-        defaultUserId: world.lawyerIds[0],
-      },
-    ],
-  );
+  // The director signs, then the lawyer: by an image signature (KYSO), or by an approval that
+  // ends the workflow after the last signature (KYSO_DUYET, which archives at that approval).
+  const processes = { KYSO: 'image_signature', KYSO_DUYET: 'app_submit' } as const;
+  for (const [code, signType] of Object.entries(processes)) {
+    await addProcess(
+      h,
+      { tenantId: world.acme.tenantId, organizationId: world.acme.rootOrganizationId },
+      code,
+      ['HD'],
+      [
+        {
+          stepCode: 'GIAM_DOC',
+          name: 'Giám đốc ký số',
+          kind: 'internal',
+          signType: 'digital_signature',
+          defaultUserId: world.directorId,
+        },
+        {
+          stepCode: 'PHAP_CHE',
+          name: signType === 'app_submit' ? 'Pháp chế phê duyệt' : 'Pháp chế ký nháy',
+          kind: 'internal',
+          signType,
+          defaultUserId: world.lawyerIds[0],
+        },
+      ],
+    );
+  }
   api = async (method, url, token, json) => {
     // The TSA and the certificates live in real time.
     if (new Date() > h.clock.now()) h.clock.set(new Date());
@@ -72,12 +79,14 @@ afterAll(() => world.close());
 // biome-ignore lint/suspicious/noExplicitAny: test reads of response bodies
 type Body = any;
 
-async function createDossier(): Promise<{ documentId: string; dossierId: number }> {
+async function createDossier(
+  processDefCode = 'KYSO',
+): Promise<{ documentId: string; dossierId: number }> {
   const documentId = `KS-${crypto.randomUUID()}`;
   const response = await world.create({
     documentId,
     documentTitle: 'Hợp đồng ký số qua phiên',
-    processDefCode: 'KYSO',
+    processDefCode,
     signers: [],
     files: [
       {
@@ -120,6 +129,19 @@ async function deliver() {
   const worker = manualWorker(world.h.deps);
   await worker.drain();
   await worker.stop();
+}
+
+/** A `document.completed` body names the dossier and its signed file is `bytes` (its URL serves them). */
+async function expectCarries(body: Uint8Array, documentId: string, bytes: Buffer) {
+  const data = JSON.parse(Buffer.from(body).toString('utf8')).data;
+  expect(data.documentId).toBe(documentId);
+  const signedFile = data.files.find((f: Body) => f.type === 'signed_document');
+  expect(signedFile).toMatchObject({ sizeBytes: bytes.length });
+  const presigned = await world.h.request(
+    'GET',
+    new URL(signedFile.url).pathname + new URL(signedFile.url).search,
+  );
+  expect(Buffer.from(await presigned.arrayBuffer()).equals(bytes)).toBe(true);
 }
 
 /** What a failed completion must leave as it was. */
@@ -289,30 +311,153 @@ describe('dossier tasks sign through the signing sessions', () => {
     const bytes = Buffer.from(await download.arrayBuffer());
     const file = path.join(h.dataDir, 'dossier-signed.pdf');
     fs.writeFileSync(file, bytes);
+    // Then the archive revision the completion added (B-LTA): pdfsig lists its document
+    // timestamp (poppler does not validate RFC 3161 ones, so it is not "valid" for pdfsig).
     const report = pdfsig(file);
-    expect(pdfsigSignatures(report).map((s) => s.valid)).toEqual([true, true]);
+    const verdicts = pdfsigSignatures(report);
+    expect(verdicts.map((s) => s.valid)).toEqual([true, true, false]);
+    expect(verdicts[2]!.text).toContain('Signature Field Name: DocumentTimestamp1');
+    expect(verdicts[2]!.total).toBe(true);
     expect(report).toContain('Trần Văn Giám');
+    // The engine's verification: the DSS answers for every chain, covered by the document
+    // timestamp.
+    const verification = await verifyPdfSignatures(h.deps, file, {
+      tenantId: world.acme.tenantId,
+    });
+    expect(verification.isValid).toBe(true);
+    expect(
+      verification.signatures.map((s) => [
+        s.fieldName === 'DocumentTimestamp1',
+        s.isValid,
+        s.level,
+      ]),
+    ).toEqual([
+      [false, true, 'B-LTA'],
+      [false, true, 'B-LTA'],
+      [true, true, 'B-T'],
+    ]);
+    // Versions: the original, one per signature, the archive, which is what is served.
     const versions = (await state(dossierId)).versions;
-    expect(versions.map((v) => v.version)).toEqual([1, 2, 3]);
+    expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4]);
     const sha = crypto.createHash('sha256').update(bytes).digest('hex');
-    expect(versions[2]!.sha256).toBe(sha);
+    expect(versions[3]!.sha256).toBe(sha);
+    // The completion's audit event names the archive and the levels verification gives.
+    const trail = await h.deps.db
+      .selectFrom('dossier_audit_events')
+      .select(['action', 'details'])
+      .where('dossier_id', '=', dossierId)
+      .execute();
+    const completed = trail.find((event) => event.action === 'completed')!;
+    expect(JSON.parse(completed.details).archived).toEqual([
+      {
+        fileUuid: files[0].fileUuid,
+        fileVersion: 4,
+        documentHash: `sha256:${sha}`,
+        documentTimestamp: {
+          fieldName: 'DocumentTimestamp1',
+          genTime: expect.any(String),
+          tsa: expect.any(String),
+        },
+        levels: Object.fromEntries(
+          verification.signatures.slice(0, 2).map((s) => [s.fieldName, s.level]),
+        ),
+      },
+    ]);
 
-    // document.completed names the signed file; its presigned URL serves those bytes.
+    // document.completed names the archived file; its presigned URL serves those bytes.
     const event = await h.deps.db
       .selectFrom('webhook_events')
       .select('body')
       .where('type', '=', 'document.completed')
       .orderBy('created_at', 'desc')
       .executeTakeFirstOrThrow();
-    const data = JSON.parse(Buffer.from(event.body).toString('utf8')).data;
-    expect(data.documentId).toBe(documentId);
-    const signedFile = data.files.find((f: Body) => f.type === 'signed_document');
-    expect(signedFile).toMatchObject({ sizeBytes: bytes.length });
-    const presigned = await h.request(
-      'GET',
-      new URL(signedFile.url).pathname + new URL(signedFile.url).search,
+    await expectCarries(event.body, documentId, bytes);
+  });
+
+  it('an approval after the last signature completes the dossier with the archive; a TSA failure refuses it, nothing written', async () => {
+    const { h } = world;
+    await subscribe(h, 'ACME', 'https://127.0.0.1:9/hooks');
+    const { documentId, dossierId } = await createDossier('KYSO_DUYET');
+    const director = await partnerToken(world, 'giam.doc');
+    const started = await api(
+      'POST',
+      `/api/tasks/${await pendingTask(dossierId)}/signing-session`,
+      director,
+      {
+        signingMethod: 'cloud_hsm',
+      },
     );
-    expect(Buffer.from(await presigned.arrayBuffer()).equals(bytes)).toBe(true);
+    const sessionId = (started.body as Body).data.sessionId;
+    await api('POST', `/api/signing/${sessionId}/send-otp`, director);
+    await deliver();
+    const signed = await api('POST', `/api/signing/${sessionId}/confirm`, director, {
+      otp: otpFor('0901000000'),
+    });
+    expect(signed.status).toBe(200);
+    // The last signature, but not the end of the workflow: the file is the signed one.
+    expect((signed.body as Body).data.task).toMatchObject({
+      dossierStatus: 'IN_PROGRESS',
+      signedCount: 1,
+    });
+    expect((await state(dossierId)).versions.map((v) => v.version)).toEqual([1, 2]);
+
+    // The approval that completes the dossier archives first: a TSA that fails (nothing
+    // listens on port 9) refuses it with 502 TIMESTAMP_FAILED, and nothing changed.
+    const approval = { taskCode: await pendingTask(dossierId), actorUserId: world.lawyerIds[0]! };
+    const completions = () =>
+      h.deps.db
+        .selectFrom('webhook_events')
+        .select('body')
+        .where('type', '=', 'document.completed')
+        .execute();
+    const before = { ...(await state(dossierId)), completions: (await completions()).length };
+    const tsa = h.deps.config.tsa as { url?: string };
+    const url = tsa.url;
+    tsa.url = 'https://127.0.0.1:9/tsa';
+    const refused = await approve(h.deps, approval).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    tsa.url = url;
+    expect(refused).toMatchObject({ status: 502, code: 'TIMESTAMP_FAILED' });
+    expect({ ...(await state(dossierId)), completions: (await completions()).length }).toEqual(
+      before,
+    );
+
+    // Retried with the TSA back: COMPLETED, the archive is version 3 and what is served.
+    h.clock.set(new Date());
+    expect(await approve(h.deps, approval)).toMatchObject({
+      dossierStatus: 'COMPLETED',
+      signedCount: 2,
+    });
+    const versions = (await state(dossierId)).versions;
+    expect(versions.map((v) => v.version)).toEqual([1, 2, 3]);
+    const listing = await h.request('GET', `${documentsPath}/${documentId}/files`, {
+      headers: { 'x-api-key': world.key },
+    });
+    const fileUuid = ((await listing.json()) as Body).data.files[0].fileUuid;
+    const download = await h.request('GET', `/api/integration/files/${fileUuid}/download`, {
+      headers: { 'x-api-key': world.key },
+    });
+    const bytes = Buffer.from(await download.arrayBuffer());
+    expect(crypto.createHash('sha256').update(bytes).digest('hex')).toBe(versions[2]!.sha256);
+    const file = path.join(h.dataDir, 'dossier-approved.pdf');
+    fs.writeFileSync(file, bytes);
+    const verdicts = pdfsigSignatures(pdfsig(file));
+    expect(verdicts.map((s) => s.valid)).toEqual([true, false]);
+    expect(verdicts[1]!.text).toContain('Signature Field Name: DocumentTimestamp1');
+    const verification = await verifyPdfSignatures(h.deps, file, {
+      tenantId: world.acme.tenantId,
+    });
+    expect(verification.signatures.map((s) => [s.isValid, s.level])).toEqual([
+      [true, 'B-LTA'],
+      [true, 'B-T'],
+    ]);
+
+    // document.completed, written by the approval, carries the archive.
+    const events = await completions();
+    expect(events).toHaveLength(before.completions + 1);
+    await expectCarries(events.at(-1)!.body, documentId, bytes);
   });
 
   it('reject through a session rejects the task and the dossier', async () => {

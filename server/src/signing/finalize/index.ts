@@ -3,6 +3,8 @@
  * pipeline that checks a signature (from a token client or a service key), embeds it with its
  * timestamp and revocation data and stores the signed file in the caller's transaction.
  */
+export type { ArchiveSummary, StoredArchive } from './archive';
+export { archiveStoredFile } from './archive';
 export type { FinalizeDeps, SignatureEvidence } from './checkSignature';
 export { finalizeErrors } from './errors';
 export type { FinalizeOptions, FinalizeResult, SignedRevision } from './finalize';
