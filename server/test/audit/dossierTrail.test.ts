@@ -201,10 +201,16 @@ describe('the dossier audit trail', () => {
       certificateSerial: expect.stringMatching(/^[0-9a-fA-F:]+$/),
       timestampTime: expect.any(String),
       documentHashBefore: `sha256:${originalSha[0]!.sha256}`,
-      documentHashAfter: `sha256:${downloadedSha}`,
+      documentHashAfter: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
     });
+    // The signed version is followed, at completion, by its archive revision (DSS and document
+    // timestamp, B-LTA): the version the download serves.
+    expect(factsOf(signature).documentHashAfter).not.toBe(`sha256:${downloadedSha}`);
     expect([completed!.actor_kind, completed!.client_address]).toEqual(['system', null]);
-    expect(factsOf(apiGet)).toMatchObject({ via: 'api', version: 2, sha256: downloadedSha });
+    expect(factsOf(completed).archived).toEqual([
+      expect.objectContaining({ fileVersion: 3, documentHash: `sha256:${downloadedSha}` }),
+    ]);
+    expect(factsOf(apiGet)).toMatchObject({ via: 'api', version: 3, sha256: downloadedSha });
     expect([urlGet!.actor_name, factsOf(urlGet).via]).toEqual(['presigned URL', 'presigned_url']);
 
     const { dataDir } = world.h;
