@@ -5,9 +5,10 @@ import { contractTrail } from '../audit/subject';
 import type { AppDeps } from '../context';
 import { inTransaction } from '../db/database';
 import { ApiError, validationError } from '../errors/apiError';
+import { inspectSignablePdf } from '../pdf/inspection';
 import type { StoredFile } from '../storage/fileStore';
 import type { ContractCaller } from './access';
-import { conversionDirectory, convertDocx, inspectSignablePdf } from './document';
+import { conversionDirectory, convertDocx } from './document';
 import { verifyExistingSignatures } from './existingSignatures';
 import { contractTypeByNumber, insertContract, insertFileVersion, insertSigners } from './queries';
 import { ContractCreateFields, type ExistingSignature, emailKey } from './schemas';
@@ -49,7 +50,7 @@ async function pdfOf(
     file.kind === 'pdf'
       ? file.tempPath
       : await convertDocx(deps.config.docxConversion, file.tempPath, await workDir());
-  const inspection = await inspectSignablePdf(pdfPath);
+  const inspection = await inspectSignablePdf(pdfPath, 'file');
   const existingSignatures =
     inspection.signatures > 0 ? await verifyExistingSignatures(deps, pdfPath, verification) : [];
   return { pdfPath, existingSignatures };

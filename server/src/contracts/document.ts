@@ -3,9 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ApiError } from '../errors/apiError';
-import { describeActiveContent, type PdfInspection } from '../pdf/signing/activeContent';
-import { runPdfTask } from '../pdf/worker/pool';
-import { inspectPdfTask } from '../pdf/worker/tasks';
+import { pdfInspectionCodes } from '../pdf/inspection';
 import type { DocxConversionSettings } from '../platform/config';
 import { assertDocxWithinLimits, docxArchiveCodes } from './docxArchive';
 
@@ -19,11 +17,8 @@ export const documentCodes = {
   conversionBusy: 'DOCX_CONVERSION_BUSY',
   tooLarge: docxArchiveCodes.tooLarge,
   notDocx: 'NOT_A_DOCX',
-  activeContent: 'PDF_ACTIVE_CONTENT',
+  activeContent: pdfInspectionCodes.activeContent,
 } as const;
-
-/** Findings named in the refusal's message at most (the rest counted). */
-const namedFindings = 5;
 
 /** What a client refused for a full queue is told to wait, in seconds. */
 const busyRetryAfterSeconds = 10;
@@ -72,29 +67,6 @@ function conversionSlots(settings: DocxConversionSettings): ConversionSlots {
     slotsOf.set(settings, slots);
   }
   return slots;
-}
-
-/**
- * Checks that the file really is a PDF we can sign later, with the signing engine's own reader
- * in a PDF worker thread, within the read limits: 415 NOT_A_PDF (another format renamed .pdf),
- * 422 PDF_ENCRYPTED, PDF_UNREADABLE, PDF_TOO_COMPLEX; and that it holds no active content
- * (JavaScript, launch actions, embedded files, rich media, XFA): 422 PDF_ACTIVE_CONTENT.
- * Answers how many signatures it carries.
- */
-export async function inspectSignablePdf(filePath: string): Promise<PdfInspection> {
-  const inspection = await runPdfTask(inspectPdfTask, filePath);
-  const found = inspection.activeContent;
-  if (found.length > 0) {
-    const named = found.slice(0, namedFindings).map(describeActiveContent).join('; ');
-    const more = found.length > namedFindings ? ` and ${found.length - namedFindings} more` : '';
-    throw new ApiError(
-      422,
-      documentCodes.activeContent,
-      `The PDF holds active content, which contracts may not: ${named}${more}`,
-      { field: 'file' },
-    );
-  }
-  return inspection;
 }
 
 /** A .docx is a ZIP package: anything else is refused before LibreOffice sees it. */

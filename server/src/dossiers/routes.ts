@@ -14,6 +14,8 @@ import {
   jsonContent,
 } from '../http/openapi';
 import { fileUrlCodes } from '../outbound/downloadPdf';
+import { pdfInspectionCodes } from '../pdf/inspection';
+import { pdfReadErrors } from '../pdf/signing/errors';
 import type { Permission } from '../tenancy/permissionCatalog';
 import {
   creationLimits,
@@ -52,13 +54,13 @@ export function dossierRoutes(limiter: RateLimiter) {
     operationId: 'createDossier',
     summary: 'Create a signing dossier (1)',
     description:
-      'Atomic: files are fetched (SSRF-safe) or rendered first, then everything is written at once; any failure leaves nothing behind. fileUrl failures: see docs/file-url-errors.md.',
+      'Atomic: files are fetched (SSRF-safe) or rendered first, then everything is written at once; any failure leaves nothing behind. A fetched file is read like a contract upload: 422 PDF_UNREADABLE, PDF_TOO_COMPLEX, PDF_ENCRYPTED, PDF_ACTIVE_CONTENT name its `files.N.fileUrl`. fileUrl failures: see docs/file-url-errors.md.',
     request: {
       body: { required: true, content: { 'application/json': { schema: DossierCreateBody } } },
     },
     responses: {
       201: jsonContent(DossierCreatedEnvelope, 'HTTP 201 with body statusCode 200'),
-      ...errorResponses(guardErrors, jsonBodyErrors, {
+      ...errorResponses(guardErrors, jsonBodyErrors, pdfReadErrors, {
         400: [
           'SIGNER_REQUIRED',
           'STEP_CODE_NOT_FOUND',
@@ -74,7 +76,7 @@ export function dossierRoutes(limiter: RateLimiter) {
         409: ['DUPLICATE_DOCUMENT_ID', 'SIGNER_ACCOUNT_CONFLICT'],
         413: ['PAYLOAD_TOO_LARGE', fileUrlCodes.tooLarge],
         415: [fileUrlCodes.notPdf],
-        422: ['MISSING_ECM_CLASS_CODE', 'PROCESS_HAS_NO_STEPS'],
+        422: ['MISSING_ECM_CLASS_CODE', 'PROCESS_HAS_NO_STEPS', pdfInspectionCodes.activeContent],
         502: [
           fileUrlCodes.redirect,
           fileUrlCodes.httpStatus,

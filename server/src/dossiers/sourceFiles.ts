@@ -1,6 +1,8 @@
+import fs from 'node:fs/promises';
 import type { AppDeps } from '../context';
 import type { FileKind } from '../db/schema';
 import { downloadPdf } from '../outbound/downloadPdf';
+import { inspectSignablePdf } from '../pdf/inspection';
 import type { StoredFile } from '../storage/fileStore';
 import { renderTemplate } from '../templates/service';
 import type { FileInputValue } from './schemas';
@@ -53,6 +55,8 @@ async function storeOne(
   request: FileRequest,
 ): Promise<StoredFile> {
   const { input, at } = request;
+  // A rendered template is the service's own output (pdf-lib fills the organization's template,
+  // which its administrators uploaded), so it is not inspected; what a partner's URL serves is.
   if (input.source === 'template') {
     return renderTemplate(
       deps,
@@ -67,6 +71,14 @@ async function storeOne(
     allowlist: deps.config.outboundAllowlist,
     field: `${at}.fileUrl`,
   });
+  try {
+    // The same inspection as a contract upload: readable within the read limits, not
+    // encrypted, no active content.
+    await inspectSignablePdf(downloaded.path, `${at}.fileUrl`);
+  } catch (error) {
+    await fs.rm(downloaded.path, { force: true });
+    throw error;
+  }
   return deps.files.putFile(downloaded.path);
 }
 

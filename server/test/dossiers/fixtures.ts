@@ -1,15 +1,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  pdfBytes,
-  routes,
-  startHttpsServer,
-  type TestHttpsServer,
-} from '../../../test/support/httpsServer';
+import { routes, startHttpsServer, type TestHttpsServer } from '../../../test/support/httpsServer';
 import type { TenantRow } from '../../src/tenancy/resolveTenant';
 import { createOrganization, createRole } from '../../src/tenancy/service';
-import { createProcess, type StepSpec } from '../support/dossiers';
+import { createProcess, type StepSpec, tinyPdf } from '../support/dossiers';
 import {
   addUser,
   createHarness,
@@ -36,7 +31,7 @@ export async function addProcess(
 
 /** A PDF whose bytes (and so whose SHA-256) no other test uses. */
 export function uniquePdf(label: string = crypto.randomUUID(), size = 2048): Buffer {
-  return Buffer.concat([pdfBytes(size), Buffer.from(`\n% ${label}\n`, 'latin1')]);
+  return tinyPdf(label, size);
 }
 
 export function sha256(bytes: Buffer): string {

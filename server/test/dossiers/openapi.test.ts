@@ -48,7 +48,23 @@ describe('OpenAPI of dossiers and files', () => {
       [
         '/api/integration/documents',
         'post',
-        ['201', '400', '401', '403', '404', '408', '409', '413', '415', '422', '429', '431', '502'],
+        // 503 PDF_READER_BUSY: a fetched file is read in the PDF worker pool.
+        [
+          '201',
+          '400',
+          '401',
+          '403',
+          '404',
+          '408',
+          '409',
+          '413',
+          '415',
+          '422',
+          '429',
+          '431',
+          '502',
+          '503',
+        ],
       ],
       [
         '/api/integration/documents/{documentId}/start',

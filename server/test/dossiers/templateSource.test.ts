@@ -3,7 +3,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { registerTemplate } from '../../src/templates/service';
-import { hdldBody, openWorld, reply, rowCounts, storedFiles, type World } from './fixtures';
+import {
+  hdldBody,
+  openWorld,
+  reply,
+  rowCounts,
+  storedFiles,
+  uniquePdf,
+  type World,
+} from './fixtures';
 
 /** `source: template` items of endpoint 1: rendered, stored and downloadable like fetched ones. */
 
@@ -92,7 +100,7 @@ describe('files[] item with source template', () => {
       await world.create(
         hdldBody(world, {
           files: [
-            { source: 'url', fileUrl: world.serve(Buffer.from('%PDF-1.7\n% first\n')) },
+            { source: 'url', fileUrl: world.serve(uniquePdf('first')) },
             { source: 'template', templateCode: 'KHONG_CO' },
           ],
         }),

@@ -96,6 +96,7 @@ describe('the OpenAPI document', () => {
     expect([...readers.keys()]).toEqual(
       expect.arrayContaining([
         'createContract',
+        'createDossier',
         'downloadContract',
         'verifyContractSignatures',
         'initiateSigning',

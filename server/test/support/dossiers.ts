@@ -9,6 +9,7 @@ import type { StoredFile } from '../../src/storage/fileStore';
 import { approve } from '../../src/workflow/actions';
 import { startWorkflow } from '../../src/workflow/start';
 import type { TurnRow } from '../../src/workflow/taskContext';
+import { classicFile } from '../pdf/hostilePdfs';
 import type { Harness } from './harness';
 
 /**
@@ -143,11 +144,25 @@ export interface FixtureDossier {
   fileIds: number[];
 }
 
-/** A minimal PDF, enough for the file store and for `%PDF-` sniffing. */
-export function tinyPdf(text = 'Hop dong'): Buffer {
-  return Buffer.from(
-    `%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n% ${text}\ntrailer<</Root 1 0 R>>\n%%EOF\n`,
-  );
+/**
+ * A real minimal PDF: one empty A4 page, a classic cross-reference table and `startxref`, so that
+ * the signing engine's reader (the inspection of a dossier's fetched files) accepts it. `text`,
+ * in a comment, keeps each file's bytes unique; a comment pads the file to at least `size` bytes.
+ */
+export function tinyPdf(text = 'Hop dong', size = 0): Buffer {
+  const unpadded = pdfWithComment(text, '');
+  if (unpadded.length >= size) return unpadded;
+  // A comment line of `size - length` bytes: `%`, spaces, the line feed.
+  return pdfWithComment(text, `%${' '.repeat(Math.max(0, size - unpadded.length - 2))}\n`);
+}
+
+function pdfWithComment(text: string, padding: string): Buffer {
+  const comment = Buffer.from(`\n% ${text.replace(/[\r\n]/g, ' ')}\n${padding}`, 'utf8');
+  return classicFile([
+    Buffer.concat([Buffer.from('<</Type/Catalog/Pages 2 0 R>>', 'latin1'), comment]),
+    '<</Type/Pages/Kids[3 0 R]/Count 1>>',
+    '<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]/Resources<<>>>>',
+  ]);
 }
 
 let documentCounter = 0;

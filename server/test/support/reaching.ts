@@ -1,6 +1,9 @@
 import path from 'node:path';
 import ts from 'typescript';
 
+/** The operator's command line: what it calls is no HTTP operation, so the walk stops there. */
+const adminCli = path.join('server', 'src', 'admin') + path.sep;
+
 /**
  * Which operations of the API can reach a function: the call graph of `server/src`, read by the
  * TypeScript language service (the compiler's own "find all references", so imports, re-exports
@@ -43,6 +46,8 @@ export function operationsReaching(
     for (const reference of (references ?? []).flatMap((symbol) => symbol.references)) {
       const source = program.getSourceFile(reference.fileName);
       if (reference.isDefinition || !source) continue;
+      // The operator's command line (server/src/admin) answers no HTTP operation.
+      if (path.relative(repository, reference.fileName).startsWith(adminCli)) continue;
       const use = innermostAt(source, reference.textSpan.start);
       if (isDeclarationOnly(use)) continue;
       const holder = holderOf(use);
