@@ -205,14 +205,15 @@ async function oursVerify(setup: Setup, signed: Keep): Promise<Sample> {
 /** pdfsig's flags (see the header) on `file`: its wall time, and whether it says valid. */
 function pdfsigRun(nssDir: string, file: string): { ms: number; valid: boolean } {
   const began = performance.now();
-  const run = spawnSync('pdfsig', ['-nssdir', `sql:${nssDir}`, file], {
+  // -nocert: poppler 22 (NSS) calls a certificate naming an OCSP responder "Unknown issue"
+  // whether it may go online or not (it never asks the responder), and every certificate of the
+  // development CA names its responder. pdfsig then checks the signature and its byte range
+  // only, less work than ours (chain, revocation, later revisions): a stricter comparison.
+  const run = spawnSync('pdfsig', ['-nssdir', `sql:${nssDir}`, '-nocert', file], {
     encoding: 'utf8',
   });
   const ms = performance.now() - began;
-  const valid =
-    run.status === 0 &&
-    run.stdout.includes('Signature is Valid.') &&
-    run.stdout.includes('Certificate is Trusted.');
+  const valid = run.status === 0 && run.stdout.includes('Signature is Valid.');
   return { ms, valid };
 }
 
@@ -381,7 +382,7 @@ export async function benchSigning(): Promise<void> {
       },
     ]);
     process.stdout.write(
-      `pdfsig -nssdir <db trusting the development CA>, whole process; on the one-page signed PDF it takes ${median(pdfsigStarts).toFixed(0)} ms (its start-up). Ours: in a warm process.\n`,
+      `pdfsig -nssdir <db trusting the development CA> -nocert, whole process; on the one-page signed PDF it takes ${median(pdfsigStarts).toFixed(0)} ms (its start-up). Ours: in a warm process.\n`,
     );
   } finally {
     pki.remove();
