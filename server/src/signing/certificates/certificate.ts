@@ -136,6 +136,15 @@ export function readCertificate(der: Buffer, label = 'certificate'): Certificate
   return facts;
 }
 
+/** The certificate's facts, or undefined when `der` does not parse as one. */
+export function readCertificateIfAny(der: Buffer, label?: string): CertificateFacts | undefined {
+  try {
+    return readCertificate(der, label);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The certificates read lately, by SHA-256 of their DER: every signature and every check reads
  * the same trust anchors, CA, TSA and seal certificates again, and parsing them three ways costs

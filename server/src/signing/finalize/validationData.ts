@@ -1,7 +1,7 @@
 import type { DssMaterial } from '../../pdf/signing';
 import { runPdfTask } from '../../pdf/worker/pool';
 import { readDssTask, readSignaturesTask } from '../../pdf/worker/tasks';
-import { type CertificateFacts, readCertificate } from '../certificates/certificate';
+import { type CertificateFacts, readCertificateIfAny } from '../certificates/certificate';
 import { issuerPath } from '../certificates/chain';
 import { crlConcerns } from '../certificates/crl';
 import { ocspResponseConcerns } from '../certificates/ocsp';
@@ -48,14 +48,6 @@ export function holdsAnswerFor(
     material.ocspResponses.some((der) => ocspResponseConcerns(der, certificate, issuer)) ||
     material.crls.some((der) => crlConcerns(der, certificate))
   );
-}
-
-function facts(der: Buffer): CertificateFacts | undefined {
-  try {
-    return readCertificate(der);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -116,7 +108,7 @@ export async function materialForEarlierSignatures(
     } catch {
       continue;
     }
-    const signer = signerDer && facts(signerDer);
+    const signer = signerDer && readCertificateIfAny(signerDer);
     if (!signer) continue;
     const path = issuerPath(signer, [...certificates, ...known.certificates]);
     const issuer = path[1];
@@ -146,7 +138,7 @@ export async function materialForArchive(
   for (const signature of (await runPdfTask(readSignaturesTask, sourcePath)).signatures) {
     const at = signature.signingTime ?? deps.clock.now();
     for (const cms of signedDataChain(signature.contents)) {
-      const signer = cms.signerCertificate && facts(cms.signerCertificate);
+      const signer = cms.signerCertificate && readCertificateIfAny(cms.signerCertificate);
       if (!signer) continue;
       const path = issuerPath(signer, [...cms.certificates, ...known.certificates, ...anchors]);
       found.push(await materialForPath(deps, path, known, at));
@@ -179,7 +171,7 @@ export async function materialForSignerChain(
   deps: RevocationDeps,
   chain: Buffer[],
 ): Promise<DssMaterial> {
-  const signer = chain[0] && facts(chain[0]);
+  const signer = chain[0] && readCertificateIfAny(chain[0]);
   if (!signer) return emptyMaterial();
   return materialForPath(deps, issuerPath(signer, chain), emptyMaterial(), deps.clock.now());
 }

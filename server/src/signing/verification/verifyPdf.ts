@@ -11,7 +11,12 @@ import {
 import { runPdfTask } from '../../pdf/worker/pool';
 import { readDssTask, readSignaturesTask } from '../../pdf/worker/tasks';
 import type { RevocationDeps } from '../certificates';
-import { type CertificateFacts, readCertificate, subjectName } from '../certificates/certificate';
+import {
+  type CertificateFacts,
+  readCertificate,
+  readCertificateIfAny,
+  subjectName,
+} from '../certificates/certificate';
 import { certificateIdentity, identifierKinds } from '../certificates/identity';
 import { checkSignerCertificate } from '../certificates/signerCheck';
 import {
@@ -186,7 +191,7 @@ async function checkIntegrity(
     return result('failed');
   }
   const signer = parsed.signerCertificate
-    ? readCertificateOrNull(parsed.signerCertificate)
+    ? readCertificateIfAny(parsed.signerCertificate, 'signer certificate')
     : undefined;
   const hashName = hashNames[parsed.digestAlgorithmOid];
   if (hashName === undefined) {
@@ -236,14 +241,6 @@ async function checkIntegrity(
   return { integrity, essMissing, parsed, signer, problems };
 }
 
-function readCertificateOrNull(der: Buffer): CertificateFacts | undefined {
-  try {
-    return readCertificate(der, 'signer certificate');
-  } catch {
-    return undefined;
-  }
-}
-
 interface TrustResult {
   status: CertificateStatus;
   /** The path to a trust anchor, when one was built (signer first). */
@@ -267,7 +264,7 @@ async function checkTrust(
 ): Promise<TrustResult> {
   // The DSS and the CMS are anyone's to write: what does not parse as a certificate is no link.
   const others = [...carried, ...held.certificates].filter(
-    (der) => !der.equals(signer.der) && readCertificateOrNull(der) !== undefined,
+    (der) => !der.equals(signer.der) && readCertificateIfAny(der) !== undefined,
   );
   let check: ReturnType<typeof checkSignerCertificate>;
   try {
