@@ -23,7 +23,8 @@ export function readDss(filePath: string, options: { upTo?: number } = {}): DssM
   return PdfReader.read(filePath, dssOf, options);
 }
 
-function dssOf(reader: PdfReader): DssMaterial {
+/** The DSS of the reader's newest revision (empty lists when it has none). */
+export function dssOf(reader: PdfReader): DssMaterial {
   const dss = reader.resolveDict(reader.catalog().get('DSS'));
   const streams = (key: string): Buffer[] => {
     const items = dss ? reader.resolveValue(dss.get(key)) : undefined;

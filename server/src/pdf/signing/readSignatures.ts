@@ -6,6 +6,7 @@ import {
   type SignedRevisionFinding,
 } from './diff';
 import { PdfReader, type XrefEntry, type XrefSection } from './document';
+import { type DssMaterial, dssOf } from './dss';
 import { type SignatureField, terminalFields } from './fields';
 import {
   decodeTextString,
@@ -90,6 +91,8 @@ export interface PdfSignatureReport {
   unreadableSignatures: UnreadableSignatureInfo[];
   /** Bytes after the last revision's `%%EOF`: not part of any revision. */
   trailingBytes: number;
+  /** The newest revision's DSS, read in the same pass (validation material, not trust). */
+  dss: DssMaterial;
 }
 
 /** The DER's own length when `bytes` starts with a DER SEQUENCE, else zeros stripped. */
@@ -201,6 +204,7 @@ export function readSignatures(path: string): PdfSignatureReport {
       signatures,
       unreadableSignatures,
       trailingBytes: Math.max(0, reader.size - lastEnd),
+      dss: dssOf(reader),
     };
   });
 }

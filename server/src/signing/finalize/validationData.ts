@@ -1,6 +1,6 @@
 import type { DssMaterial } from '../../pdf/signing';
 import { runPdfTask } from '../../pdf/worker/pool';
-import { readDssTask, readSignaturesTask } from '../../pdf/worker/tasks';
+import { readSignaturesTask } from '../../pdf/worker/tasks';
 import { type CertificateFacts, readCertificateIfAny } from '../certificates/certificate';
 import { issuerPath } from '../certificates/chain';
 import { crlConcerns } from '../certificates/crl';
@@ -94,10 +94,10 @@ export async function materialForEarlierSignatures(
   sourcePath: string,
   stored: DssMaterial[],
 ): Promise<DssMaterial> {
-  const existing = await runPdfTask(readDssTask, sourcePath);
+  const { dss: existing, signatures } = await runPdfTask(readSignaturesTask, sourcePath);
   const known = mergeMaterial(...stored, existing);
   const found: DssMaterial[] = [];
-  for (const signature of (await runPdfTask(readSignaturesTask, sourcePath)).signatures) {
+  for (const signature of signatures) {
     if (signature.type !== 'signature') continue;
     let certificates: Buffer[];
     let signerDer: Buffer | undefined;
@@ -132,10 +132,10 @@ export async function materialForArchive(
   stored: DssMaterial[],
   anchors: Buffer[],
 ): Promise<DssMaterial> {
-  const existing = await runPdfTask(readDssTask, sourcePath);
+  const { dss: existing, signatures } = await runPdfTask(readSignaturesTask, sourcePath);
   const known = mergeMaterial(...stored, existing);
   const found: DssMaterial[] = [];
-  for (const signature of (await runPdfTask(readSignaturesTask, sourcePath)).signatures) {
+  for (const signature of signatures) {
     const at = signature.signingTime ?? deps.clock.now();
     for (const cms of signedDataChain(signature.contents)) {
       const signer = cms.signerCertificate && readCertificateIfAny(cms.signerCertificate);

@@ -426,7 +426,7 @@ export async function verifyPdfSignatures(
   options: VerifyPdfOptions,
 ): Promise<PdfVerification> {
   const report = await runPdfTask(readSignaturesTask, pdfPath);
-  const dss = await runPdfTask(readDssTask, pdfPath);
+  const { dss } = report;
   const anchors = await timestampTrustAnchors(deps, options.tenantId);
   const validationTime = options.at ?? deps.clock.now();
   // Document timestamps first: a valid one makes the signatures before it B-LTA (see padesLevel).
