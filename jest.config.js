@@ -6,9 +6,9 @@
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/server', '<rootDir>/shared', '<rootDir>/agent', '<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
+  testMatch: ['**/*.test.ts', '**/*.test.tsx'],
   transform: {
-    '^.+\\.ts$': [
+    '^.+\\.tsx?$': [
       'ts-jest',
       {
         tsconfig: {
@@ -17,6 +17,8 @@ module.exports = {
           moduleResolution: 'node10',
           esModuleInterop: true,
           target: 'ES2022',
+          jsx: 'react-jsx',
+          jsxImportSource: 'hono/jsx',
         },
       },
     ],

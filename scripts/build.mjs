@@ -18,6 +18,7 @@
  * files, swagger-ui-dist and dejavu-fonts-ttf are read as files, nodemailer and pdf-lib load on
  * first use).
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +37,14 @@ const entryPoints = {
 
 /** The browser files: bundled script and copied page, by their name in server/dist/web/. */
 const webPages = { 'signing-page': 'server/web/signing-page' };
+/**
+ * The web application's browser files: each `server/web/app/*.ts` is one page script, bundled;
+ * `styles.css` and whatever `appCopies` lists are copied as they are. All land in
+ * server/dist/web/app/ beside a manifest of their content hashes (server/src/web/assets.ts).
+ */
+const appSource = 'server/web/app';
+/** Files copied from packages into the app's browser files: name there → path from the root. */
+const appCopies = {};
 
 /** Packages our sources import that go into the bundle, with whatever they import in turn. */
 const bundled = /^(hono|@hono\/[^/]+|zod|kysely|jose)(\/|$)/;
@@ -85,6 +94,7 @@ function staleness() {
       `server/dist/web/${name}.js`,
       `server/dist/web/${name}.html`,
     ]),
+    'server/dist/web/app/manifest.json',
   ];
   for (const output of outputs) {
     if (mtime(output) === undefined) return `${output} is missing`;
@@ -140,7 +150,8 @@ async function build() {
     writeAtomically(file.path, file.contents);
   }
   const webInputs = await buildWebPages(esbuild);
-  const inputs = [...Object.keys(result.metafile.inputs), ...webInputs].sort();
+  const appInputs = await buildApp(esbuild);
+  const inputs = [...Object.keys(result.metafile.inputs), ...webInputs, ...appInputs].sort();
   writeAtomically(manifestFile, `${JSON.stringify({ builtAt, inputs }, null, 1)}\n`);
   return { ms: Date.now() - builtAt, inputs: inputs.length };
 }
@@ -171,6 +182,48 @@ async function buildWebPages(esbuild) {
     inputs.push(...Object.keys(result.metafile.inputs), `${dir}/index.html`);
   }
   return inputs;
+}
+
+/** The web application's scripts, stylesheet and copied files, with their manifest. */
+async function buildApp(esbuild) {
+  const appDir = path.join(outdir, 'web', 'app');
+  fs.mkdirSync(appDir, { recursive: true });
+  const scripts = fs
+    .readdirSync(path.join(root, appSource))
+    .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
+    .map((name) => `${appSource}/${name}`);
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: scripts,
+    outdir: appDir,
+    bundle: true,
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+    minify: true,
+    metafile: true,
+    write: false,
+    logLevel: 'warning',
+  });
+  const files = new Map(
+    result.outputFiles.map((file) => [path.relative(appDir, file.path), file.contents]),
+  );
+  files.set('styles.css', fs.readFileSync(path.join(root, appSource, 'styles.css')));
+  for (const [name, from] of Object.entries(appCopies)) {
+    files.set(name, fs.readFileSync(path.join(root, from)));
+  }
+  const manifest = {};
+  for (const [name, contents] of files) {
+    fs.mkdirSync(path.dirname(path.join(appDir, name)), { recursive: true });
+    writeAtomically(path.join(appDir, name), contents);
+    manifest[name] = crypto.createHash('sha256').update(contents).digest('hex').slice(0, 16);
+  }
+  writeAtomically(path.join(appDir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
+  return [
+    ...Object.keys(result.metafile.inputs),
+    `${appSource}/styles.css`,
+    ...Object.values(appCopies),
+  ];
 }
 
 const ifStale = process.argv.includes('--if-stale');

@@ -18,8 +18,8 @@ import { badRequestTarget, undecodablePath } from './requestTarget';
 import { agentKeyRoutes, sessionRoutes } from './sessions/routes';
 import { developmentOcspRoutes } from './signing/ca/routes';
 import { developmentTsaRoutes } from './signing/timestamps/routes';
-import { signingPageRoutes } from './signingPage/routes';
 import { taskRoutes } from './tasks/routes';
+import { webRoutes } from './web/routes';
 import { registerWebhookEvents, webhookRoutes } from './webhooks/routes';
 
 export interface AppOptions {
@@ -106,20 +106,9 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
   );
 
   app.get('/health', (c) => c.json({ status: 'ok' }));
-  // Until the web app exists, the root leads to the API reference.
-  app.get('/', (c) => c.redirect('/api/docs', 302));
-  const noWebApp = () => {
-    throw new ApiError(
-      404,
-      'WEB_APP_NOT_AVAILABLE',
-      'The web application is not part of this build yet; the API reference is at /api/docs',
-    );
-  };
-  // The page behind a session's signingUrl; the rest of /app is not part of this build.
-  app.route('/app', signingPageRoutes());
-  // Task e-mails link to APP_URL (PUBLIC_URL/app by default): say why nothing is there.
-  app.all('/app', noWebApp);
-  app.all('/app/*', noWebApp);
+  // People land in the web application; partners find the API reference at /api/docs.
+  app.get('/', (c) => c.redirect('/app/dashboard', 302));
+  app.route('/app', webRoutes(limiter));
   app.route('/api/auth', authRoutes(limiter));
   app.route('/api/integration/directory', directoryRoutes(limiter));
   app.route('/api/integration', dossierRoutes(limiter));

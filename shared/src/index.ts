@@ -6,4 +6,5 @@ export * from './agentProtocol';
 export * from './agentTicket';
 export * from './base64';
 export * from './canonicalJson';
+export * from './displayTime';
 export * from './zodIssues';

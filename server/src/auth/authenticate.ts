@@ -62,11 +62,18 @@ async function principalFromApiKey(
   };
 }
 
+/** The user of a valid token, the API key a partner token was issued with, and its expiry. */
+export interface TokenHolder {
+  actor: Actor;
+  keyId: number | null;
+  expiresAt: Date;
+}
+
 /**
  * The user of a valid token. Beyond signature and expiry, a locked or removed user has no
  * session, and a partner token dies with the API key it was issued with (mass revocation).
  */
-async function actorFromToken(deps: AppDeps, token: string, type: TokenType): Promise<Actor> {
+async function holderOfToken(deps: AppDeps, token: string, type: TokenType): Promise<TokenHolder> {
   const claims = await verifyTokenClaims(deps, token, type);
   if (claims === null) throw errors.unauthorized();
   if (claims.keyId !== null) {
@@ -75,7 +82,25 @@ async function actorFromToken(deps: AppDeps, token: string, type: TokenType): Pr
   }
   const user = await findUserById(deps.db, claims.userId);
   if (!user || user.status === userStatus.locked) throw errors.unauthorized();
-  return toActor(user);
+  return { actor: toActor(user), keyId: claims.keyId, expiresAt: claims.expiresAt };
+}
+
+async function actorFromToken(deps: AppDeps, token: string, type: TokenType): Promise<Actor> {
+  return (await holderOfToken(deps, token, type)).actor;
+}
+
+/**
+ * A token handed to the web application (`?at=`): a user's access token or a partner token,
+ * whichever it is. Throws UNAUTHORIZED for anything else.
+ */
+export async function holderOfAnyToken(
+  deps: AppDeps,
+  token: string,
+): Promise<TokenHolder & { kind: 'accessToken' | 'partnerToken' }> {
+  const access = await verifyTokenClaims(deps, token, 'access');
+  const type: TokenType = access ? 'access' : 'partner';
+  const holder = await holderOfToken(deps, token, type);
+  return { ...holder, kind: type === 'access' ? 'accessToken' : 'partnerToken' };
 }
 
 function bearerToken(c: Context): string | undefined {

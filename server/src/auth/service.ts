@@ -38,16 +38,28 @@ async function openSession(deps: AppDeps, user: UserRow): Promise<SessionTokens>
 }
 
 /**
- * Unknown user and wrong password give the same 401 after the same work. When a login name is
- * also another user's e-mail, the password decides which of the two signs in.
+ * The active user with this login and password. Unknown user and wrong password give the same
+ * 401 after the same work. When a login name is also another user's e-mail, the password decides
+ * which of the two it is. A user who is not active gets ACCOUNT_INACTIVE.
  */
-export async function login(deps: AppDeps, username: string, password: string) {
+export async function userOfPassword(
+  deps: AppDeps,
+  username: string,
+  password: string,
+): Promise<UserRow> {
   const candidates = await findUsersByLogin(deps.db, username);
   if (candidates.length === 0) await verifyPassword(password, null);
   for (const user of candidates) {
-    if (await verifyPassword(password, user.password_hash)) return openSession(deps, user);
+    if (await verifyPassword(password, user.password_hash)) {
+      assertCanSignIn(user);
+      return user;
+    }
   }
   throw errors.unauthorized('Invalid username or password');
+}
+
+export async function login(deps: AppDeps, username: string, password: string) {
+  return openSession(deps, await userOfPassword(deps, username, password));
 }
 
 export async function refresh(deps: AppDeps, refreshToken: string): Promise<SessionTokens> {

@@ -21,6 +21,8 @@ function audience(deps: TokenDeps): string {
 export interface TokenClaims {
   userId: number;
   keyId: number | null;
+  /** When the token stops being valid (its `exp`). */
+  expiresAt: Date;
 }
 
 /**
@@ -73,7 +75,11 @@ export async function verifyTokenClaims(
     if (payload.typ !== expected || !payload.sub || !/^\d+$/.test(payload.sub)) return null;
     const keyId = payload.key;
     if (keyId !== undefined && !Number.isSafeInteger(keyId)) return null;
-    return { userId: Number(payload.sub), keyId: (keyId as number | undefined) ?? null };
+    return {
+      userId: Number(payload.sub),
+      keyId: (keyId as number | undefined) ?? null,
+      expiresAt: new Date((payload.exp ?? 0) * 1000),
+    };
   } catch {
     return null;
   }

@@ -101,6 +101,18 @@ export interface RefreshTokensTable {
   created_at: string;
 }
 
+export interface WebSessionsTable {
+  id: Generated<number>;
+  token_hash: string;
+  user_id: number;
+  credential: 'password' | 'accessToken' | 'partnerToken';
+  api_key_id: number | null;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  ended_at: string | null;
+}
+
 export interface EmbeddingOriginsTable {
   id: Generated<number>;
   tenant_id: number;
@@ -453,6 +465,7 @@ export interface Database {
   memberships: MembershipsTable;
   api_keys: ApiKeysTable;
   refresh_tokens: RefreshTokensTable;
+  web_sessions: WebSessionsTable;
   embedding_origins: EmbeddingOriginsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   processes: ProcessesTable;

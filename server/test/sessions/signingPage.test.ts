@@ -236,11 +236,11 @@ describe('the signing page', () => {
     await page.close();
   });
 
-  it('leaves the rest of /app answering 404 WEB_APP_NOT_AVAILABLE', async () => {
+  it('sends a visitor elsewhere in /app without a session to sign in', async () => {
     for (const url of ['/app', '/app/ky-so/abc', '/app/ky-so/phien/not.a.token']) {
-      const response = await fetch(`${origin}${url}`);
-      expect(response.status).toBe(404);
-      expect(((await response.json()) as { code: string }).code).toBe('WEB_APP_NOT_AVAILABLE');
+      const response = await fetch(`${origin}${url}`, { redirect: 'manual' });
+      expect(response.status).toBe(303);
+      expect(response.headers.get('location')).toMatch(/^\/app\/dang-nhap\?next=/);
     }
   });
 });

@@ -127,26 +127,22 @@ describe('malformed request targets on the built server', () => {
     expect(health.headers['x-request-id']).toMatch(uuid);
     const root = await rawRequest(server.port, 'GET http://x HTTP/1.1\r\nHost: x');
     expect(root.status).toBe(302);
-    expect(root.headers.location).toBe('/api/docs');
+    expect(root.headers.location).toBe('/app/dashboard');
   });
 
-  it('GET / redirects to the API reference', async () => {
+  it('GET / leads to the web application', async () => {
     const response = await rawRequest(server.port, 'GET / HTTP/1.1\r\nHost: 127.0.0.1');
     expect(response.status).toBe(302);
-    expect(response.headers.location).toBe('/api/docs');
+    expect(response.headers.location).toBe('/app/dashboard');
     expect(response.headers['x-request-id']).toMatch(uuid);
   });
 
-  it.each(['/app', '/app/tasks?id=00000000-0000-0000-0000-000000000000'])(
-    'GET %s says the web app is not part of this build',
+  it.each(['/app', '/app/tasks?id=2'])(
+    'GET %s leads a visitor without a session to sign in',
     async (target) => {
       const response = await rawRequest(server.port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1`);
-      expectRefusal(
-        response,
-        404,
-        'WEB_APP_NOT_AVAILABLE',
-        /web application is not part of this build/,
-      );
+      expect(response.status).toBe(303);
+      expect(response.headers.location).toMatch(/^\/app\/dang-nhap\?next=/);
     },
   );
 

@@ -20,6 +20,7 @@ import { otpLimits } from './019_otp_limits';
 import { shallowSearchTriggers } from './020_shallow_search_triggers';
 import { contractArchiveVersions } from './021_contract_archive_versions';
 import { signerIdentity } from './022_signer_identity';
+import { webSessions } from './023_web_sessions';
 
 export interface Migration {
   version: number;
@@ -51,4 +52,5 @@ export const migrations: Migration[] = [
   { version: 20, name: 'shallow_search_triggers', sql: shallowSearchTriggers },
   { version: 21, name: 'contract_archive_versions', sql: contractArchiveVersions },
   { version: 22, name: 'signer_identity', sql: signerIdentity },
+  { version: 23, name: 'web_sessions', sql: webSessions },
 ];

@@ -216,7 +216,7 @@ export function foldedName(name: string): string {
   return name
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
-    .replace(/[đĐ]/g, 'd')
+    .replace(/[\u0111\u0110]/g, 'd')
     .toLowerCase()
     .replace(/\s+/g, ' ')
     .trim();

@@ -1,0 +1,83 @@
+import type { Child, FC } from 'hono/jsx';
+import { formatDateTime, type Locale, type Messages } from './i18n';
+
+/** An instant, in Vietnam's zone on the server; the page's script rewrites it in the viewer's. */
+export const DateTime: FC<{
+  iso: string | null | undefined;
+  locale: Locale;
+  dateOnly?: boolean;
+}> = ({ iso, locale, dateOnly }) => {
+  if (!iso) return <span class="muted">—</span>;
+  return (
+    <time datetime={iso} data-local={dateOnly ? 'date' : 'datetime'}>
+      {formatDateTime(iso, locale, dateOnly)}
+    </time>
+  );
+};
+
+/** The hidden field every state-changing form carries (checked by the CSRF guard). */
+export const CsrfField: FC<{ token: string }> = ({ token }) => (
+  <input type="hidden" name="_csrf" value={token} />
+);
+
+export type Tone = 'neutral' | 'info' | 'success' | 'warning' | 'danger';
+
+/** A state as a coloured label; the colour is never the only thing that tells it. */
+export const Badge: FC<{ tone: Tone; children?: Child }> = ({ tone, children }) => (
+  <span class={`badge badge-${tone}`}>{children}</span>
+);
+
+/** A notice above a page's content: what just happened, or what went wrong. */
+export const Notice: FC<{ tone: Tone; children?: Child }> = ({ tone, children }) => (
+  <div class={`notice notice-${tone}`} role={tone === 'danger' ? 'alert' : 'status'}>
+    {children}
+  </div>
+);
+
+/**
+ * Previous / next links of a list, keeping its filters. `query` holds the list's current
+ * parameters; the page number is replaced.
+ */
+export const Pager: FC<{
+  t: Messages;
+  page: number;
+  pageSize: number;
+  total: number;
+  path: string;
+  query: Record<string, string | undefined>;
+}> = ({ t, page, pageSize, total, path, query }) => {
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  const link = (target: number) => {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined && value !== '' && name !== 'page') params.set(name, value);
+    }
+    if (target > 1) params.set('page', String(target));
+    const search = params.toString();
+    return search ? `${path}?${search}` : path;
+  };
+  return (
+    <nav class="pager" aria-label={t.common.paging.label}>
+      <span class="muted">{t.common.paging.total(total)}</span>
+      {page > 1 ? (
+        <a class="button button-secondary" href={link(page - 1)} rel="prev">
+          {t.common.paging.previous}
+        </a>
+      ) : null}
+      <span aria-current="page">{t.common.paging.page(Math.min(page, pages), pages)}</span>
+      {page < pages ? (
+        <a class="button button-secondary" href={link(page + 1)} rel="next">
+          {t.common.paging.next}
+        </a>
+      ) : null}
+    </nav>
+  );
+};
+
+/** A label and its value, in a definition list. */
+export const Fact: FC<{ label: string; children?: Child }> = ({ label, children }) => (
+  <div class="fact">
+    <dt>{label}</dt>
+    <dd>{children}</dd>
+  </div>
+);

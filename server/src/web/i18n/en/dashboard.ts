@@ -1,0 +1,3 @@
+import type { dashboard as vi } from '../vi/dashboard';
+
+export const dashboard: typeof vi = {};

@@ -1,0 +1,3 @@
+import type { signing as vi } from '../vi/signing';
+
+export const signing: typeof vi = {};

@@ -1,0 +1,2 @@
+/** Texts of the contracts pages. */
+export const contracts = {};

@@ -1,0 +1,2 @@
+/** Texts of the dashboard pages. */
+export const dashboard = {};

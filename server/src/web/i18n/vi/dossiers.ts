@@ -1,0 +1,2 @@
+/** Texts of the dossiers pages. */
+export const dossiers = {};

@@ -1,0 +1,2 @@
+/** Texts of the signing pages. */
+export const signing = {};

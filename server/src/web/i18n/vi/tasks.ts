@@ -1,0 +1,2 @@
+/** Texts of the tasks pages. */
+export const tasks = {};

@@ -1,0 +1,2 @@
+/** Texts of the verify pages. */
+export const verify = {};

@@ -1,0 +1,82 @@
+import { Hono } from 'hono';
+import type { RateLimiter } from '../auth/rateLimit';
+import { ApiError } from '../errors/apiError';
+import { signingPageRoutes } from '../signingPage/routes';
+import { appBase, assetRoutes } from './assets';
+import type { WebContext, WebEnv } from './context';
+import { dashboardPages } from './pages/dashboard';
+import { accessLinkPage, notFoundPage, problemPage } from './pages/problems';
+import { signInPages } from './pages/signIn';
+import { pageHeaders } from './security';
+import {
+  AccessLinkRefused,
+  CsrfRefused,
+  exchangeAccessToken,
+  guardStateChanges,
+  loadViewer,
+  pickLanguage,
+  requireViewer,
+} from './session/middleware';
+
+/** Whether the page's own script asked (it wants the API's JSON error, not a page). */
+function wantsJson(c: WebContext): boolean {
+  return (c.req.header('accept') ?? '').includes('application/json');
+}
+
+/** Statuses an error page answers with: the service's own, when a page can say it. */
+const pageStatuses = new Set([400, 409, 410, 413, 415, 422, 429, 503] as const);
+type PageStatus = typeof pageStatuses extends Set<infer S> ? S : never;
+
+/** Answers a page's failure: not found alike for missing and forbidden, the rest in plain words. */
+function answerFailure(error: Error, c: WebContext): Response {
+  const t = c.get('t');
+  if (error instanceof AccessLinkRefused) return accessLinkPage(c, error.reason);
+  if (error instanceof CsrfRefused) {
+    if (wantsJson(c)) {
+      return c.json(new ApiError(403, 'CSRF_REFUSED', t.common.error.csrf).toBody(), 403);
+    }
+    return problemPage(c, 403, t.common.error.csrf);
+  }
+  if (error instanceof ApiError) {
+    if (wantsJson(c)) {
+      for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+      return c.json(error.toBody(), error.status);
+    }
+    if (error.status === 404 || error.status === 403) return notFoundPage(c);
+    if (pageStatuses.has(error.status as PageStatus)) {
+      return problemPage(c, error.status as PageStatus, t.common.error.retry, error.message);
+    }
+  }
+  c.get('logger').error({ err: error }, 'web page failed');
+  return problemPage(c, 500, t.common.error.unexpected, t.common.error.retry);
+}
+
+/**
+ * The web application under /app: sign-in, the pages of signed-in people, the signing page
+ * anyone with a link may open, and their browser files. Every page shares the layout, the
+ * language choice, the session cookie and the CSRF guard.
+ */
+export function webRoutes(limiter: RateLimiter): Hono<WebEnv> {
+  const web = new Hono<WebEnv>();
+  web.onError(answerFailure);
+  web.route('/', assetRoutes());
+  web.use(pageHeaders());
+  web.use(pickLanguage());
+  web.use(exchangeAccessToken(limiter));
+  web.use(loadViewer());
+  web.use(guardStateChanges());
+
+  // Anyone: sign-in, and the signing page behind a link.
+  signInPages(web, limiter);
+  web.route('/', signingPageRoutes());
+
+  // Signed-in people only.
+  const signedIn = new Hono<WebEnv>();
+  signedIn.use(requireViewer());
+  signedIn.get('/', (c) => c.redirect(`${appBase}/dashboard`, 303));
+  dashboardPages(signedIn);
+  web.route('/', signedIn);
+
+  web.all('*', (c) => notFoundPage(c));
+  return web;
+}
