@@ -43,6 +43,7 @@ export const Layout: FC<LayoutProps> = (props) => {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · ${t.common.productTagline}`}</title>
+        {viewer ? <meta name="csrf-token" content={viewer.csrfToken} /> : null}
         <link rel="stylesheet" href={assetUrl('styles.css')} />
         <script src={assetUrl('app.js')} defer />
         {(props.scripts ?? []).map((name) => (

@@ -1,6 +1,7 @@
 import { recordIssuedSecret } from '../../../test/support/runLog';
 import { issueToken } from '../../src/auth/tokens';
 import { createHarness, type Harness, type SeededTenant, seedTenant } from '../support/harness';
+import { csrfOf, sameOriginForm, sessionCookieOf, webSignIn } from '../support/web';
 
 /**
  * The web application's sessions over HTTP: sign-in with a password, `?at=` exchanged for a
@@ -11,37 +12,12 @@ import { createHarness, type Harness, type SeededTenant, seedTenant } from '../s
 let h: Harness;
 let tenant: SeededTenant;
 const password = 'Mật-khẩu-đủ-dài-2026';
-const sameOrigin = { 'sec-fetch-site': 'same-origin' };
 
 beforeAll(async () => {
   h = createHarness();
   tenant = await seedTenant(h, 'WEBS', { adminPassword: password });
 });
 afterAll(() => h.close());
-
-/** The session cookie a response sets, as a Cookie header value. */
-function cookieOf(response: Response): string {
-  const set = response.headers.get('set-cookie') ?? '';
-  const match = /(esign_session=[^;]+)/.exec(set);
-  if (!match) throw new Error(`no session cookie in ${set}`);
-  recordIssuedSecret(match[1]!.split('=')[1]!, 'web session cookie');
-  return match[1]!;
-}
-
-async function signIn(): Promise<string> {
-  const response = await h.request('POST', '/app/dang-nhap', {
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...sameOrigin },
-    body: new URLSearchParams({ username: tenant.adminUsername, password }).toString(),
-  });
-  expect(response.status).toBe(303);
-  return cookieOf(response);
-}
-
-function csrfOf(html: string): string {
-  const match = /name="_csrf" value="([^"]+)"/.exec(html);
-  if (!match) throw new Error('no CSRF field on the page');
-  return match[1]!;
-}
 
 describe('web sessions', () => {
   it('sends a visitor without a session to sign in, and back after', async () => {
@@ -64,14 +40,14 @@ describe('web sessions', () => {
 
   it('refuses a wrong password with the same page and 401, and opens a session with the right one', async () => {
     const wrong = await h.request('POST', '/app/dang-nhap', {
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...sameOrigin },
+      headers: sameOriginForm,
       body: new URLSearchParams({ username: tenant.adminUsername, password: 'sai' }).toString(),
     });
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('set-cookie')).toBeNull();
     expect(await wrong.text()).toContain('Tên đăng nhập hoặc mật khẩu không đúng.');
 
-    const cookie = await signIn();
+    const cookie = await webSignIn(h, tenant.adminUsername, password);
     const dashboard = await h.request('GET', '/app/dashboard', { headers: { cookie } });
     expect(dashboard.status).toBe(200);
     expect(await dashboard.text()).toContain(tenant.adminUsername);
@@ -98,7 +74,7 @@ describe('web sessions', () => {
     const setCookie = response.headers.get('set-cookie') ?? '';
     expect(setCookie).toContain('HttpOnly');
     expect(setCookie).toContain('SameSite=Lax');
-    const cookie = cookieOf(response);
+    const cookie = sessionCookieOf(response);
     const dashboard = await h.request('GET', '/app/dashboard', { headers: { cookie } });
     expect(dashboard.status).toBe(200);
   });
@@ -132,16 +108,16 @@ describe('web sessions', () => {
   });
 
   it('signs out only with the page CSRF token, and the session is over server-side', async () => {
-    const cookie = await signIn();
+    const cookie = await webSignIn(h, tenant.adminUsername, password);
     const page = await h.request('GET', '/app/dashboard', { headers: { cookie } });
     const csrf = csrfOf(await page.text());
     const forged = await h.request('POST', '/app/dang-xuat', {
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...sameOrigin },
+      headers: { ...sameOriginForm, cookie },
       body: '_csrf=wrong',
     });
     expect(forged.status).toBe(403);
     const out = await h.request('POST', '/app/dang-xuat', {
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...sameOrigin },
+      headers: { ...sameOriginForm, cookie },
       body: new URLSearchParams({ _csrf: csrf }).toString(),
     });
     expect(out.status).toBe(303);
@@ -151,14 +127,14 @@ describe('web sessions', () => {
   });
 
   it('ends a session left idle for more than 30 minutes', async () => {
-    const cookie = await signIn();
+    const cookie = await webSignIn(h, tenant.adminUsername, password);
     h.clock.advance(31 * 60_000);
     const after = await h.request('GET', '/app/dashboard', { headers: { cookie } });
     expect(after.status).toBe(303);
   });
 
   it('switches to English and keeps the choice', async () => {
-    const cookie = await signIn();
+    const cookie = await webSignIn(h, tenant.adminUsername, password);
     const switched = await h.request('GET', '/app/dashboard?lang=en', { headers: { cookie } });
     expect(switched.status).toBe(303);
     expect(switched.headers.get('location')).toBe('/app/dashboard');
@@ -173,7 +149,7 @@ describe('web sessions', () => {
   });
 
   it('answers an unknown page with the not-found page', async () => {
-    const cookie = await signIn();
+    const cookie = await webSignIn(h, tenant.adminUsername, password);
     const response = await h.request('GET', '/app/khong-co', { headers: { cookie } });
     expect(response.status).toBe(404);
     expect(await response.text()).toContain('Không tìm thấy trang');
