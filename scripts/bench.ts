@@ -6,7 +6,8 @@
  * Creates a temporary DATA_DIR, seeds one tenant with 20 organizations, 2,000 staff, 20,000
  * outside signers and 100,000 dossiers of a three-step process (guest, 1–2 internal turns,
  * role-based) in realistic end states, then times requests through `app.request` (the whole
- * app: authentication, rate limit, permission, validation, SQL, JSON) and prints p50/p95/p99.
+ * app: authentication, rate limit, permission, validation, SQL, JSON) and prints p50/p95/p99,
+ * the web application's dossier list (50 rows), task list and dashboard among them.
  * Prints figures only; asserts nothing. BENCH_DOSSIERS and BENCH_REQUESTS change the sizes.
  */
 import crypto from 'node:crypto';
@@ -23,6 +24,7 @@ import { loadConfig } from '../server/src/platform/config';
 import { createLogger } from '../server/src/platform/logger';
 import { openRuntime } from '../server/src/runtime';
 import { createTenant } from '../server/src/tenancy/service';
+import { openWebSession } from '../server/src/web/session/service';
 import { benchAgent } from './bench/agent';
 import { benchSigning } from './bench/signing';
 import { benchStartup } from './bench/startup';
@@ -73,6 +75,7 @@ async function main(): Promise<void> {
 
 interface Seeded {
   adminKey: string;
+  adminUserId: number;
   typicalKey: string;
   heavyKey: string;
   documentIds: string[];
@@ -518,6 +521,7 @@ async function seed(runtime: ReturnType<typeof openRuntime>, clock: ManualClock)
   insertMembership.run(admin, root.id, adminRole.id, now);
   return {
     adminKey: await key(admin),
+    adminUserId: admin,
     typicalKey: await key(staffIds[123]!),
     heavyKey: await key(heavy),
     documentIds,
@@ -601,6 +605,23 @@ async function report(runtime: ReturnType<typeof openRuntime>, seeded: Seeded): 
     'tasks all, one week (heavy user)',
     list(seeded.heavyKey, 'fromDate=2026-10-08&toDate=2026-10-14'),
   );
+
+  // The web app's pages as a signed-in administrator sees them: the time until the page's
+  // response is ready (its first byte; the page is rendered whole), 50 rows a page.
+  const session = await openWebSession(runtime.deps, {
+    userId: seeded.adminUserId,
+    credential: 'password',
+  });
+  const page = (url: string) => async () => {
+    const response = await app.request(url, {
+      headers: { cookie: `esign_session=${session.token}` },
+    });
+    await response.arrayBuffer();
+    return `HTTP ${response.status}`;
+  };
+  await measure('web GET /app/ho-so (50 rows)', page('/app/ho-so?pageSize=50'));
+  await measure('web GET /app/xu-ly-cong-viec', page('/app/xu-ly-cong-viec'));
+  await measure('web GET /app/dashboard', page('/app/dashboard'));
 
   const { counts } = seeded;
   process.stdout.write(
