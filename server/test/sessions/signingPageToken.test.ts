@@ -50,6 +50,8 @@ let origin: string;
 let holder: HeadlessSigner;
 let policy: string;
 let agent: HeadlessAgent | undefined;
+/** Set by a test: the next prepare is dated this long ago (its /M and box), as if time passed. */
+let nextPrepareAgo = 0;
 let browser: Browser;
 /** What the pages printed as errors, a CSP refusal among them; failed probes are expected. */
 const consoleErrors: string[] = [];
@@ -84,8 +86,13 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => {
     server = serveApp(
       (request) => {
-        // The TSA and the certificates live in real time.
-        world.tick();
+        if (nextPrepareAgo > 0 && new URL(request.url).pathname.endsWith('/prepare')) {
+          world.h.clock.set(new Date(Date.now() - nextPrepareAgo));
+          nextPrepareAgo = 0;
+        } else {
+          // The TSA and the certificates live in real time.
+          world.tick();
+        }
         return world.h.app.fetch(request);
       },
       { hostname: '127.0.0.1', port, logger: world.h.deps.logger },
@@ -345,6 +352,28 @@ describeWithPort('USB-token signing on the signing page', () => {
     expect(contract.status).toBe('completed');
   });
 
+  it('says a preparation older than 5 minutes is stale, and signs once the signer signs again', async () => {
+    const { contractId, url } = await usbSession('Hợp đồng chuẩn bị lâu');
+    const page = await open(url);
+    await stateOf(page, 'choosing');
+    await certificateLabel(page, signer.name).locator('input').check();
+    // The revision is dated 6 minutes before the timestamp the agent then gets.
+    nextPrepareAgo = 6 * 60_000;
+    await page.locator('#usb [data-part="sign"]').click();
+    await stateOf(page, 'failed');
+    const problem = page.locator('#usb [data-part="problem"]');
+    expect(await problem.getAttribute('data-code')).toBe('PREPARATION_STALE');
+    expect(await problem.textContent()).toContain('Đã quá 5 phút kể từ lúc tài liệu được chuẩn bị');
+    // Signing again prepares again, now.
+    await page.locator('#usb [data-part="sign"]').click();
+    await signedOn(page);
+    await page.close();
+    const contract = await dataOf<{ status: string }>(
+      await world.request('GET', `${contractsPath}/${contractId}`, world.acme.orgKey),
+    );
+    expect(contract.status).toBe('completed');
+  });
+
   it('says the PIN was wrong and that few tries are left, as the token reports', async () => {
     // The policy reads its PIN file at each use. After a wrong PIN SoftHSM reports "few tries
     // left", and the headless agent then gives it no PIN: this test comes after the signatures.
@@ -363,6 +392,24 @@ describeWithPort('USB-token signing on the signing page', () => {
     );
     // The signer may sign again from where they are.
     expect(await page.locator('#usb [data-part="sign"]').isVisible()).toBe(true);
+    await page.close();
+  });
+
+  it('says in plain words when the agent refuses the server’s ticket', async () => {
+    // An agent that does not know this signing server: it accepts no ticket of its.
+    await stopAgent();
+    agent = await startAgent(
+      holder.policy('no-server.json', { origins: [origin], ticketServers: [] }),
+    );
+    const { url } = await usbSession('Hợp đồng vé không hợp lệ');
+    const page = await open(url);
+    await stateOf(page, 'choosing');
+    await certificateLabel(page, signer.name).locator('input').check();
+    await page.locator('#usb [data-part="sign"]').click();
+    await stateOf(page, 'failed');
+    const problem = page.locator('#usb [data-part="problem"]');
+    expect(await problem.getAttribute('data-code')).toBe('TICKET_INVALID');
+    expect(await problem.textContent()).toContain('Ứng dụng ký không chấp nhận yêu cầu ký này');
     await page.close();
   });
 
