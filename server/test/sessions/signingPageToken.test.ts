@@ -184,6 +184,13 @@ async function signedOn(page: Page): Promise<void> {
   }
 }
 
+/** A picture of the page as the signer sees it, under test/artifacts/ (not committed). */
+async function picture(page: Page, name: string): Promise<void> {
+  const dir = path.resolve(__dirname, '../../../test/artifacts');
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `signing-page-token-${name}.png`), fullPage: true });
+}
+
 function certificateLabel(page: Page, name: string) {
   return page.locator('#usb label.certificate', { hasText: name });
 }
@@ -245,6 +252,7 @@ describeWithPort('USB-token signing on the signing page', () => {
     expect(details).toContain('Cấp bởi: Test Intermediate');
     expect(details).toMatch(/Hiệu lực: từ \d{1,2}\/\d{1,2}\/\d{4} đến \d{1,2}\/\d{1,2}\/\d{4}/);
     expect(details).toContain(`Trên token: ${token.label}`);
+    await picture(page, 'choosing');
 
     // Someone else's certificate: the server refuses it at prepare, before any PIN.
     await theirs.locator('input').check();
@@ -255,6 +263,7 @@ describeWithPort('USB-token signing on the signing page', () => {
     expect(await problem.textContent()).toContain(
       'Chứng thư số đã chọn không mang tên người ký của hợp đồng này',
     );
+    await picture(page, 'identity-mismatch');
 
     // The signer's own.
     await mine.locator('input').check();
@@ -263,6 +272,7 @@ describeWithPort('USB-token signing on the signing page', () => {
     expect(await page.locator('#result-text').textContent()).toContain('Đã ký thành công');
     expect(await page.locator('#certificate').textContent()).toContain(signer.name);
     expect(await page.locator('#usb').getAttribute('data-state')).toBe('signed');
+    await picture(page, 'signed');
     // The agent was asked by this page's origin, for this contract's title.
     expect(agent!.log.join('\n')).toMatch(
       new RegExp(
@@ -326,6 +336,7 @@ describeWithPort('USB-token signing on the signing page', () => {
       expect(await frame.locator('#usb [data-part="status"]').textContent()).toContain(
         'Không thể ký bằng USB token khi trang ký nằm trong khung',
       );
+      await picture(parent, 'framed');
       // It did not look for the agent from the frame.
       expect(await frame.locator('#usb label.certificate').count()).toBe(0);
 
@@ -432,6 +443,7 @@ describeWithPort('USB-token signing on the signing page', () => {
     expect(await problem.textContent()).toContain(`The signing agent does not allow ${origin}`);
     expect(await page.locator('#usb [data-part="retry"]').isVisible()).toBe(true);
     expect(await page.locator('#usb [data-part="install"]').isVisible()).toBe(false);
+    await picture(page, 'origin-refused');
     await page.close();
   });
 
@@ -448,6 +460,7 @@ describeWithPort('USB-token signing on the signing page', () => {
     expect(await link.getAttribute('href')).toBe(DOWNLOAD);
     expect(await link.getAttribute('target')).toBe('_blank');
     expect(await link.textContent()).toContain('Tải và cài đặt ứng dụng ký');
+    await picture(page, 'no-agent');
 
     agent = await startAgent(policy);
     await page.locator('#usb [data-part="retry"]').click();
