@@ -15,7 +15,7 @@ import path from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { addTrustAnchor } from '../../server/src/signing/trust/service';
 import { dataOf, openSessionWorld, type SessionWorld } from '../../server/test/sessions/world';
-import { softHsmModule, tempDir } from '../../server/test/signing/keys/tools';
+import { tempDir } from '../../server/test/signing/keys/tools';
 import {
   nssDatabase,
   pdfsigSignatures,
@@ -30,8 +30,9 @@ import {
 } from '../../server/test/signing/timestamps/opensslTsa';
 import type { TestHttpsServer } from '../../test/support/httpsServer';
 import { testTls } from '../../test/support/httpsServer';
-import { askAgent, HeadlessAgent } from './support/headlessAgent';
-import { SoftHsmLab, TestPki, type TestToken } from './support/testTokens';
+import { askAgent, type HeadlessAgent } from './support/headlessAgent';
+import { HeadlessSigner } from './support/headlessSigner';
+import type { TestPki, TestToken } from './support/testTokens';
 
 jest.setTimeout(180_000);
 
@@ -70,56 +71,27 @@ beforeAll(async () => {
     return world.h.app.fetch(request);
   });
 
-  // The token's certificate under a test CA (root → intermediate → signer) the server trusts.
-  pki = new TestPki(work.dir);
+  // The token's certificate under a test CA (root → intermediate → signer) the server trusts,
+  // and the headless agent: the PIN from a 0600 file, the page's origin consented to.
+  const holder = await HeadlessSigner.create(work.dir, {
+    token,
+    subject: `/C=VN/O=Doi tac ACME/CN=${signer.name}/emailAddress=${signer.email}`,
+    port: 20000 + crypto.randomInt(20000),
+  });
+  pki = holder.pki;
   for (const anchor of [pki.rootDer, tsaPki.rootDer]) {
     await addTrustAnchor(world.h.deps.db, world.h.now(), {
       tenantId: null,
       certificateFile: anchor,
     });
   }
-  const key = pki.issue(
-    'signer',
-    'rsa',
-    `/C=VN/O=Doi tac ACME/CN=${signer.name}/emailAddress=${signer.email}`,
-    ['basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature,nonRepudiation'],
+  agent = holder.start(
+    holder.policy('policy.json', { origins: [PAGE], ticketServers: [serverOrigin] }),
+    {
+      // The TSA wrapper's TEST-ONLY TLS certificate.
+      NODE_EXTRA_CA_CERTS: testTls.caFile,
+    },
   );
-  const lab = new SoftHsmLab(path.join(work.dir, 'softhsm'));
-  lab.addToken(token);
-  await lab.addKeyAndCertificates(token, { file: key.keyFile, id: '01' }, [
-    { id: '01', label: 'signing', der: key.der },
-  ]);
-
-  // The headless agent: settings beside an intermediates folder, a policy, the PIN in a 0600 file.
-  const agentDir = path.join(work.dir, 'agent');
-  fs.mkdirSync(path.join(agentDir, 'intermediates'), { recursive: true });
-  fs.writeFileSync(path.join(agentDir, 'intermediates', 'intermediate.der'), pki.intermediateDer);
-  const settingsFile = path.join(agentDir, 'settings.json');
-  fs.writeFileSync(
-    settingsFile,
-    JSON.stringify({
-      port: 20000 + crypto.randomInt(20000),
-      pkcs11Modules: [{ label: 'SoftHSM2', path: softHsmModule }],
-    }),
-  );
-  const pinFile = path.join(agentDir, 'pin');
-  fs.writeFileSync(pinFile, `${token.pin}\n`, { mode: 0o600 });
-  const policyFile = path.join(agentDir, 'policy.json');
-  fs.writeFileSync(
-    policyFile,
-    JSON.stringify({
-      settingsFile,
-      allowedOrigins: [PAGE],
-      autoConsent: [{ origins: [PAGE], tokenLabel: token.label }],
-      pins: [{ tokenLabel: token.label, pin: { file: pinFile } }],
-      ticketServers: [serverOrigin],
-    }),
-  );
-  agent = new HeadlessAgent(policyFile, {
-    SOFTHSM2_CONF: lab.config,
-    // The TSA wrapper's TEST-ONLY TLS certificate.
-    NODE_EXTRA_CA_CERTS: testTls.caFile,
-  });
 });
 
 afterAll(async () => {

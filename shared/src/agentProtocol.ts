@@ -13,20 +13,10 @@
  * headers included), which also unblocks browsers that refuse a WebSocket to localhost first.
  */
 import { z } from 'zod';
+import { SUPPORTED_AGENT_PROTOCOL_VERSIONS } from './agentEndpoint';
 import { base64ByteLength, isBase64 } from './base64';
 import { firstIssue, plainIssues } from './zodIssues';
 
-/** The protocol version this code speaks. */
-export const AGENT_PROTOCOL_VERSION = 1;
-/** Every version this code can speak, oldest first. */
-export const SUPPORTED_AGENT_PROTOCOL_VERSIONS: readonly number[] = [AGENT_PROTOCOL_VERSION];
-/** The loopback port the agent listens on unless its settings say otherwise. */
-export const AGENT_DEFAULT_PORT = 17891;
-/**
- * Where a page looks for the agent, in order: the default port, then the two the agent falls
- * back to when another program holds the default one.
- */
-export const AGENT_PORTS: readonly number[] = [AGENT_DEFAULT_PORT, 17892, 17893];
 /** Longest message (in UTF-16 code units) either side accepts; a certificate list is the largest. */
 export const AGENT_MAX_MESSAGE_LENGTH = 4 * 1024 * 1024;
 

@@ -1,8 +1,8 @@
+import { AGENT_PROTOCOL_VERSION } from '../src/agentEndpoint';
 import {
   AGENT_ERROR_CODES,
   AGENT_ERROR_MESSAGES,
   AGENT_MAX_MESSAGE_LENGTH,
-  AGENT_PROTOCOL_VERSION,
   type AgentMessage,
   isAgentRequest,
   negotiateAgentProtocolVersion,

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  AGENT_HOST,
   type AgentDiscovery,
   type AgentInfo,
   type AgentOutgoing,
@@ -16,7 +17,6 @@ import {
 import { type WebSocket, WebSocketServer } from 'ws';
 import { AgentFailure, errorFrame } from './errors';
 import { OriginApprovals } from './originApprovals';
-import { AGENT_HOST } from './settings';
 
 /** What the socket asks of the core. */
 export interface AgentRequestHandlers {

@@ -12,8 +12,6 @@ import { z } from 'zod';
 
 /** Product name; also the folder of the settings file (where Electron keeps its user data). */
 export const AGENT_PRODUCT_NAME = 'ESign Agent';
-/** The agent listens on loopback only; this is not a setting. */
-export const AGENT_HOST = '127.0.0.1';
 
 export interface Pkcs11ModuleSetting {
   /** Shown on the settings page, e.g. "VNPT-CA". */

@@ -52,6 +52,11 @@ export interface Config {
    * agent's signing tickets; raising it rotates the key (server/src/sessions/agentTickets.ts).
    */
   agentTicketKeyGeneration: number;
+  /**
+   * AGENT_DOWNLOAD_URL: where the signing page sends a signer whose computer runs no desktop
+   * agent (default PUBLIC_URL/agent, where the operator publishes the installers).
+   */
+  agentDownloadUrl: string;
 }
 
 /**
@@ -208,6 +213,14 @@ const baseUrl = z
 
 const text = z.string();
 
+/** A link for people to follow, kept as written. */
+const linkUrl = z
+  .string()
+  .trim()
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), {
+    error: (issue) => `must be an absolute http or https URL${got(issue)}`,
+  });
+
 /** An absolute http(s) URL, kept as written (a TSA answers at its exact path). */
 const absoluteHttpUrl = z
   .string()
@@ -299,6 +312,7 @@ const EnvironmentSchema = z.object({
   DOCX_CONVERSION_CONCURRENCY: settingOr(positiveInteger, 1),
   DOCX_CONVERSION_QUEUE: settingOr(nonNegativeInteger, 4),
   AGENT_TICKET_KEY_GENERATION: settingOr(positiveInteger, 1),
+  AGENT_DOWNLOAD_URL: setting(linkUrl),
 });
 type Environment = z.infer<typeof EnvironmentSchema>;
 
@@ -454,6 +468,7 @@ function configOf(env: Environment, context: z.core.$RefinementCtx<Environment>)
       queueLength: env.DOCX_CONVERSION_QUEUE,
     },
     agentTicketKeyGeneration: env.AGENT_TICKET_KEY_GENERATION,
+    agentDownloadUrl: env.AGENT_DOWNLOAD_URL ?? `${publicUrl}/agent`,
   };
 }
 

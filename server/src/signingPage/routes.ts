@@ -1,9 +1,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { agentConnectSources } from '@esign/shared';
 import { Hono } from 'hono';
 import type { AppEnv } from '../context';
 import { ApiError } from '../errors/apiError';
+import { escapeHtml } from '../notify/messages';
+import type { Config } from '../platform/config';
 
 /**
  * The signing page behind `signingUrl`, served when APP_URL is this server's /app (the default):
@@ -29,8 +32,28 @@ interface SigningPageFiles {
 }
 
 /**
+ * The page's settings, which its script reads from empty <meta> tags the server fills in: the
+ * service's name (shown by the desktop agent) and the agent's installer link.
+ */
+function withSettings(html: string, config: Config): string {
+  const settings = {
+    'esign-service-name': config.serviceName,
+    'esign-agent-download': config.agentDownloadUrl,
+  };
+  return Object.entries(settings).reduce(
+    (page, [name, value]) =>
+      page.replace(
+        `<meta name="${name}" content="">`,
+        `<meta name="${name}" content="${escapeHtml(value)}">`,
+      ),
+    html,
+  );
+}
+
+/**
  * No inline script; the page's one <style> block is allowed by its hash. Nothing may frame the
- * page, and it talks only to this origin.
+ * page, and it talks only to this origin and to the desktop agent on its loopback ports (the
+ * discovery probe over http:, the socket over ws:).
  */
 function contentSecurityPolicyOf(html: string): string {
   const style = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1];
@@ -43,7 +66,7 @@ function contentSecurityPolicyOf(html: string): string {
     "script-src 'self'",
     `style-src ${styleSource}`,
     "img-src 'self' data:",
-    "connect-src 'self'",
+    ["connect-src 'self'", ...agentConnectSources()].join(' '),
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",
@@ -88,7 +111,7 @@ export function signingPageRoutes(): Hono<AppEnv> {
   for (const pagePath of [signingLinkPath, invitationLinkPath]) {
     pages.get(pagePath, (c) => {
       const { html, contentSecurityPolicy } = load();
-      return c.body(html, 200, {
+      return c.body(withSettings(html, c.get('deps').config), 200, {
         ...privateHeaders,
         'Content-Type': 'text/html; charset=utf-8',
         'Content-Security-Policy': contentSecurityPolicy,

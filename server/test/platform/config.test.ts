@@ -15,6 +15,7 @@ describe('server configuration', () => {
       databaseFile: path.join('/tmp/esign-config', 'esign.sqlite'),
       publicUrl: 'http://127.0.0.1:3000',
       appUrl: 'http://127.0.0.1:3000/app',
+      agentDownloadUrl: 'http://127.0.0.1:3000/agent',
       environment: 'development',
       sandbox: false,
       jwtSecret: undefined,
@@ -36,11 +37,14 @@ describe('server configuration', () => {
       RATE_LIMIT_API: '5',
       OUTBOUND_ALLOWLIST: 'hooks.partner.example, 10.1.0.0/16',
       LOG_LEVEL: 'warn',
+      AGENT_DOWNLOAD_URL: ' https://downloads.example.vn/agent/ ',
     });
     expect(config).toMatchObject({
       port: 8080,
       publicUrl: 'https://esign.example.vn',
       appUrl: 'https://app.example.vn',
+      // A link for people: kept as written (trailing slash included), spaces trimmed.
+      agentDownloadUrl: 'https://downloads.example.vn/agent/',
       trustProxy: true,
       logLevel: 'warn',
       rateLimits: { api: 5 },
@@ -81,6 +85,10 @@ describe('server configuration', () => {
     ],
     [{ PUBLIC_URL: 'esign.example.vn' }, 'PUBLIC_URL must be an absolute http or https URL'],
     [{ APP_URL: 'ftp://files.example' }, 'APP_URL must be an absolute http or https URL'],
+    [
+      { AGENT_DOWNLOAD_URL: 'javascript:alert(1)' },
+      'AGENT_DOWNLOAD_URL must be an absolute http or https URL',
+    ],
     [{ APP_ENV: 'production', SANDBOX: '1' }, 'SANDBOX cannot be 1 with APP_ENV=production'],
     [{ APP_ENV: 'sandbox', SANDBOX: '0' }, 'SANDBOX cannot be 0 with APP_ENV=sandbox'],
     [{ OUTBOUND_ALLOWLIST: '10.0.0.0/99' }, 'OUTBOUND_ALLOWLIST: "10.0.0.0/99" is not an IP'],

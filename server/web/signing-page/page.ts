@@ -3,8 +3,11 @@
  * link's token for the page credential (once). The e-mailed invitation ({APP_URL}/ky-so/<token>):
  * shows the contract, the signer picks a method, which starts a session with its credential.
  * Either way the session's steps then run with that credential. Bundled for the browser by
- * scripts/build.mjs; the server serves it beside index.html under a strict CSP.
+ * scripts/build.mjs; the server serves it beside index.html under a strict CSP. USB-token
+ * signing (the desktop agent) is tokenSigning.ts's; this page gives it the server calls.
  */
+import { handedOverSession, reportSignedToOpener } from './newTab';
+import { setUpTokenSigning, type TokenPrepared, type TokenSignature } from './tokenSigning';
 
 interface ApiFailure {
   status: number;
@@ -177,6 +180,8 @@ function finish(text: string, signature?: SignatureResult): void {
 
 function signed(signature: SignatureResult): void {
   finish('Đã ký thành công. · Signed.', signature);
+  // A tab opened from the framed page: the frame shows the result too.
+  reportSignedToOpener(signature);
 }
 
 function setUpOtp(session: PageCredential, credential: string): void {
@@ -325,7 +330,19 @@ function begin(session: PageCredential): void {
   } else if (session.signingMethod === 'image_signature') {
     setUpImage(session, credential);
   } else {
-    show('usb');
+    setUpTokenSigning<SignatureResult>(element('usb'), {
+      sessionId: session.sessionId,
+      documentTitle: session.contract?.title ?? session.task?.title ?? '',
+      prepare: async (certificate) =>
+        (await call<TokenPrepared>(`${session.sessionId}/prepare`, { certificate }, credential))
+          .data,
+      signWithToken: async (signature: TokenSignature) =>
+        (await call<SignatureResult>(`${session.sessionId}/sign-with-token`, signature, credential))
+          .data,
+      signed,
+      describeServerRefusal: describe,
+      handOver: session,
+    });
   }
   setUpReject(session, credential);
   show('session');
@@ -402,4 +419,17 @@ async function startFromSigningLink(): Promise<void> {
   begin(session);
 }
 
-void (invitationMode ? startFromInvitation() : startFromSigningLink());
+/** A tab opened by the framed page goes on with the session the frame handed over. */
+async function start(): Promise<void> {
+  const handed = (await handedOverSession()) as PageCredential | undefined;
+  if (handed?.sessionId === undefined) {
+    await (invitationMode ? startFromInvitation() : startFromSigningLink());
+    return;
+  }
+  if (!invitationMode) remembered.write(linkToken, handed);
+  show('status', false);
+  show('reject');
+  begin(handed);
+}
+
+void start();
