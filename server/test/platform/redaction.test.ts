@@ -103,7 +103,7 @@ describe('the logs never hold a credential of a URL', () => {
         path: `/api/files/${fileUuid}?expires=1764057600&signature=[redacted]`,
         route: '/api/files/:fileUuid',
       },
-      { path: '/app?at=[redacted]', route: '/app' },
+      { path: '/app?at=[redacted]', route: '/app/*' },
     ]);
   });
 
