@@ -338,17 +338,22 @@ export function recentContractEventsBy(
   scope: ContractScope,
   limit: number,
 ) {
-  return db
-    .selectFrom('contract_audit_events as e')
-    .innerJoin('contracts as c', 'c.id', 'e.contract_id')
-    .select(['e.id', 'e.action', 'e.at', 'c.uuid', 'c.title'])
-    .where('e.actor_user_id', '=', userId)
-    .where('e.action', 'in', recentContractActions)
-    .where('c.tenant_id', '=', scope.tenantId)
-    .$if(scope.ownerUserId !== null, (query) =>
-      query.where('c.created_by_user_id', '=', scope.ownerUserId!),
-    )
-    .orderBy('e.at', 'desc')
-    .orderBy('e.id', 'desc')
-    .limit(limit);
+  return (
+    db
+      .selectFrom('contract_audit_events as e')
+      .innerJoin('contracts as c', 'c.id', 'e.contract_id')
+      .select(['e.id', 'e.action', 'e.at', 'c.uuid', 'c.title'])
+      .where('e.actor_user_id', '=', userId)
+      // Literals, not bound values: SQLite uses a partial index only for a condition it can read.
+      .where(
+        sql<boolean>`e.action IN (${sql.join(recentContractActions.map((action) => sql.lit(action)))})`,
+      )
+      .where('c.tenant_id', '=', scope.tenantId)
+      .$if(scope.ownerUserId !== null, (query) =>
+        query.where('c.created_by_user_id', '=', scope.ownerUserId!),
+      )
+      .orderBy('e.at', 'desc')
+      .orderBy('e.id', 'desc')
+      .limit(limit)
+  );
 }
