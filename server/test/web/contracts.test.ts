@@ -178,10 +178,10 @@ describe("a contract's page", () => {
     expect(before).toHaveLength(3);
     expect(before[0]).toContain('Nguyễn Văn Ánh');
     expect(before[0]).toContain('Đến lượt ký');
-    expect(before[1]).toContain('Phạm Thu Cúc');
-    expect(before[1]).toContain('Đã gửi bản xem');
-    expect(before[2]).toContain('Trần Thị Bình');
-    expect(before[2]).toContain('Chờ đến lượt');
+    expect(before[1]).toContain('Trần Thị Bình');
+    expect(before[1]).toContain('Chờ đến lượt');
+    expect(before[2]).toContain('Phạm Thu Cúc');
+    expect(before[2]).toContain('Đã gửi bản xem');
 
     await signWithImage(world, contractId, anh.email);
     const detail = await dataOf<{
@@ -197,7 +197,7 @@ describe("a contract's page", () => {
     expect(after[0]).toMatch(/Ký lúc \d{2}\/\d{2}\/\d{4} \d{2}:\d{2} GMT\+7/);
     expect(after[0]).toContain('Chữ ký hình ảnh');
     expect(after[0]).toContain(subject);
-    expect(after[2]).toContain('Đến lượt ký');
+    expect(after[1]).toContain('Đến lượt ký');
     const signed = await page(admin, `/app/hop-dong/${contractId}/tai-xuong?type=signed`);
     expect(textOf(body)).toContain(sha256(Buffer.from(await signed.arrayBuffer())));
     expect(textOf(body)).toContain('Ký số');

@@ -120,7 +120,7 @@ async function listPage(c: WebContext, caller: ContractCaller) {
             {l.searchHint}
           </span>
         </div>
-        <div class="field">
+        <div class="field field-status">
           <label for="status">{l.status}</label>
           <select id="status" name="status">
             <option value="">{l.anyStatus}</option>
@@ -336,49 +336,63 @@ function eventDetails(t: Messages, event: TrailEvent): string[] {
 /** The newest events the page lists; the audit PDF holds them all. */
 const trailShown = 50;
 
+/** One line of the listed trail: an event, or a run of one person's views folded into one. */
+interface TrailLine {
+  event: TrailEvent;
+  times: number;
+}
+
+/** Newest first; consecutive views by the same person read as one line with their count. */
+function trailLines(events: TrailEvent[]): TrailLine[] {
+  const lines: TrailLine[] = [];
+  for (const event of [...events].reverse()) {
+    const last = lines.at(-1);
+    if (
+      last &&
+      event.action === 'viewed' &&
+      last.event.action === 'viewed' &&
+      last.event.actor.name === event.actor.name
+    ) {
+      last.times += 1;
+    } else {
+      lines.push({ event, times: 1 });
+    }
+  }
+  return lines;
+}
+
 const Trail: FC<{ t: Messages; locale: Locale; events: TrailEvent[] }> = ({
   t,
   locale,
   events,
 }) => {
   const d = t.contracts.detail;
-  const shown = events.slice(-trailShown).reverse();
+  const shown = events.slice(-trailShown);
   return (
     <section class="card" aria-labelledby="trail-title">
       <h2 id="trail-title">{d.trail}</h2>
       <p class="muted">{d.trailIntro(shown.length, events.length)}</p>
-      <div class="table-wrap">
-        <table class="stack trail">
-          <thead>
-            <tr>
-              <th scope="col">{d.trailColumns.at}</th>
-              <th scope="col">{d.trailColumns.action}</th>
-              <th scope="col">{d.trailColumns.actor}</th>
-              <th scope="col">{d.trailColumns.details}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((event) => (
-              <tr>
-                <td data-label={d.trailColumns.at}>
-                  <DateTime iso={event.at} locale={locale} />
-                </td>
-                <td data-label={d.trailColumns.action}>
-                  {(d.actions as Record<string, string>)[event.action] ?? event.action}
-                </td>
-                <td data-label={d.trailColumns.actor} class="cell-wrap">
+      <ol class="trail">
+        {trailLines(shown).map(({ event, times }) => {
+          const action = (d.actions as Record<string, string>)[event.action] ?? event.action;
+          return (
+            <li class={`trail-event trail-${event.action}`}>
+              <DateTime iso={event.at} locale={locale} />
+              <div class="trail-what">
+                <strong>{times > 1 ? d.timesOver(action, times) : action}</strong>
+                <span class="trail-actor">
                   {event.actor.kind === 'system' ? d.system : event.actor.name}
-                </td>
-                <td data-label={d.trailColumns.details} class="cell-wrap">
-                  {eventDetails(t, event).map((line) => (
-                    <span class="trail-detail">{line}</span>
-                  ))}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                </span>
+              </div>
+              <div class="trail-details">
+                {eventDetails(t, event).map((line) => (
+                  <span class="trail-detail">{line}</span>
+                ))}
+              </div>
+            </li>
+          );
+        })}
+      </ol>
     </section>
   );
 };
@@ -509,7 +523,10 @@ async function detailPage(c: WebContext, caller: ContractCaller, id: string) {
             <h2 id="signers-title">{d.signers}</h2>
             <p class="muted">{d.signersIntro}</p>
             <ol class="signers">
-              {contract.signers.map((signer) => (
+              {[
+                ...contract.signers.filter((signer) => signer.role === 'signer'),
+                ...contract.signers.filter((signer) => signer.role === 'viewer'),
+              ].map((signer) => (
                 <SignerItem
                   t={t}
                   locale={locale}
@@ -560,6 +577,21 @@ async function detailPage(c: WebContext, caller: ContractCaller, id: string) {
               </div>
             </section>
           ) : null}
+        </div>
+        <div class="contract-side">
+          <section class="card contract-preview" aria-labelledby="preview-title">
+            <h2 id="preview-title">{d.preview}</h2>
+            <p class="muted">{d.previewNote}</p>
+            <div
+              class="pdf-preview"
+              data-pdf-src={`${contractPath(contract.id)}/xem-truoc`}
+              data-pdf-title={contract.title}
+            >
+              <a href={downloadPath(contract.id, contract.signedFileUrl ? 'signed' : 'original')}>
+                {d.previewFallback}
+              </a>
+            </div>
+          </section>
           {cancellable ? (
             <section class="card card-danger" id="cancel" aria-labelledby="cancel-title">
               <h2 id="cancel-title">{d.cancel}</h2>
@@ -591,19 +623,6 @@ async function detailPage(c: WebContext, caller: ContractCaller, id: string) {
             </section>
           ) : null}
         </div>
-        <section class="card contract-preview" aria-labelledby="preview-title">
-          <h2 id="preview-title">{d.preview}</h2>
-          <p class="muted">{d.previewNote}</p>
-          <div
-            class="pdf-preview"
-            data-pdf-src={`${contractPath(contract.id)}/xem-truoc`}
-            data-pdf-title={contract.title}
-          >
-            <a href={downloadPath(contract.id, contract.signedFileUrl ? 'signed' : 'original')}>
-              {d.previewFallback}
-            </a>
-          </div>
-        </section>
       </div>
       <Trail t={t} locale={locale} events={contract.auditTrail} />
     </>,

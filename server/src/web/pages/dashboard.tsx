@@ -287,10 +287,14 @@ export function dashboardPages(app: Hono<WebEnv>): void {
         </div>
         {nothing ? <p class="card empty">{t.dashboard.nothing}</p> : null}
         <div class="dashboard">
-          {tasks ? <TaskCard t={t} locale={locale} tasks={tasks} now={now} /> : null}
-          {counts ? <DossierCard t={t} counts={counts} /> : null}
-          {waiting ? <ContractCard t={t} locale={locale} waiting={waiting} /> : null}
-          {activity ? <ActivityCard t={t} locale={locale} items={activity} /> : null}
+          <div class="dash-column">
+            {tasks ? <TaskCard t={t} locale={locale} tasks={tasks} now={now} /> : null}
+            {waiting ? <ContractCard t={t} locale={locale} waiting={waiting} /> : null}
+          </div>
+          <div class="dash-column">
+            {counts ? <DossierCard t={t} counts={counts} /> : null}
+            {activity ? <ActivityCard t={t} locale={locale} items={activity} /> : null}
+          </div>
         </div>
       </>,
     );

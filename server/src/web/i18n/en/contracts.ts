@@ -128,7 +128,7 @@ export const contracts: typeof vi = {
       shown < total
         ? `The newest ${shown} of ${total} events. The audit trail PDF holds them all.`
         : `${total} events, newest first.`,
-    trailColumns: { at: 'When', action: 'What', actor: 'Who', details: 'Details' },
+    timesOver: (action: string, times: number) => `${action} (${times} times)`,
     actions: {
       created: 'Contract created',
       sent: 'Sent for signing',

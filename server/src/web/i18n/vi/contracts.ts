@@ -130,12 +130,7 @@ export const contracts = {
       shown < total
         ? `${shown} sự kiện gần nhất trên tổng số ${total}. Bản đầy đủ có trong nhật ký PDF.`
         : `${total} sự kiện, mới nhất trước.`,
-    trailColumns: {
-      at: 'Thời điểm',
-      action: 'Hoạt động',
-      actor: 'Người thực hiện',
-      details: 'Chi tiết',
-    },
+    timesOver: (action: string, times: number) => `${action} (${times} lần)`,
     actions: {
       created: 'Tạo hợp đồng',
       sent: 'Gửi ký',
