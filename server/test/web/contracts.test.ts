@@ -291,7 +291,7 @@ describe('sending an invitation again', () => {
 
   it('waits five minutes after an invitation before offering to send it again', async () => {
     const body = await html(admin, form());
-    expect(body).not.toContain('action="/app/hop-dong/' + contractId + '/gui-lai-loi-moi"');
+    expect(body).not.toContain(`action="/app/hop-dong/${contractId}/gui-lai-loi-moi"`);
     expect(textOf(body)).toContain('Có thể gửi lại sau');
     const early = await post(admin, resend(), { signer: '0' }, form());
     expect(early.status).toBe(303);
