@@ -104,7 +104,7 @@ describe('the dashboard', () => {
       .where('dossier_id', '=', dossierIds['Hợp đồng lao động gấp']!)
       .where('status', '=', 1)
       .executeTakeFirstOrThrow();
-    expect(tasks).toContain(`href="/app/tasks?id=${task.id}"`);
+    expect(tasks).toContain(`href="/app/xu-ly-cong-viec/${task.id}"`);
   });
 
   it('counts the dossiers I may see by state, each linked to the list of that state', async () => {
@@ -126,9 +126,9 @@ describe('the dashboard', () => {
 
   it('lists my own recent acts, newest first', async () => {
     const activity = textOf(`<main>${section(await dashboard(admin), 'dash-activity')}</main>`);
-    expect(activity).toContain('Đã duyệt Duyệt nội dung · Biên bản đã duyệt');
+    expect(activity).toContain('Đã xử lý Duyệt nội dung · Biên bản đã duyệt');
     expect(activity).toContain('Đã gửi ký hợp đồng Hợp đồng chờ đối tác ký');
-    expect(activity.indexOf('Đã gửi ký hợp đồng')).toBeLessThan(activity.indexOf('Đã duyệt'));
+    expect(activity.indexOf('Đã gửi ký hợp đồng')).toBeLessThan(activity.indexOf('Đã xử lý'));
   });
 
   it('shows another tenant none of it', async () => {
@@ -159,7 +159,7 @@ describe('the dashboard', () => {
     const text = textOf(await dashboard(`${admin}; ${language}`));
     expect(text).toContain('Tasks waiting for you');
     expect(text).toContain('Contracts waiting for others');
-    expect(text).toContain('Approved Duyệt nội dung · Biên bản đã duyệt');
+    expect(text).toContain('Completed Duyệt nội dung · Biên bản đã duyệt');
   });
 });
 

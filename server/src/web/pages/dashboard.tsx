@@ -43,8 +43,9 @@ interface Activity {
   href: string;
 }
 
-const taskLink = (taskId: number) => `${appBase}/tasks?id=${taskId}`;
-const dossierLink = (folderId: number) => `${appBase}/folders?id=${folderId}`;
+/** The task and dossier pages (web/pages/tasks.tsx and dossiers.tsx) take the numeric ids. */
+const taskLink = (taskId: number) => `${appBase}/xu-ly-cong-viec/${taskId}`;
+const dossierLink = (folderId: number) => `${appBase}/ho-so/${folderId}`;
 const contractLink = (id: string) => `${appBase}/hop-dong/${encodeURIComponent(id)}`;
 
 const SectionHead: FC<{ id: string; title: string; count?: string; intro: string }> = (props) => (

@@ -53,7 +53,7 @@ export const dashboard: typeof vi = {
     intro: 'What you did last.',
     empty: 'Nothing yet.',
     history: {
-      NEXT: 'Approved',
+      NEXT: 'Completed',
       REJECT: 'Rejected',
       OVERDUE: 'Deadline passed',
     },

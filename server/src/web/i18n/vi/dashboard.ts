@@ -55,7 +55,7 @@ export const dashboard = {
     intro: 'Những thao tác gần nhất của bạn.',
     empty: 'Chưa có hoạt động nào.',
     history: {
-      NEXT: 'Đã duyệt',
+      NEXT: 'Đã xử lý',
       REJECT: 'Đã từ chối',
       OVERDUE: 'Quá hạn xử lý',
     } satisfies Record<HistoryAction, string>,
