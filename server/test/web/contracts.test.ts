@@ -151,6 +151,9 @@ describe('the contract list', () => {
     const response = await page(admin, '/app/hop-dong?status=signed&search=lo+7');
     expect(response.status).toBe(400);
     expect(textOf(await response.text())).toContain('Bộ lọc "Trạng thái" không hợp lệ');
+    const tooMany = await page(admin, '/app/hop-dong?limit=500');
+    expect(tooMany.status).toBe(400);
+    expect(textOf(await tooMany.text())).toContain('Bộ lọc "Số dòng mỗi trang" không hợp lệ');
   });
 });
 

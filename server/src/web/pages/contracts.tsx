@@ -88,6 +88,8 @@ async function listPage(c: WebContext, caller: ContractCaller) {
     toDate: t.contracts.list.toDate,
     sortBy: t.contracts.list.sortBy,
     order: t.contracts.list.order,
+    page: t.contracts.list.page,
+    limit: t.contracts.list.limit,
   };
   const invalid = parsed.success ? null : (validationError(parsed.error).field ?? '');
   const page = parsed.success

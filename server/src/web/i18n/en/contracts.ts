@@ -13,6 +13,8 @@ export const contracts: typeof vi = {
     toDate: 'Created until',
     sortBy: 'Sort by',
     order: 'Order',
+    page: 'Page',
+    limit: 'Rows per page',
     orders: { DESC: 'Descending', ASC: 'Ascending' },
     sorts: {
       createdAt: 'Date created',

@@ -15,6 +15,8 @@ export const contracts = {
     toDate: 'Đến ngày',
     sortBy: 'Sắp xếp theo',
     order: 'Thứ tự',
+    page: 'Trang',
+    limit: 'Số dòng mỗi trang',
     orders: { DESC: 'Giảm dần', ASC: 'Tăng dần' },
     sorts: {
       createdAt: 'Ngày tạo',
