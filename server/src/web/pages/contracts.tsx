@@ -52,11 +52,11 @@ export async function contractCallerOf(
 }
 
 const contractsPath = `${appBase}/hop-dong`;
-const contractPath = (id: string) => `${contractsPath}/${encodeURIComponent(id)}`;
+export const contractPath = (id: string) => `${contractsPath}/${encodeURIComponent(id)}`;
 const downloadPath = (id: string, type: DownloadType) =>
   `${contractPath(id)}/tai-xuong?type=${type}`;
 
-export const contractStatusTones: Record<ContractStatus, Tone> = {
+const contractStatusTones: Record<ContractStatus, Tone> = {
   draft: 'neutral',
   signing: 'info',
   completed: 'success',
@@ -65,7 +65,7 @@ export const contractStatusTones: Record<ContractStatus, Tone> = {
   cancelled: 'neutral',
 };
 
-export const ContractStatusBadge: FC<{ t: Messages; status: ContractStatus }> = ({ t, status }) => (
+const ContractStatusBadge: FC<{ t: Messages; status: ContractStatus }> = ({ t, status }) => (
   <Badge tone={contractStatusTones[status]}>{t.contracts.status[status]}</Badge>
 );
 

@@ -11,7 +11,7 @@ import { Badge, DateTime } from '../components';
 import type { WebContext, WebEnv } from '../context';
 import type { Locale, Messages } from '../i18n';
 import { renderPage } from '../render';
-import { contractCallerOf } from './contracts';
+import { contractCallerOf, contractPath } from './contracts';
 
 /** How many rows each list of the dashboard shows; the full lists are one link away. */
 const shown = { tasks: 8, contracts: 6, activity: 10 } as const;
@@ -46,7 +46,6 @@ interface Activity {
 /** The task and dossier pages (web/pages/tasks.tsx and dossiers.tsx) take the numeric ids. */
 const taskLink = (taskId: number) => `${appBase}/xu-ly-cong-viec/${taskId}`;
 const dossierLink = (folderId: number) => `${appBase}/ho-so/${folderId}`;
-const contractLink = (id: string) => `${appBase}/hop-dong/${encodeURIComponent(id)}`;
 
 const SectionHead: FC<{ id: string; title: string; count?: string; intro: string }> = (props) => (
   <div class="section-head">
@@ -168,7 +167,7 @@ const ContractCard: FC<{ t: Messages; locale: Locale; waiting: Waiting }> = ({
           {waiting.items.map((contract) => (
             <li class="waiting-item">
               <div class="waiting-main">
-                <a href={contractLink(contract.id)} class="task-title">
+                <a href={contractPath(contract.id)} class="task-title">
                   {contract.title}
                 </a>
                 {contract.waitingFor.length > 0 ? (
@@ -243,7 +242,7 @@ async function recentActivity(c: WebContext): Promise<Activity[] | null> {
       at: event.at,
       label: t.contract[event.action],
       subject: event.title,
-      href: contractLink(event.contractId),
+      href: contractPath(event.contractId),
     })),
   ];
   return items.sort((a, b) => b.at.localeCompare(a.at)).slice(0, shown.activity);
