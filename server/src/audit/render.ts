@@ -16,6 +16,7 @@ const actionLabels: Record<AuditAction, string> = {
   signed: 'Đã ký / Signed',
   rejected: 'Từ chối / Rejected',
   completed: 'Hoàn tất / Completed',
+  invitation_resent: 'Gửi lại lời mời ký / Invitation sent again',
 };
 
 /** Where a dossier's wording differs from a contract's. */

@@ -27,6 +27,7 @@ export const auditActions = [
   'signed',
   'rejected',
   'completed',
+  'invitation_resent',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

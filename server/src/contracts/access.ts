@@ -5,7 +5,11 @@ import { requireActor } from '../auth/authenticate';
 import { holdsPermission } from '../auth/permissions';
 import type { Actor, AppDeps, AppEnv, Principal } from '../context';
 import { ApiError } from '../errors/apiError';
+import type { Permission } from '../tenancy/permissionCatalog';
 import { type ContractRow, type ContractScope, contractByUuid } from './queries';
+
+/** Either lets a caller read contracts (its own, or every one of the tenant). */
+export const contractReaders: Permission[] = ['contract:view', 'contract:view-all'];
 
 /** A caller of the contract API: who, in which tenant, seeing which contracts. */
 export interface ContractCaller {
@@ -22,8 +26,15 @@ export interface ContractCaller {
  * hold `contract:view-all`. An organization key acts in its tenant; a token in its user's.
  */
 export async function callerOf(c: Context<AppEnv>): Promise<ContractCaller> {
-  const deps = c.get('deps');
-  const principal: Principal = c.get('principal');
+  return callerOfPrincipal(c.get('deps'), c.get('principal'), originOf(c));
+}
+
+/** {@link callerOf} for a principal known otherwise (a web page's signed-in viewer). */
+export async function callerOfPrincipal(
+  deps: AppDeps,
+  principal: Principal,
+  origin: AuditOrigin,
+): Promise<ContractCaller> {
   const actor = requireActor(principal);
   const tenantId = principal.kind === 'apiKey' ? principal.tenantId : actor.tenantId;
   if (tenantId === null) {
@@ -35,7 +46,7 @@ export async function callerOf(c: Context<AppEnv>): Promise<ContractCaller> {
     auditActor: await userActor(deps.db, actor.id, actor.username),
     scope: { tenantId, ownerUserId: seesAll ? null : actor.id },
     organizationId: principal.kind === 'apiKey' ? principal.organizationId : null,
-    origin: originOf(c),
+    origin,
   };
 }
 

@@ -1,8 +1,18 @@
 import crypto from 'node:crypto';
+import { appendAuditEvent } from '../audit/chain';
+import { contractTrail } from '../audit/subject';
 import type { AppDeps } from '../context';
-import type { Db } from '../db/database';
+import { type Db, inTransaction } from '../db/database';
+import { ApiError } from '../errors/apiError';
 import { type ContractMailKind, contractMail, queueMail } from '../notify';
-import { type ContractRow, type ContractSignerRow, updateSigner } from './queries';
+import { type ContractCaller, contractInScope } from './access';
+import {
+  type ContractRow,
+  type ContractSignerRow,
+  contractById,
+  signersOf,
+  updateSigner,
+} from './queries';
 
 type MailDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'secrets'>;
 
@@ -95,4 +105,79 @@ export function firstTurn(signers: readonly ContractSignerRow[]): ContractSigner
   const orders = signers.filter((s) => s.role === 'signer').map((s) => s.signing_order);
   const first = Math.min(...orders);
   return signers.filter((s) => s.role === 'viewer' || s.signing_order === first);
+}
+
+/**
+ * The shortest time between two invitations of one signer: a resend is for a lost or buried
+ * e-mail, never a way to flood a mailbox.
+ */
+export const resendIntervalSeconds = 5 * 60;
+
+/**
+ * When the invitation of `signer` may be sent again: never (null) unless the contract is being
+ * signed before its deadline and the signer was invited (their turn, or a viewer); otherwise
+ * `resendIntervalSeconds` after their last invitation (possibly already past).
+ */
+export function resendAvailableAt(
+  contract: Pick<ContractRow, 'status' | 'expired_at'>,
+  signer: Pick<ContractSignerRow, 'status' | 'invited_at'>,
+  now: Date,
+): Date | null {
+  if (contract.status !== 'signing' || contract.expired_at <= now.toISOString()) return null;
+  if (signer.status !== 'invited' || signer.invited_at === null) return null;
+  return new Date(Date.parse(signer.invited_at) + resendIntervalSeconds * 1000);
+}
+
+/**
+ * Sends a signer's invitation again: a fresh link (the previous one stops working, so only the
+ * newest e-mail opens the signing page) and the same e-mail as the first time, recorded in the
+ * trail as `invitation_resent`. Only while the contract is being signed and the signer invited
+ * (409 SIGNER_NOT_INVITED), and not sooner than `resendIntervalSeconds` after the last
+ * invitation (429 INVITATION_RESENT_RECENTLY with Retry-After). `position` is the signer's
+ * place in the contract's `signers` (0-based).
+ */
+export async function resendInvitation(
+  deps: AppDeps,
+  caller: ContractCaller,
+  id: string,
+  position: number,
+): Promise<{ id: string; signer: string; resentAt: string }> {
+  const found = await contractInScope(deps, caller, id);
+  return inTransaction(deps.db, async (trx) => {
+    // Read again under the write lock: a concurrent turn, cancel or resend has committed or not.
+    const contract = (await contractById(trx, found.id))!;
+    const signer = (await signersOf(trx, contract.id)).find((s) => s.position === position);
+    if (!signer) {
+      throw new ApiError(404, 'SIGNER_NOT_FOUND', `The contract has no signer ${position}`, {
+        field: 'signer',
+      });
+    }
+    const now = deps.clock.now();
+    const availableAt = resendAvailableAt(contract, signer, now);
+    if (availableAt === null) {
+      throw new ApiError(
+        409,
+        'SIGNER_NOT_INVITED',
+        `No invitation to send again: the contract is ${contract.status} and the signer ${signer.status}`,
+        { field: 'signer' },
+      );
+    }
+    if (availableAt > now) {
+      const seconds = Math.ceil((availableAt.getTime() - now.getTime()) / 1000);
+      throw new ApiError(
+        429,
+        'INVITATION_RESENT_RECENTLY',
+        `The signer was invited less than ${resendIntervalSeconds / 60} minutes ago; try again in ${seconds} s`,
+        { field: 'signer', headers: { 'Retry-After': String(seconds) } },
+      );
+    }
+    await inviteSigners(trx, deps, contract, [signer], caller.auditActor.name);
+    await appendAuditEvent(trx, deps.clock, contractTrail(contract.id), {
+      action: 'invitation_resent',
+      actor: caller.auditActor,
+      origin: caller.origin,
+      details: { signer: signer.email, signerName: signer.name },
+    });
+    return { id: contract.uuid, signer: signer.email, resentAt: now.toISOString() };
+  });
 }

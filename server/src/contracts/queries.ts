@@ -293,3 +293,67 @@ export function overdueContracts(db: Db, now: string, limit: number): Promise<{ 
     .limit(limit)
     .execute();
 }
+
+// --- The web application's dashboard ----------------------------------------------------------
+
+/**
+ * Contracts `userId` created in the tenant that are being signed (sent, waiting for signers).
+ * Reads the partial index contracts_creator_signing (created_by_user_id, expired_at) WHERE
+ * status = 'signing'.
+ */
+function awaitingOthers(db: Db, owner: { tenantId: number; userId: number }) {
+  return db
+    .selectFrom('contracts')
+    .where('created_by_user_id', '=', owner.userId)
+    .where('status', '=', 'signing')
+    .where('tenant_id', '=', owner.tenantId);
+}
+
+/** How many contracts `userId` created wait for others (the index alone). */
+export function countContractsAwaitingOthers(db: Db, owner: { tenantId: number; userId: number }) {
+  return awaitingOthers(db, owner).select(sql<number>`count(*)`.as('total'));
+}
+
+/** The first `limit` of them, closest deadline first (the index's own order). */
+export function contractsAwaitingOthers(
+  db: Db,
+  owner: { tenantId: number; userId: number },
+  limit: number,
+) {
+  return awaitingOthers(db, owner).selectAll().orderBy('expired_at').orderBy('id').limit(limit);
+}
+
+/** The acts of a person on contracts that their recent activity lists. */
+export const recentContractActions = ['created', 'sent', 'cancelled', 'invitation_resent'] as const;
+
+/**
+ * A person's own recent acts on the contracts of `scope` (created, sent, cancelled, invitation
+ * sent again), newest first, at most `limit`. Reads the partial index
+ * contract_audit_events_actor (actor_user_id, at), whose condition the query repeats, then each
+ * event's contract by primary key.
+ */
+export function recentContractEventsBy(
+  db: Db,
+  userId: number,
+  scope: ContractScope,
+  limit: number,
+) {
+  return (
+    db
+      .selectFrom('contract_audit_events as e')
+      .innerJoin('contracts as c', 'c.id', 'e.contract_id')
+      .select(['e.id', 'e.action', 'e.at', 'c.uuid', 'c.title'])
+      .where('e.actor_user_id', '=', userId)
+      // Literals, not bound values: SQLite uses a partial index only for a condition it can read.
+      .where(
+        sql<boolean>`e.action IN (${sql.join(recentContractActions.map((action) => sql.lit(action)))})`,
+      )
+      .where('c.tenant_id', '=', scope.tenantId)
+      .$if(scope.ownerUserId !== null, (query) =>
+        query.where('c.created_by_user_id', '=', scope.ownerUserId!),
+      )
+      .orderBy('e.at', 'desc')
+      .orderBy('e.id', 'desc')
+      .limit(limit)
+  );
+}

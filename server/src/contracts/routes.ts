@@ -14,7 +14,7 @@ import {
 } from '../http/openapi';
 import { pdfReadErrors } from '../pdf/signing';
 import type { Permission } from '../tenancy/permissionCatalog';
-import { callerOf } from './access';
+import { callerOf, contractReaders } from './access';
 import { createContract } from './create';
 import { documentCodes } from './document';
 import { existingSignatureCodes } from './existingSignatures';
@@ -41,8 +41,6 @@ import { tooLarge, uploadCodes, uploadLimits } from './upload';
 
 /** Contract API: `Authorization: Bearer` or `X-API-Key` (spec 01, "Which credentials"). */
 export const contractSecurity: Record<string, string[]>[] = [{ ApiKey: [] }, { Bearer: [] }];
-
-const readers: Permission[] = ['contract:view', 'contract:view-all'];
 
 const notFound = { 404: ['CONTRACT_NOT_FOUND'] } as const;
 
@@ -120,7 +118,7 @@ export function contractRoutes(limiter: RateLimiter) {
   });
 
   const list = createRoute({
-    ...guarded(readers),
+    ...guarded(contractReaders),
     method: 'get',
     path: '/contracts',
     operationId: 'listContracts',
@@ -143,7 +141,7 @@ export function contractRoutes(limiter: RateLimiter) {
   });
 
   const detail = createRoute({
-    ...guarded(readers),
+    ...guarded(contractReaders),
     method: 'get',
     path: '/contracts/{id}',
     operationId: 'getContract',
@@ -210,7 +208,7 @@ export function contractRoutes(limiter: RateLimiter) {
   });
 
   const download = createRoute({
-    ...guarded(readers),
+    ...guarded(contractReaders),
     method: 'get',
     path: '/contracts/{id}/download',
     operationId: 'downloadContract',

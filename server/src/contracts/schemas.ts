@@ -304,7 +304,7 @@ const AuditEvent = z
     seq: z.number().int(),
     action: z.string().openapi({
       description:
-        'created, sent, viewed, downloaded, cancelled, expired; the signing steps add session_initiated, otp_sent, otp_failed, signed, rejected, completed',
+        "created, sent, viewed, downloaded, cancelled, expired, invitation_resent (the web app sent a signer's invitation again); the signing steps add session_initiated, otp_sent, otp_failed, signed, rejected, completed",
     }),
     at: isoDateTime,
     actor: z.object({

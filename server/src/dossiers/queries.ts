@@ -309,3 +309,25 @@ export function fileInScope(
     .where(dossierInScope(scope))
     .executeTakeFirst();
 }
+
+/**
+ * The dossiers of one state in the scope, at most `cap` of them, to be counted (the dashboard
+ * says "cap or more" rather than walk a whole state). Reads the state's range of
+ * dossiers_tenant_status (tenant_id, status, organization_id, created_by_user_id): organization
+ * and creator come from the index; only rows neither decides probe their turns.
+ */
+export function dossiersOfStatus(
+  db: Db,
+  scope: DossierScope,
+  status: DossiersTable['status'],
+  cap: number,
+) {
+  const matches = db
+    .selectFrom('dossiers as d')
+    .select('d.id')
+    .where('d.tenant_id', '=', scope.tenantId)
+    .where('d.status', '=', status)
+    .where(dossierInScope(scope))
+    .limit(cap);
+  return db.selectFrom(matches.as('m')).select((eb) => eb.fn.countAll<number>().as('count'));
+}

@@ -348,3 +348,52 @@ export function roleLabel(
     .where('id', '=', roleId)
     .executeTakeFirst();
 }
+
+// --- The web application's dashboard ----------------------------------------------------------
+
+/**
+ * The ids of the caller's pending tasks whose deadline comes first (tasks without one last, then
+ * the oldest assigned), at most `limit`. The same participation as the task list (from
+ * turns_assignee and turns_role), so it costs what the caller's own pending tasks cost; their
+ * rows are then read by primary key (taskRowsQuery).
+ */
+export function pendingTasksByDeadline(db: Db, scope: TaskScope, limit: number) {
+  return pendingTasks(db, scope, {})
+    .select('t.id')
+    .orderBy(sql`t.expire_at IS NULL`)
+    .orderBy('t.expire_at')
+    .orderBy('t.assigned_at')
+    .orderBy('t.id')
+    .limit(limit);
+}
+
+/**
+ * The caller's own newest history records (approved, rejected, overdue), at most `limit`, with
+ * the task's step and dossier. Reads history_actor (actor_user_id, action_at, action,
+ * tenant_id, task_id) backwards, then each record's task, step and dossier by primary key.
+ */
+export function recentHistoryBy(db: Db, scope: TaskScope, limit: number) {
+  return db
+    .selectFrom('history as h')
+    .innerJoin('tasks as t', 't.id', 'h.task_id')
+    .innerJoin('process_steps as s', 's.id', 't.step_id')
+    .innerJoin('dossiers as d', 'd.id', 'h.dossier_id')
+    .select([
+      'h.id',
+      'h.action',
+      'h.action_at',
+      'h.comment',
+      't.id as task_id',
+      's.name as step_name',
+      'd.id as folder_id',
+      'd.title as document_title',
+    ])
+    .where('h.actor_user_id', '=', scope.userId)
+    .where('h.tenant_id', '=', scope.tenantId)
+    .$if(scope.organizationId !== null, (query) =>
+      query.where('t.organization_id', '=', scope.organizationId!),
+    )
+    .orderBy('h.action_at', 'desc')
+    .orderBy('h.id', 'desc')
+    .limit(limit);
+}

@@ -4,6 +4,7 @@ import { ApiError } from '../errors/apiError';
 import { signingPageRoutes } from '../signingPage/routes';
 import { appBase, assetRoutes } from './assets';
 import type { WebContext, WebEnv } from './context';
+import { contractsPages } from './pages/contracts';
 import { dashboardPages } from './pages/dashboard';
 import { accessLinkPage, notFoundPage, problemPage } from './pages/problems';
 import { signInPages } from './pages/signIn';
@@ -75,6 +76,7 @@ export function webRoutes(limiter: RateLimiter): Hono<WebEnv> {
   signedIn.use(requireViewer());
   signedIn.get('/', (c) => c.redirect(`${appBase}/dashboard`, 303));
   dashboardPages(signedIn);
+  contractsPages(signedIn);
   web.route('/', signedIn);
 
   web.all('*', (c) => notFoundPage(c));

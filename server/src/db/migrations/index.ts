@@ -21,6 +21,7 @@ import { shallowSearchTriggers } from './020_shallow_search_triggers';
 import { contractArchiveVersions } from './021_contract_archive_versions';
 import { signerIdentity } from './022_signer_identity';
 import { webSessions } from './023_web_sessions';
+import { dashboardIndexes } from './024_dashboard_indexes';
 
 export interface Migration {
   version: number;
@@ -53,4 +54,5 @@ export const migrations: Migration[] = [
   { version: 21, name: 'contract_archive_versions', sql: contractArchiveVersions },
   { version: 22, name: 'signer_identity', sql: signerIdentity },
   { version: 23, name: 'web_sessions', sql: webSessions },
+  { version: 24, name: 'dashboard_indexes', sql: dashboardIndexes },
 ];
