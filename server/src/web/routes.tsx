@@ -7,6 +7,7 @@ import type { WebContext, WebEnv } from './context';
 import { dashboardPages } from './pages/dashboard';
 import { accessLinkPage, notFoundPage, problemPage } from './pages/problems';
 import { signInPages } from './pages/signIn';
+import { verifyPages } from './pages/verifyRoutes';
 import { pageHeaders } from './security';
 import {
   AccessLinkRefused,
@@ -64,6 +65,8 @@ export function webRoutes(limiter: RateLimiter): Hono<WebEnv> {
   web.use(pickLanguage());
   web.use(exchangeAccessToken(limiter));
   web.use(loadViewer());
+  // Anyone's, and its POST changes nothing: before the CSRF guard, which would read its upload.
+  verifyPages(web, limiter);
   web.use(guardStateChanges());
 
   // Anyone: sign-in, and the signing page behind a link.
