@@ -4,6 +4,7 @@ import { ApiError } from '../errors/apiError';
 import { signingPageRoutes } from '../signingPage/routes';
 import { appBase, assetRoutes } from './assets';
 import type { WebContext, WebEnv } from './context';
+import { frameForViewer } from './embedding';
 import { dashboardPages } from './pages/dashboard';
 import { accessLinkPage, notFoundPage, problemPage } from './pages/problems';
 import { signInPages } from './pages/signIn';
@@ -65,6 +66,7 @@ export function webRoutes(limiter: RateLimiter): Hono<WebEnv> {
   web.use(pickLanguage());
   web.use(exchangeAccessToken(limiter));
   web.use(loadViewer());
+  web.use(frameForViewer());
   // Anyone's, and its POST changes nothing: before the CSRF guard, which would read its upload.
   verifyPages(web, limiter);
   web.use(guardStateChanges());
