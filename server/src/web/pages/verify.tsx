@@ -40,10 +40,7 @@ const UploadForm: FC<{ t: Messages; megabytes: number; problem?: VerifyProblem }
   megabytes,
   problem,
 }) => (
-  <section class="card verify-upload" aria-labelledby="verify-upload-title">
-    <h2 id="verify-upload-title" class="visually-hidden">
-      {t.verify.fileLabel}
-    </h2>
+  <section class="card verify-upload" aria-label={t.verify.fileLabel}>
     <p>{t.verify.intro}</p>
     <p class="muted">{t.verify.privacy}</p>
     {problem ? <Notice tone="danger">{problemText(t, problem)}</Notice> : null}
@@ -215,9 +212,13 @@ const Result: FC<{ t: Messages; locale: Locale; verified: VerifiedFile }> = ({
       <section class="card verify-result" aria-labelledby="verify-result-title">
         <div class="page-head">
           <h2 id="verify-result-title">{t.verify.resultTitle}</h2>
-          <Badge tone={isValid ? 'success' : 'danger'}>
-            {isValid ? t.verify.badge.valid : t.verify.badge.invalid}
-          </Badge>
+          {signatures.length === 0 ? (
+            <Badge tone="warning">{t.verify.badge.none}</Badge>
+          ) : (
+            <Badge tone={isValid ? 'success' : 'danger'}>
+              {isValid ? t.verify.badge.valid : t.verify.badge.invalid}
+            </Badge>
+          )}
         </div>
         <Notice tone={isValid ? 'success' : signatures.length === 0 ? 'warning' : 'danger'}>
           {verdict}

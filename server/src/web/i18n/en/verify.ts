@@ -20,7 +20,7 @@ export const verify: typeof vi = {
       'A signature is not valid or the document was changed. See each signature below for why.',
     none: 'This file has no digital signature.',
   },
-  badge: { valid: 'Valid', invalid: 'Not valid' },
+  badge: { valid: 'Valid', invalid: 'Not valid', none: 'No signature' },
   signatureHeading: (index: number) => `Signature ${index}`,
   timestampHeading: (index: number) => `Document timestamp ${index}`,
   field: 'Signature field',

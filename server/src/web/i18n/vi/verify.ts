@@ -19,7 +19,7 @@ export const verify = {
       'Có chữ ký không hợp lệ hoặc tài liệu đã bị thay đổi. Xem chi tiết từng chữ ký bên dưới.',
     none: 'Tệp này không có chữ ký số nào.',
   },
-  badge: { valid: 'Hợp lệ', invalid: 'Không hợp lệ' },
+  badge: { valid: 'Hợp lệ', invalid: 'Không hợp lệ', none: 'Không có chữ ký' },
   signatureHeading: (index: number) => `Chữ ký ${index}`,
   timestampHeading: (index: number) => `Dấu thời gian tài liệu ${index}`,
   field: 'Trường chữ ký',
