@@ -1,3 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import fontkit from '@pdf-lib/fontkit';
+import { PDFDocument } from 'pdf-lib';
 import type { Page } from 'playwright-core';
 import { recordIssuedSecret } from '../../../test/support/runLog';
 import { presignFileUrl } from '../../src/files/presign';
@@ -6,7 +10,7 @@ import { assetUrl } from '../../src/web/assets';
 import { classicPdf } from '../signing/pdf/corpus';
 import { type BrowserWorld, openBrowserWorld } from '../support/browser';
 import { createDossier, createProcess } from '../support/dossiers';
-import { createHarness, type Harness, seedTenant } from '../support/harness';
+import { createHarness, type Harness, type SeededTenant, seedTenant } from '../support/harness';
 
 /**
  * The PDF preview (server/web/app/preview.ts + pdf.js served by us) in Debian's Chromium, under
@@ -20,13 +24,16 @@ import { createHarness, type Harness, seedTenant } from '../support/harness';
 
 jest.setTimeout(120_000);
 
+const artifacts = path.resolve(__dirname, '../../../test/artifacts');
+
 let h: Harness;
 let world: BrowserWorld;
 let pdfPath: string;
+let tenant: SeededTenant;
 
 beforeAll(async () => {
   h = createHarness();
-  const tenant = await seedTenant(h, 'PREV');
+  tenant = await seedTenant(h, 'PREV');
   const process = await createProcess(h, {
     tenantId: tenant.tenantId,
     organizationId: tenant.rootOrganizationId,
@@ -53,10 +60,18 @@ async function pageWithPreview(source: string, locale: 'vi' | 'en' = 'vi') {
   const context = await world.newContext({ locale });
   const page = await world.newPage(context);
   const scripts: string[] = [];
-  page.on('request', (request) => {
-    if (request.resourceType() === 'script' || request.url().includes('.mjs')) {
-      scripts.push(new URL(request.url()).pathname);
-    }
+  /** Bytes on the wire (compressed as served) of each script, by path. */
+  const transferred = new Map<string, number>();
+  const encodings = new Set<string>();
+  page.on('requestfinished', async (request) => {
+    const pathname = new URL(request.url()).pathname;
+    if (!/\.m?js$/.test(pathname)) return;
+    scripts.push(pathname);
+    // Content-Length of the answer: what was sent, compressed as the browser asked (the worker's
+    // request has no size of its own in the DevTools protocol).
+    const headers = (await request.response())?.headers() ?? {};
+    transferred.set(pathname, Number(headers['content-length'] ?? Number.NaN));
+    encodings.add(headers['content-encoding'] ?? 'identity');
   });
   await page.goto(`${world.origin}/app/dang-nhap?lang=${locale}`);
   // An expression, not a function: the tests compile without the DOM's types.
@@ -74,7 +89,7 @@ async function pageWithPreview(source: string, locale: 'vi' | 'en' = 'vi') {
     tag.src = ${JSON.stringify(assetUrl('preview.js'))};
     document.head.append(tag);
   })()`);
-  return { context, page, scripts };
+  return { context, page, scripts, transferred, encodings };
 }
 
 /** What the test reads of a canvas (the tests compile without the DOM's types). */
@@ -112,7 +127,7 @@ async function waitForDrawing(page: Page, n: number): Promise<void> {
 
 describe('the PDF preview', () => {
   it('draws the pages of a dossier file with pdf.js under the strict CSP, without console error', async () => {
-    const { context, page, scripts } = await pageWithPreview(pdfPath);
+    const { context, page, scripts, transferred, encodings } = await pageWithPreview(pdfPath);
     await waitForDrawing(page, 1);
     const csp = await page.evaluate(
       `fetch(location.href).then((r) => r.headers.get('content-security-policy'))`,
@@ -132,6 +147,23 @@ describe('the PDF preview', () => {
         '/app/assets/pdfjs/pdf.worker.min.mjs',
       ]),
     );
+    await page.screenshot({ path: path.join(artifacts, 'pages', 'preview-vi-1280.png') });
+    // The budget: no page over 200 KB of script on the main thread, as transferred (brotli: the
+    // browser asks for it, and the build wrote it).
+    // The worker runs on its own thread, fetched only when a page shows a PDF (docs/decisions.md).
+    const worker = '/app/assets/pdfjs/pdf.worker.min.mjs';
+    const mainThread = [...transferred].filter(([name]) => name !== worker);
+    const mainBytes = mainThread.reduce((sum, [, bytes]) => sum + bytes, 0);
+    fs.mkdirSync(artifacts, { recursive: true });
+    fs.writeFileSync(
+      path.join(artifacts, 'preview-script-sizes.json'),
+      `${JSON.stringify({ encodings: [...encodings], scripts: Object.fromEntries(transferred), mainBytes }, null, 1)}\n`,
+    );
+    expect([...encodings]).toEqual(['br']);
+    expect(mainBytes).toBeGreaterThan(100_000);
+    expect(mainBytes).toBeLessThanOrEqual(200 * 1024);
+    expect(transferred.get(worker)).toBeLessThan(400 * 1024);
+
     // Page navigation by the keyboard: Tab to "next page", Enter, the last page gets drawn.
     await page.locator('.pdf-next').focus();
     await page.keyboard.press('Enter');
@@ -156,6 +188,40 @@ describe('the PDF preview', () => {
     expect(await page.locator('.pdf-preview a').getAttribute('href')).toBe(
       '/app/assets/styles.css',
     );
+    await context.close();
+  });
+
+  it('draws Vietnamese text of an embedded font without CMaps, and asks for nothing it lacks', async () => {
+    const doc = await PDFDocument.create();
+    doc.registerFontkit(fontkit);
+    const font = await doc.embedFont(
+      fs.readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')),
+      { subset: true },
+    );
+    doc.addPage([595, 842]).drawText('Hợp đồng tín dụng: Nguyễn Văn Ánh, Trần Thị Bình', {
+      x: 50,
+      y: 780,
+      size: 16,
+      font,
+    });
+    const process = await createProcess(h, {
+      tenantId: tenant.tenantId,
+      organizationId: tenant.rootOrganizationId,
+      code: 'QT-PREV-VI',
+      steps: [{ stepCode: 'S1', kind: 'internal', defaultUserId: tenant.adminUserId }],
+    });
+    const dossier = await createDossier(h, process, {
+      files: [{ title: 'Tiếng Việt', content: Buffer.from(await doc.save()) }],
+    });
+    const [file] = await dossierFiles(h.deps.db, dossier.id);
+    const url = new URL(presignFileUrl(h.deps, file!.uuid));
+    recordIssuedSecret(url.searchParams.get('signature')!, 'presigned URL signature');
+    const { context, page } = await pageWithPreview(`${url.pathname}${url.search}`);
+    const said: string[] = [];
+    page.on('console', (message) => said.push(message.text()));
+    await waitForDrawing(page, 1);
+    // pdf.js says so when a file needs CMaps or font data it was not given.
+    expect(said.filter((text) => /cMapUrl|standardFontDataUrl|CMap/i.test(text))).toEqual([]);
     await context.close();
   });
 });
