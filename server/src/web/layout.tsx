@@ -91,7 +91,11 @@ export const Layout: FC<LayoutProps> = (props) => {
                     {t.common.signOut}
                   </button>
                 </form>
-              ) : null}
+              ) : props.here.startsWith(`${appBase}/dang-nhap`) ? null : (
+                <a class="button button-quiet" href={`${appBase}/dang-nhap`}>
+                  {t.common.signIn.title}
+                </a>
+              )}
             </div>
           </div>
           {viewer ? (
