@@ -43,8 +43,49 @@ const webPages = { 'signing-page': 'server/web/signing-page' };
  * server/dist/web/app/ beside a manifest of their content hashes (server/src/web/assets.ts).
  */
 const appSource = 'server/web/app';
-/** Files copied from packages into the app's browser files: name there → path from the root. */
-const appCopies = {};
+/**
+ * Files copied from packages into the app's browser files: name there → path from the root.
+ * pdf.js (the PDF preview, server/web/app/preview.ts): its main-thread module, loaded by the
+ * preview only when a page shows a PDF; its worker; the WebAssembly image decoders (JPEG 2000,
+ * JBIG2: scanned documents) and the standard fonts, which the worker fetches only for a file
+ * that needs them. No CMaps: they serve CJK fonts that a file does not embed, and Vietnamese text
+ * in a PDF is always drawn with an embedded font (docs/decisions.md).
+ */
+const pdfjs = 'node_modules/pdfjs-dist';
+const appCopies = {
+  'pdfjs/pdf.min.mjs': `${pdfjs}/build/pdf.min.mjs`,
+  'pdfjs/pdf.worker.min.mjs': `${pdfjs}/build/pdf.worker.min.mjs`,
+  'pdfjs/LICENSE': `${pdfjs}/LICENSE`,
+  ...Object.fromEntries(
+    ['openjpeg.wasm', 'jbig2.wasm', 'jbig2_nowasm_fallback.js'].map((name) => [
+      `pdfjs/wasm/${name}`,
+      `${pdfjs}/wasm/${name}`,
+    ]),
+  ),
+  ...Object.fromEntries(
+    [
+      'FoxitDingbats.pfb',
+      'FoxitFixed.pfb',
+      'FoxitFixedBold.pfb',
+      'FoxitFixedBoldItalic.pfb',
+      'FoxitFixedItalic.pfb',
+      'FoxitSerif.pfb',
+      'FoxitSerifBold.pfb',
+      'FoxitSerifBoldItalic.pfb',
+      'FoxitSerifItalic.pfb',
+      'FoxitSymbol.pfb',
+      'LiberationSans-Bold.ttf',
+      'LiberationSans-BoldItalic.ttf',
+      'LiberationSans-Italic.ttf',
+      'LiberationSans-Regular.ttf',
+    ].map((name) => [`pdfjs/standard_fonts/${name}`, `${pdfjs}/standard_fonts/${name}`]),
+  ),
+};
+/**
+ * Text files are also written compressed beside themselves (`.br`, `.gz`), once at build time, and
+ * served so to browsers that accept it (server/src/web/assets.ts): pdf.js is 1.7 MB as it is.
+ */
+const compressible = /\.(js|mjs|css|json|pfb|ttf)$/;
 
 /** Packages our sources import that go into the bundle, with whatever they import in turn. */
 const bundled = /^(hono|@hono\/[^/]+|zod|kysely|jose)(\/|$)/;
@@ -107,6 +148,11 @@ function staleness() {
     if (changed !== undefined && changed > manifest.builtAt) return `${file} changed`;
   }
   return null;
+}
+
+/** The short content hash of a browser file: its version in URLs and the manifest. */
+function hashOf(contents) {
+  return crypto.createHash('sha256').update(contents).digest('hex').slice(0, 16);
 }
 
 /** Writes to a temporary name and renames, so a concurrent start never reads half a file. */
@@ -192,10 +238,18 @@ async function buildApp(esbuild) {
     .readdirSync(path.join(root, appSource))
     .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
     .map((name) => `${appSource}/${name}`);
+  // The copies first: the scripts are told their versions (the preview imports pdf.js by URL).
+  const copies = new Map(
+    Object.entries(appCopies).map(([name, from]) => [name, fs.readFileSync(path.join(root, from))]),
+  );
+  const versions = Object.fromEntries(
+    [...copies].map(([name, contents]) => [name, hashOf(contents)]),
+  );
   const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints: scripts,
     outdir: appDir,
+    define: { APP_ASSET_VERSIONS: JSON.stringify(versions) },
     bundle: true,
     platform: 'browser',
     target: 'es2022',
@@ -209,18 +263,28 @@ async function buildApp(esbuild) {
     result.outputFiles.map((file) => [path.relative(appDir, file.path), file.contents]),
   );
   files.set('styles.css', fs.readFileSync(path.join(root, appSource, 'styles.css')));
-  for (const [name, from] of Object.entries(appCopies)) {
-    files.set(name, fs.readFileSync(path.join(root, from)));
-  }
+  for (const [name, contents] of copies) files.set(name, contents);
   const manifest = {};
+  const zlib = await import('node:zlib');
   for (const [name, contents] of files) {
     fs.mkdirSync(path.dirname(path.join(appDir, name)), { recursive: true });
     writeAtomically(path.join(appDir, name), contents);
-    manifest[name] = crypto.createHash('sha256').update(contents).digest('hex').slice(0, 16);
+    manifest[name] = hashOf(contents);
+    if (compressible.test(name) && contents.length > 1024) {
+      const brotli = zlib.brotliCompressSync(contents, {
+        params: {
+          [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY,
+          [zlib.constants.BROTLI_PARAM_SIZE_HINT]: contents.length,
+        },
+      });
+      writeAtomically(path.join(appDir, `${name}.br`), brotli);
+      writeAtomically(path.join(appDir, `${name}.gz`), zlib.gzipSync(contents, { level: 9 }));
+    }
   }
   writeAtomically(path.join(appDir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
   return [
-    ...Object.keys(result.metafile.inputs),
+    // Not `<define:…>`: esbuild names the defined values among its inputs.
+    ...Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('<')),
     `${appSource}/styles.css`,
     ...Object.values(appCopies),
   ];

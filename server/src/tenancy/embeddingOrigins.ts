@@ -1,6 +1,11 @@
 import { type Db, inTransaction } from '../db/database';
 import { ApiError } from '../errors/apiError';
-import { deleteEmbeddingOrigin, insertEmbeddingOrigin, type TenantRow } from './queries';
+import {
+  deleteEmbeddingOrigin,
+  insertEmbeddingOrigin,
+  listEmbeddingOrigins,
+  type TenantRow,
+} from './queries';
 
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -53,4 +58,13 @@ export async function removeEmbeddingOrigin(
   const origin = normalizeOrigin(raw);
   const removed = await inTransaction(db, (trx) => deleteEmbeddingOrigin(trx, tenant.id, origin));
   return { origin, removed };
+}
+
+/**
+ * The origins allowed to embed a tenant's pages (`frame-ancestors`, and where a framed page may
+ * post its messages): none for no tenant (a global operator) or a tenant without any.
+ */
+export async function embeddingOriginsOf(db: Db, tenantId: number | null): Promise<string[]> {
+  if (tenantId === null) return [];
+  return (await listEmbeddingOrigins(db, tenantId)).map((row) => row.origin);
 }

@@ -27,7 +27,52 @@ const contentTypes: Record<string, string> = {
   '.json': 'application/json',
   '.map': 'application/json',
   '.bcmap': 'application/octet-stream',
+  '.wasm': 'application/wasm',
+  '.pfb': 'application/octet-stream',
+  '.ttf': 'font/ttf',
 };
+
+/**
+ * The compressed copies scripts/build.mjs writes beside a text file, best first, by the
+ * Accept-Encoding token that takes them.
+ */
+const encodings = [
+  { token: 'br', suffix: '.br' },
+  { token: 'gzip', suffix: '.gz' },
+] as const;
+
+/** Whether a compressed copy exists, asked once per file and encoding. */
+const compressedCopies = new Map<string, boolean>();
+
+async function hasCopy(file: string): Promise<boolean> {
+  let known = compressedCopies.get(file);
+  if (known === undefined) {
+    known = await fs.promises.access(file).then(
+      () => true,
+      () => false,
+    );
+    compressedCopies.set(file, known);
+  }
+  return known;
+}
+
+/** The encodings a request accepts (`q=0` refuses one). */
+function acceptedEncodings(header: string | undefined): Set<string> {
+  const accepted = new Set<string>();
+  for (const part of (header ?? '').split(',')) {
+    const [token, ...parameters] = part.trim().toLowerCase().split(';');
+    const refused = parameters.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
+    if (token && !refused) accepted.add(token);
+  }
+  return accepted;
+}
+
+/**
+ * The policy of a worker started from one of our scripts (pdf.js's): a worker takes its CSP from
+ * its own script's answer, not from the page. It fetches only from here and compiles
+ * WebAssembly (pdf.js's image decoders), never evaluates strings. Page scripts ignore it.
+ */
+const workerPolicy = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'";
 
 let manifest: Record<string, string> | undefined;
 
@@ -58,15 +103,30 @@ export function assetRoutes(): Hono<WebEnv> {
     const name = c.req.param('name');
     const hash = hashes()[name];
     if (hash === undefined) return c.notFound();
-    const type = contentTypes[path.extname(name)] ?? 'application/octet-stream';
-    const body = await fs.promises.readFile(path.join(assetDir, name));
+    const extension = path.extname(name);
+    const type = contentTypes[extension] ?? 'application/octet-stream';
+    const file = path.join(assetDir, name);
+    const accepted = acceptedEncodings(c.req.header('accept-encoding'));
+    let encoding: (typeof encodings)[number] | undefined;
+    for (const candidate of encodings) {
+      if (accepted.has(candidate.token) && (await hasCopy(`${file}${candidate.suffix}`))) {
+        encoding = candidate;
+        break;
+      }
+    }
+    const body = await fs.promises.readFile(encoding ? `${file}${encoding.suffix}` : file);
     const versioned = c.req.query('v') === hash;
-    return c.body(body, 200, {
+    const headers: Record<string, string> = {
       'Content-Type': type,
       'X-Content-Type-Options': 'nosniff',
       'Cache-Control': versioned ? 'public, max-age=31536000, immutable' : 'no-cache',
-      ETag: `"${hash}"`,
-    });
+      ETag: encoding ? `"${hash}-${encoding.token}"` : `"${hash}"`,
+      Vary: 'Accept-Encoding',
+    };
+    if (encoding) headers['Content-Encoding'] = encoding.token;
+    if (extension === '.js' || extension === '.mjs')
+      headers['Content-Security-Policy'] = workerPolicy;
+    return c.body(body, 200, headers);
   });
   return assets;
 }

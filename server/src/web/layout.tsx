@@ -24,6 +24,8 @@ export interface LayoutProps {
   active?: NavItem;
   /** Scripts of this page besides the common one (names of built files). */
   scripts?: string[];
+  /** The origins that may frame this page: where app.js posts its messages to a parent page. */
+  embedOrigins?: string[];
   children?: Child;
 }
 
@@ -50,7 +52,10 @@ export const Layout: FC<LayoutProps> = (props) => {
           <script src={assetUrl(name)} defer />
         ))}
       </head>
-      <body data-locale={locale}>
+      <body
+        data-locale={locale}
+        data-embed-origins={props.embedOrigins?.length ? props.embedOrigins.join(' ') : undefined}
+      >
         <a class="skip-link" href="#main">
           {t.common.skipToContent}
         </a>
@@ -86,7 +91,11 @@ export const Layout: FC<LayoutProps> = (props) => {
                     {t.common.signOut}
                   </button>
                 </form>
-              ) : null}
+              ) : props.here.startsWith(`${appBase}/dang-nhap`) ? null : (
+                <a class="button button-quiet" href={`${appBase}/dang-nhap`}>
+                  {t.common.signIn.title}
+                </a>
+              )}
             </div>
           </div>
           {viewer ? (

@@ -24,6 +24,7 @@ export function renderPage(c: Context<WebEnv>, options: PageOptions, content: Ch
       here={`${url.pathname}${url.search}`}
       active={options.active}
       scripts={options.scripts}
+      embedOrigins={c.get('frameAncestors')}
     >
       {content}
     </Layout>

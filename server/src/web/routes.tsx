@@ -4,10 +4,12 @@ import { ApiError } from '../errors/apiError';
 import { signingPageRoutes } from '../signingPage/routes';
 import { appBase, assetRoutes } from './assets';
 import type { WebContext, WebEnv } from './context';
+import { frameForViewer } from './embedding';
 import { contractsPages } from './pages/contracts';
 import { dashboardPages } from './pages/dashboard';
 import { accessLinkPage, notFoundPage, problemPage } from './pages/problems';
 import { signInPages } from './pages/signIn';
+import { verifyPages } from './pages/verifyRoutes';
 import { pageHeaders } from './security';
 import {
   AccessLinkRefused,
@@ -65,6 +67,9 @@ export function webRoutes(limiter: RateLimiter): Hono<WebEnv> {
   web.use(pickLanguage());
   web.use(exchangeAccessToken(limiter));
   web.use(loadViewer());
+  web.use(frameForViewer());
+  // Anyone's, and its POST changes nothing: before the CSRF guard, which would read its upload.
+  verifyPages(web, limiter);
   web.use(guardStateChanges());
 
   // Anyone: sign-in, and the signing page behind a link.

@@ -3,6 +3,7 @@
  * cannot be undone, and the message to an embedding parent page. Bundled by scripts/build.mjs.
  */
 import { formatInstant } from '@esign/shared/displayTime';
+import { postRenderedTaskEvents } from './lib/embed';
 
 function localizeTimes(): void {
   const locale = document.body.dataset.locale === 'en' ? 'en' : 'vi';
@@ -28,3 +29,4 @@ function confirmForms(): void {
 
 localizeTimes();
 confirmForms();
+postRenderedTaskEvents();
