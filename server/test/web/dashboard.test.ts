@@ -110,9 +110,11 @@ describe('the dashboard', () => {
   it('counts the dossiers I may see by state, each linked to the list of that state', async () => {
     const dossiers = section(await dashboard(admin), 'dash-dossiers');
     expect(dossiers).toContain('href="/app/ho-so?status=PENDING_SIGN"');
-    expect(dossiers).toContain('aria-label="Chờ ký: 3 hồ sơ"');
-    expect(dossiers).toContain('aria-label="Hoàn tất: 1 hồ sơ"');
-    expect(dossiers).toContain('aria-label="Bị từ chối: 0 hồ sơ"');
+    const tile = (count: number, label: string) =>
+      `<span class="tile-count">${count}</span><span class="tile-label">${label}</span>`;
+    expect(dossiers).toContain(tile(3, 'Chờ ký'));
+    expect(dossiers).toContain(tile(1, 'Hoàn tất'));
+    expect(dossiers).toContain(tile(0, 'Bị từ chối'));
   });
 
   it('shows my contracts waiting for others, not drafts', async () => {

@@ -130,7 +130,6 @@ const DossierCard: FC<{ t: Messages; counts: Counts }> = ({ t, counts }) => {
               <a
                 class={`status-tile status-${status.toLowerCase()}`}
                 href={`${appBase}/ho-so?status=${status}`}
-                aria-label={d.count(count, d.statuses[status])}
               >
                 <span class="tile-count">{shownCount}</span>
                 <span class="tile-label">{d.statuses[status]}</span>

@@ -27,7 +27,6 @@ export const dashboard: typeof vi = {
     title: 'Dossiers by status',
     intro: 'Pick a status to see its dossiers.',
     atLeast: (count: number) => `${count}+`,
-    count: (count: number, label: string) => `${label}: ${count} dossiers`,
     statuses: {
       PENDING: 'Not started',
       PENDING_SIGN: 'Waiting for signature',

@@ -29,7 +29,6 @@ export const dashboard = {
     title: 'Hồ sơ theo trạng thái',
     intro: 'Chọn một trạng thái để xem danh sách hồ sơ.',
     atLeast: (count: number) => `${count}+`,
-    count: (count: number, label: string) => `${label}: ${count} hồ sơ`,
     statuses: {
       PENDING: 'Chưa bắt đầu',
       PENDING_SIGN: 'Chờ ký',
