@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import type { RateLimiter } from '../auth/rateLimit';
 import { ApiError } from '../errors/apiError';
-import { signingPageRoutes } from '../signingPage/routes';
 import { appBase, assetRoutes } from './assets';
 import type { WebContext, WebEnv } from './context';
 import { dashboardPages } from './pages/dashboard';
 import { accessLinkPage, notFoundPage, problemPage } from './pages/problems';
 import { signInPages } from './pages/signIn';
+import { signingPages } from './pages/signing';
 import { pageHeaders } from './security';
 import {
   AccessLinkRefused,
@@ -68,7 +68,7 @@ export function webRoutes(limiter: RateLimiter): Hono<WebEnv> {
 
   // Anyone: sign-in, and the signing page behind a link.
   signInPages(web, limiter);
-  web.route('/', signingPageRoutes());
+  signingPages(web, limiter);
 
   // Signed-in people only.
   const signedIn = new Hono<WebEnv>();
