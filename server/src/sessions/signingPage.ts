@@ -1,5 +1,6 @@
 import { appendAuditEvent } from '../audit/chain';
-import { type AuditActor, type AuditOrigin, contractTrail } from '../audit/subject';
+import { auditEventsOf } from '../audit/queries';
+import { type AuditActor, type AuditOrigin, contractTrail, dossierTrail } from '../audit/subject';
 import { toActor } from '../auth/authenticate';
 import { findUserById } from '../auth/queries';
 import type { AppDeps, Principal } from '../context';
@@ -71,7 +72,14 @@ export type SignerTurn =
 /** What the page's file and verification are read from. */
 export type PageSubject =
   | { kind: 'contract'; contractId: number; signerId: number }
-  | { kind: 'task'; taskId: number; taskCode: string; userId: number; fileId: number };
+  | {
+      kind: 'task';
+      taskId: number;
+      taskCode: string;
+      userId: number;
+      dossierId: number;
+      fileId: number;
+    };
 
 export interface SigningPageView {
   subject: PageSubject;
@@ -217,6 +225,7 @@ export async function taskSignerView(
       taskId: context.task.id,
       taskCode: context.task.code,
       userId: scope.userId,
+      dossierId: context.dossier.id,
       fileId: file?.id ?? 0,
     },
     title: detail.document.documentTitle,
@@ -459,10 +468,14 @@ export async function pageVerification(
       : await verifyPdfSignatures(deps, deps.files.pathOf(view.document.sha256), {
           tenantId: view.document.tenantId,
         });
+  const names =
+    subject.kind === 'task'
+      ? await taskSignerNames(deps, subject.dossierId, result.signatures)
+      : result.signatures.map((signature) => signature.signerName);
   return {
     isValid: result.isValid,
-    signatures: result.signatures.map((signature) => ({
-      signerName: signature.signerName,
+    signatures: result.signatures.map((signature, index) => ({
+      signerName: names[index] ?? null,
       signedAt: signature.signedAt,
       isValid: signature.isValid,
       integrityCheck: signature.integrityCheck,
@@ -472,6 +485,28 @@ export async function pageVerification(
       documentTimestamp: signature.subFilter === 'ETSI.RFC3161',
     })),
   };
+}
+
+/**
+ * The signatures of a dossier's MAIN file named by who signed them: the `signed` events of its
+ * trail, in order, when they are as many as its signatures (a dossier signs its one MAIN file);
+ * else (a file that came signed) the certificates' names, which for the service seal name the
+ * service rather than the person.
+ */
+async function taskSignerNames(
+  deps: AppDeps,
+  dossierId: number,
+  signatures: readonly { signerName: string | null; subFilter: string | null }[],
+): Promise<(string | null)[]> {
+  const signed = (await auditEventsOf(deps.db, dossierTrail(dossierId)))
+    .filter((event) => event.action === 'signed')
+    .map((event) => (JSON.parse(event.details) as { signerName?: string }).signerName ?? null);
+  const ours = signatures.filter((signature) => signature.subFilter !== 'ETSI.RFC3161');
+  if (signed.length !== ours.length) return signatures.map((signature) => signature.signerName);
+  let next = 0;
+  return signatures.map((signature) =>
+    signature.subFilter === 'ETSI.RFC3161' ? signature.signerName : signed[next++]!,
+  );
 }
 
 /** The dossier's MAIN file the task signs, as the file listing knows it. */
