@@ -60,6 +60,14 @@ const taskPath =
   '/ky-so/:task{(?:[0-9]{1,12}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})}';
 const contractPath = '/ky-so/hop-dong/:contract{[A-Za-z0-9_-]{1,64}}';
 
+/**
+ * The desktop agent's loopback origins (its discovery probe and socket) that a page offering
+ * the USB token may reach, and only such a page: the USB-token module's list plugs in here.
+ */
+function agentConnectSources(): string[] {
+  return [];
+}
+
 /** What a page's path opens, for this request. */
 interface ResolvedPage {
   view: SigningPageView;
@@ -265,10 +273,10 @@ async function verificationOf(
   }
 }
 
-function heldSessionData(page: ResolvedPage): HeldSessionData | null {
+function heldSessionData(page: ResolvedPage, now: Date): HeldSessionData | null {
   const { session, held } = page;
   if (!session || !held || session.state !== 'open') return null;
-  if (session.expires_at <= new Date().toISOString()) return null;
+  if (session.expires_at <= now.toISOString()) return null;
   return {
     sessionId: session.public_id,
     pageCredential: held.credential,
@@ -292,7 +300,7 @@ async function renderSigningPage(c: WebContext, page: ResolvedPage): Promise<Res
       : outcome?.state === 'rejected'
         ? { state: 'declined' }
         : view.turn;
-  const heldOpen = heldSessionData(page);
+  const heldOpen = heldSessionData(page, deps.clock.now());
   // The turn is the signer's and the page can open (or holds) a session: the actions.
   const canAct =
     turn.state === 'yours' && outcome === undefined && (page.entry !== null || heldOpen !== null);
@@ -315,6 +323,9 @@ async function renderSigningPage(c: WebContext, page: ResolvedPage): Promise<Res
     texts: t.signing.client,
     errors: t.signing.errors,
   };
+  if (canAct && data.methods.includes('usb_token')) {
+    c.set('extraConnectSources', agentConnectSources());
+  }
   return renderPage(
     c,
     {
