@@ -348,20 +348,21 @@ export async function linkPage(
 ): Promise<LinkPage> {
   const session = await sessionByLinkHash(deps.db, bearerHash(deps.secrets, token));
   if (!session) return { state: 'invalid' };
-  const mine = await heldSession(deps, held);
-  if (mine?.id === session.id) {
+  const now = deps.clock.now().toISOString();
+  const mine = (await heldSession(deps, held))?.id === session.id;
+  // The browser that opened the session sees what it came to: signed or declined here.
+  if (mine && (session.state === 'signed' || session.state === 'rejected')) {
     return { state: 'open', view: await viewOfSession(deps, session), session, held: true };
   }
-  const now = deps.clock.now().toISOString();
-  if (session.link_used_at !== null) return { state: 'over', reason: 'used' };
+  if (!mine && session.link_used_at !== null) return { state: 'over', reason: 'used' };
   if (session.state === 'superseded' || session.state === 'locked') {
     return { state: 'over', reason: session.state };
   }
   if (session.state !== 'open') return { state: 'over', reason: 'ended' };
-  if (session.link_expires_at <= now || session.expires_at <= now) {
+  if ((!mine && session.link_expires_at <= now) || session.expires_at <= now) {
     return { state: 'over', reason: 'expired' };
   }
-  return { state: 'open', view: await viewOfSession(deps, session), session, held: false };
+  return { state: 'open', view: await viewOfSession(deps, session), session, held: mine };
 }
 
 export type InvitationPage =

@@ -27,7 +27,7 @@ export async function verifyContract(deps: AppDeps, caller: ContractCaller, cont
   return verifyContractRow(deps, await contractInScope(deps, caller, contractId));
 }
 
-/** {@link verifyContract} of a contract already found (the signing page's signer sees it too). */
+/** The verification of a contract already found (the signing page shows its signer the same). */
 export async function verifyContractRow(deps: AppDeps, contract: ContractRow) {
   const newest = await fileVersion(deps.db, contract.id, 'newest');
   if (!newest || newest.version === 1) {

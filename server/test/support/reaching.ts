@@ -3,6 +3,8 @@ import ts from 'typescript';
 
 /** The operator's command line: what it calls is no HTTP operation, so the walk stops there. */
 const adminCli = path.join('server', 'src', 'admin') + path.sep;
+/** The web application's pages: no operation of the API either (their answers are pages). */
+const webPages = path.join('server', 'src', 'web') + path.sep;
 
 /**
  * Which operations of the API can reach a function: the call graph of `server/src`, read by the
@@ -46,8 +48,10 @@ export function operationsReaching(
     for (const reference of (references ?? []).flatMap((symbol) => symbol.references)) {
       const source = program.getSourceFile(reference.fileName);
       if (reference.isDefinition || !source) continue;
-      // The operator's command line (server/src/admin) answers no HTTP operation.
-      if (path.relative(repository, reference.fileName).startsWith(adminCli)) continue;
+      // The operator's command line (server/src/admin) and the web app's pages answer no API
+      // operation.
+      const file = path.relative(repository, reference.fileName);
+      if (file.startsWith(adminCli) || file.startsWith(webPages)) continue;
       const use = innermostAt(source, reference.textSpan.start);
       if (isDeclarationOnly(use)) continue;
       const holder = holderOf(use);

@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { recordIssuedSecret } from '../../../test/support/runLog';
 import { issueToken } from '../../src/auth/tokens';
 import { contractPdf } from '../contracts/fixtures';
-import { addProcess, openWorld, type World } from '../dossiers/fixtures';
+import { addProcess, openWorld, partnerToken, type World } from '../dossiers/fixtures';
 import { manualWorker } from '../notify/support';
 import { type BrowserWorld, openBrowserWorld } from '../support/browser';
 import { dossierRow, openTask } from '../support/dossiers';
@@ -164,16 +164,34 @@ describe('a dossier task signed from /ky-so/{taskId}', () => {
     await screenshot(page, 'task-signed-vi-1280');
     await page.context().close();
 
-    // The lawyer's image_signature task, in English.
+    // The lawyer's image_signature task, in English: signed in, the page offers the pad only.
     const second = (await openTask(world.h, dossierId))!;
     expect(second.id).not.toBe(first.id);
-    const lawyer = await signedIn(world.lawyerIds[0], `${browser.origin}/app/ky-so/${second.id}`, {
-      locale: 'en',
+    const signedInLawyer = await signedIn(
+      world.lawyerIds[0],
+      `${browser.origin}/app/ky-so/${second.id}`,
+      { locale: 'en', width: 390 },
+    );
+    expect(await signedInLawyer.page.locator('input[name="signing-method"]').count()).toBe(0);
+    await signedInLawyer.page.locator('#signature-pad').waitFor();
+    await screenshot(signedInLawyer.page, 'task-image-en-390');
+    await signedInLawyer.page.context().close();
+
+    // The same turn through a session's signingUrl, as a partner hands it out: no sign-in.
+    tick();
+    const started = await world.h.request('POST', `/api/tasks/${second.code}/signing-session`, {
+      headers: { 'x-access-token': await partnerToken(world, 'phap.che1') },
+      json: { signingMethod: 'image_signature' },
     });
-    expect(await lawyer.page.locator('input[name="signing-method"]').count()).toBe(0);
+    const { signingUrl } = ((await started.json()) as { data: { signingUrl: string } }).data;
+    const context = await signingContext(browser, { locale: 'en' });
+    const lawyer = { page: await context.newPage() };
+    await lawyer.page.goto(`${browser.origin}/app/ky-so/phien/${signingUrl.split('/').at(-1)}`);
+    expect(await text(lawyer.page, 'h1')).toBe('Hợp đồng cung cấp dịch vụ');
+    expect(await text(lawyer.page, '.signing-step')).toBe('Step: Pháp chế ký nháy');
     await lawyer.page.locator('#signature-pad').waitFor();
     await drawWithMouse(lawyer.page);
-    await screenshot(lawyer.page, 'task-image-en-1280');
+    await screenshot(lawyer.page, 'task-link-image-en-1280');
     tick();
     await lawyer.page.click('#image-confirm');
     await lawyer.page.waitForURL(/\?done=signed$/);
