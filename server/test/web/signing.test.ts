@@ -10,15 +10,15 @@ import { dataOf, openSessionWorld, type SessionWorld } from '../sessions/world';
 import { tempDir } from '../signing/keys/tools';
 import { strokePng } from '../signing/pdf/pngs';
 import { type BrowserWorld, openBrowserWorld } from '../support/browser';
+import { inkAndCaption, meet } from '../support/signatureBox';
 import {
   download,
   drawWithFinger,
   drawWithMouse,
   expectPdfsigValid,
-  inkAndCaption,
-  meet,
   screenshot,
   signingContext,
+  text,
 } from './signingPageSupport';
 
 /**
@@ -78,10 +78,6 @@ async function open(
   expect(headers['content-security-policy']).toContain("script-src 'self'");
   expect(headers['content-security-policy']).not.toContain('unsafe-inline');
   return page;
-}
-
-async function text(page: Page, selector: string): Promise<string> {
-  return ((await page.locator(selector).first().textContent()) ?? '').replace(/\s+/g, ' ').trim();
 }
 
 /** The invitation links e-mailed since `before` (an index into the SMTP sink), by recipient. */
@@ -285,7 +281,7 @@ describe('the signing page of an e-mailed invitation', () => {
       world.acme.orgKey,
     );
     fs.writeFileSync(original, Buffer.from(await response.arrayBuffer()));
-    const { ink, caption } = inkAndCaption(signed, original, 1, 842, [36, 36, 206, 96]);
+    const { ink, caption } = inkAndCaption(signed, original, [36, 36, 206, 96]);
     expect(ink).not.toBeNull();
     expect(caption).not.toBeNull();
     expect(meet(ink!, caption!)).toBe(false);

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -29,6 +28,11 @@ export async function signingContext(
   });
   await context.addCookies([{ name: 'esign_lang', value: locale, url: world.origin }]);
   return context;
+}
+
+/** The text of the first element `selector` finds, its white space folded. */
+export async function text(page: Page, selector: string): Promise<string> {
+  return ((await page.locator(selector).first().textContent()) ?? '').replace(/\s+/g, ' ').trim();
 }
 
 /** A whole-page screenshot, `test/artifacts/signing-page/<name>.png`. */
@@ -124,70 +128,3 @@ export function expectPdfsigValid(file: string): number {
 export function noteCredential(value: string | null | undefined): void {
   if (value) recordIssuedSecret(value, 'signing page credential');
 }
-
-type Box = [number, number, number, number];
-
-/**
- * Where the drawn picture and the caption of the visible signature in `rect` (points, from the
- * page's bottom-left) landed, rendered by pdftoppm at 144 dpi: the bounding boxes of the ink's
- * blue and of the caption's black, in the box's pixels. Only pixels that are white on the page
- * before the signature count (`unsigned`: the same page unsigned).
- */
-export function inkAndCaption(
-  signed: string,
-  unsigned: string,
-  page: number,
-  pageHeight: number,
-  rect: Box,
-): { ink: Box | null; caption: Box | null } {
-  const scale = 2;
-  const width = rect[2] - rect[0];
-  const height = rect[3] - rect[1];
-  const render = (file: string) => {
-    const ppm = execFileSync(
-      'pdftoppm',
-      [
-        ...['-r', '144', '-f', String(page), '-l', String(page)],
-        ...['-x', String(Math.round(rect[0] * scale)), '-y'],
-        String(Math.round((pageHeight - rect[3]) * scale)),
-        ...['-W', String(Math.round(width * scale)), '-H', String(Math.round(height * scale))],
-        file,
-      ],
-      { maxBuffer: 64 * 1024 * 1024 },
-    );
-    const header = /^P6\s+(\d+)\s+(\d+)\s+255\s/.exec(ppm.toString('latin1', 0, 40))!;
-    return {
-      columns: Number(header[1]),
-      rows: Number(header[2]),
-      pixels: ppm.subarray(header[0].length),
-    };
-  };
-  const after = render(signed);
-  const before = render(unsigned);
-  const bounds = (test: (r: number, g: number, b: number) => boolean): Box | null => {
-    let found: Box | null = null;
-    for (let row = 0; row < after.rows; row++) {
-      for (let column = 0; column < after.columns; column++) {
-        const at = (row * after.columns + column) * 3;
-        if (before.pixels.subarray(at, at + 3).some((value) => value !== 255)) continue;
-        const [r, g, b] = after.pixels.subarray(at, at + 3);
-        if (!test(r!, g!, b!)) continue;
-        found = found
-          ? [
-              Math.min(found[0], column),
-              Math.min(found[1], row),
-              Math.max(found[2], column + 1),
-              Math.max(found[3], row + 1),
-            ]
-          : [column, row, column + 1, row + 1];
-      }
-    }
-    return found;
-  };
-  return {
-    ink: bounds((r, g, b) => b > 90 && b - r > 50 && b - g > 25),
-    caption: bounds((r, g, b) => r < 110 && g < 110 && b < 110 && Math.abs(b - r) < 30),
-  };
-}
-
-export const meet = (a: Box, b: Box) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];

@@ -7,6 +7,7 @@ import { issueToken } from '../../src/auth/tokens';
 import { contractPdf } from '../contracts/fixtures';
 import { addProcess, openWorld, partnerToken, type World } from '../dossiers/fixtures';
 import { manualWorker } from '../notify/support';
+import { outboxOtp } from '../sessions/world';
 import { type BrowserWorld, openBrowserWorld } from '../support/browser';
 import { dossierRow, openTask } from '../support/dossiers';
 import {
@@ -15,6 +16,7 @@ import {
   expectPdfsigValid,
   screenshot,
   signingContext,
+  text,
 } from './signingPageSupport';
 
 /**
@@ -70,18 +72,6 @@ function tick(): void {
   if (new Date() > world.h.clock.now()) world.h.clock.set(new Date());
 }
 
-function otpFor(phone: string): string {
-  const file = path.join(world.h.deps.config.notify.smsDir, 'messages.jsonl');
-  const line = fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as { to: string; text: string })
-    .filter((m) => m.to === phone)
-    .at(-1);
-  return /\b(\d{6})\b/.exec(line?.text ?? '')![1]!;
-}
-
 /** A browser page signed in as `userId` through `?at=`, at `url`. */
 async function signedIn(
   userId: number,
@@ -96,10 +86,6 @@ async function signedIn(
   const response = await page.goto(`${url}?at=${token}`);
   expect(page.url()).toBe(url);
   return { page, status: response?.status() ?? 0 };
-}
-
-async function text(page: Page, selector: string): Promise<string> {
-  return ((await page.locator(selector).first().textContent()) ?? '').replace(/\s+/g, ' ').trim();
 }
 
 describe('a dossier task signed from /ky-so/{taskId}', () => {
@@ -154,7 +140,7 @@ describe('a dossier task signed from /ky-so/{taskId}', () => {
     const manual = manualWorker(world.h.deps);
     await manual.drain();
     await manual.stop();
-    await page.fill('#otp-code', otpFor('0901000000'));
+    await page.fill('#otp-code', outboxOtp(world.h, '0901000000'));
     tick();
     await page.click('#otp-confirm');
     await page.waitForURL(/\?done=signed$/);
