@@ -157,6 +157,15 @@ describe('the signing page of a session link', () => {
     world.tick();
     await page.click('#otp-confirm');
     expect(await outcome(page, 'signed')).toBe('Bạn đã ký thành công.');
+    // What a parent page embedding the app reads (the embed module posts it).
+    expect(
+      await page.locator('#signing-outcome [data-contract-event]').getAttribute('data-contract-id'),
+    ).toBe(otpContract);
+    expect(
+      await page
+        .locator('#signing-outcome [data-contract-event]')
+        .getAttribute('data-contract-event'),
+    ).toBe('signed');
     expect(await text(page, '#signing-outcome')).toMatch(/CN=/);
     expect(await text(page, '#signing-verification .notice')).toBe(
       'Tất cả chữ ký trong tài liệu đều hợp lệ.',
@@ -325,6 +334,7 @@ describe('declining, and links that open nothing', () => {
     world.tick();
     await page.click('#reject-submit');
     expect(await outcome(page, 'rejected')).toBe('You declined to sign. The sender has been told.');
+    expect(await page.locator('[data-contract-event="rejected"]').count()).toBe(1);
     await screenshot(page, 'link-rejected-en-390');
     const contract = await dataOf<{ status: string }>(
       await world.request('GET', `${contractsPath}/${contractId}`, world.acme.orgKey),

@@ -145,6 +145,14 @@ describe('a dossier task signed from /ky-so/{taskId}', () => {
     await page.click('#otp-confirm');
     await page.waitForURL(/\?done=signed$/);
     expect(await text(page, '#signing-outcome .notice')).toBe('Bạn đã ký thành công.');
+    // The attributes of the task pages' notices, for a parent page embedding the app.
+    expect(
+      await page
+        .locator(
+          `[data-task-event="signed"][data-task-id="${first.id}"][data-dossier-id="${dossierId}"]`,
+        )
+        .count(),
+    ).toBe(1);
     expect(await text(page, '#signing-outcome')).toContain('Trần Văn Giám');
     expect(await page.locator('#signing-verification .verification-item').count()).toBe(1);
     await screenshot(page, 'task-signed-vi-1280');

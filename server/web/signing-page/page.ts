@@ -4,10 +4,9 @@
  * session link's is opened on load (`exchange`); a signer's own page opens one for the method
  * they use, when they first use it (`start`). A reload goes on with the session the page's
  * cookie kept (`session`). The steps run on the API with the page credential; once signed or
- * declined, the parent page (when framed) is told and the page reloads to show the result.
+ * declined, the page reloads to show the result (which tells a parent page embedding it).
  */
 import { type PageSession, postStep, postToPage, Refusal, type SigningMethod } from './api';
-import { announceToEmbedder } from './embed';
 import { signaturePad } from './pad';
 import { afterSigned, handedOverSession, startUsbToken, type TokenPrepared } from './usbToken';
 
@@ -19,7 +18,6 @@ interface PageData {
   session: PageSession | null;
   resendSeconds: number;
   maxImageBytes: number;
-  subject: { kind: 'contract' | 'task'; id: string; reference: string };
   documentTitle: string;
   texts: Record<string, string>;
   errors: Record<string, string>;
@@ -149,13 +147,11 @@ function setUp(root: HTMLElement, data: PageData): void {
     return session;
   };
 
-  /** Signed or declined: the parent page is told, and the page shows the result. */
+  /**
+   * Signed or declined: the page comes back with the result, whose notice carries the event for
+   * a parent page embedding it (data-task-event / data-contract-event).
+   */
   const finish = (kind: 'signed' | 'rejected', result?: unknown) => {
-    announceToEmbedder({
-      type: `${data.subject.kind}.${kind}`,
-      id: data.subject.id,
-      reference: data.subject.reference,
-    });
     if (kind === 'signed') afterSigned(result);
     window.location.replace(`${data.pageUrl}?done=${kind}`);
   };

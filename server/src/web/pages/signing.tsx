@@ -314,11 +314,6 @@ async function renderSigningPage(c: WebContext, page: ResolvedPage): Promise<Res
     session: heldOpen,
     resendSeconds: otpResendMs / 1000,
     maxImageBytes,
-    subject: {
-      kind: view.subject.kind,
-      id: view.subject.kind === 'task' ? String(view.subject.taskId) : view.reference,
-      reference: view.reference,
-    },
     documentTitle: view.title,
     texts: t.signing.client,
     errors: t.signing.errors,
@@ -349,6 +344,7 @@ async function renderSigningPage(c: WebContext, page: ResolvedPage): Promise<Res
             <TurnNotice
               t={t}
               locale={locale}
+              view={view}
               turn={turn}
               outcome={outcome}
               done={c.req.query('done')}

@@ -18,7 +18,15 @@ export const signing: typeof vi = {
     signed: 'Signed',
     declined: 'Declined',
     viewer: 'View only',
-    closed: 'Closed',
+    closed: {
+      completed: 'Completed',
+      cancelled: 'Cancelled',
+      expired: 'Expired',
+      rejected: 'Declined by a signer',
+      notSent: 'Not sent yet',
+      handled: 'Handled',
+      notSigned: 'Not signed here',
+    },
   },
   document: {
     heading: 'Document',

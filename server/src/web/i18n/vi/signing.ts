@@ -20,7 +20,15 @@ export const signing = {
     signed: 'Đã ký',
     declined: 'Đã từ chối',
     viewer: 'Chỉ xem',
-    closed: 'Đã đóng',
+    closed: {
+      completed: 'Đã hoàn tất',
+      cancelled: 'Đã hủy',
+      expired: 'Hết hạn ký',
+      rejected: 'Đã bị từ chối',
+      notSent: 'Chưa gửi ký',
+      handled: 'Đã xử lý',
+      notSigned: 'Không ký tại đây',
+    },
   },
   document: {
     heading: 'Tài liệu',

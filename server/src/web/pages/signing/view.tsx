@@ -1,6 +1,7 @@
 import type { FC } from 'hono/jsx';
 import type { SigningMethod } from '../../../db/schema';
 import type {
+  ClosedReason,
   LinkOver,
   PageVerification,
   SignerTurn,
@@ -31,8 +32,6 @@ export interface SigningPageData {
   session: HeldSessionData | null;
   resendSeconds: number;
   maxImageBytes: number;
-  /** For the embedding parent's message: what was signed. */
-  subject: { kind: 'contract' | 'task'; id: string; reference: string };
   documentTitle: string;
   texts: Messages['signing']['client'];
   errors: Record<string, string>;
@@ -51,14 +50,34 @@ export type SessionOutcome =
   | { state: 'signed'; at: string | null; certificate: string | null }
   | { state: 'rejected' };
 
-const turnTone: Record<SignerTurn['state'], Tone> = {
+const turnTone: Record<Exclude<SignerTurn['state'], 'closed'>, Tone> = {
   yours: 'info',
   waiting: 'warning',
   signed: 'success',
   declined: 'danger',
   viewer: 'neutral',
-  closed: 'neutral',
 };
+
+const closedTone: Record<ClosedReason, Tone> = {
+  completed: 'success',
+  cancelled: 'warning',
+  expired: 'warning',
+  rejected: 'warning',
+  notSent: 'neutral',
+  handled: 'neutral',
+  notSigned: 'neutral',
+};
+
+/** The turn as a coloured label, with its words. */
+function toneOf(turn: SignerTurn): Tone {
+  return turn.state === 'closed' ? closedTone[turn.reason] : turnTone[turn.state];
+}
+
+function badgeOf(t: Messages, turn: SignerTurn): string {
+  return turn.state === 'closed'
+    ? t.signing.badge.closed[turn.reason]
+    : t.signing.badge[turn.state];
+}
 
 /** The turn in one sentence. */
 export function turnSentence(t: Messages, turn: SignerTurn): string {
@@ -116,7 +135,7 @@ export const SigningFacts: FC<{
         <span class="signing-reference">{view.reference}</span>
       </Fact>
       <Fact label={t.signing.facts.state}>
-        <Badge tone={turnTone[turn.state]}>{t.signing.badge[turn.state]}</Badge>
+        <Badge tone={toneOf(turn)}>{badgeOf(t, turn)}</Badge>
       </Fact>
     </dl>
   </section>
@@ -304,18 +323,39 @@ export const SigningActions: FC<{
 };
 
 /** Where the signer stands when they cannot sign now (or have), in plain words. */
+/**
+ * What a parent page embedding the app is told once the signer signed or declined here: the
+ * attributes the task pages' notices carry (`data-task-event`, `data-task-id`,
+ * `data-dossier-id`), and for a contract `data-contract-event` and `data-contract-id`.
+ */
+function embedEvent(
+  view: SigningPageView,
+  happened: 'signed' | 'rejected',
+): Record<string, string> {
+  const { subject } = view;
+  return subject.kind === 'task'
+    ? {
+        'data-task-event': happened,
+        'data-task-id': String(subject.taskId),
+        'data-dossier-id': String(subject.dossierId),
+      }
+    : { 'data-contract-event': happened, 'data-contract-id': view.reference };
+}
+
 export const TurnNotice: FC<{
   t: Messages;
   locale: Locale;
+  view: SigningPageView;
   turn: SignerTurn;
   outcome: SessionOutcome | undefined;
   done: string | undefined;
   signedUrl: string | null;
-}> = ({ t, locale, turn, outcome, done, signedUrl }) => {
+}> = ({ t, locale, view, turn, outcome, done, signedUrl }) => {
   const s = t.signing;
-  const tone: Tone = turn.state === 'signed' ? 'success' : turnTone[turn.state];
+  const tone = toneOf(turn);
   const justSigned = outcome?.state === 'signed' && done === 'signed';
   const justRejected = outcome?.state === 'rejected' && done === 'rejected';
+  const happened = justSigned ? 'signed' : justRejected ? 'rejected' : null;
   return (
     <section
       class="card signing-outcome"
@@ -325,11 +365,17 @@ export const TurnNotice: FC<{
       <h2 id="signing-outcome-heading" class="visually-hidden">
         {s.facts.state}
       </h2>
-      <Notice tone={justRejected ? 'warning' : tone}>
-        <strong>
-          {justSigned ? s.result.signed : justRejected ? s.result.rejected : turnSentence(t, turn)}
-        </strong>
-      </Notice>
+      <div {...(happened ? embedEvent(view, happened) : {})}>
+        <Notice tone={justRejected ? 'warning' : tone}>
+          <strong>
+            {justSigned
+              ? s.result.signed
+              : justRejected
+                ? s.result.rejected
+                : turnSentence(t, turn)}
+          </strong>
+        </Notice>
+      </div>
       {outcome?.state === 'signed' || turn.state === 'signed' ? (
         <dl class="facts">
           <Fact label={s.turn.signedAt}>
