@@ -1,4 +1,4 @@
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { getCookie, setCookie } from 'hono/cookie';
 import type { HeldCredential } from '../../../sessions/signingPage';
 import type { WebContext } from '../../context';
 import { overHttps } from '../../session/cookie';
@@ -40,8 +40,4 @@ export function keepCredential(
     `${started.sessionId}.${started.pageCredential}`,
     attributes(c, pagePath),
   );
-}
-
-export function forgetCredential(c: WebContext, pagePath: string): void {
-  deleteCookie(c, cookieName(c), attributes(c, pagePath));
 }
