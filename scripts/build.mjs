@@ -4,9 +4,6 @@
  * and its PDF worker threads (`server/src/pdf/worker/entry.ts`) with esbuild into `server/dist/` (git-ignored), so `npm start` and `npm run admin` run plain
  * JavaScript on Node 20, without tsx.
  *
- * Also the signing page (`server/web/signing-page/`): its script bundled for the browser and its
- * HTML copied, into `server/dist/web/`, where the server serves them from.
- *
  * `--if-stale` (what `prestart` and `preadmin` pass) builds only when the last build is missing
  * or one of its inputs changed since: a source file, a package install (the lock files) or this
  * script. Plain JavaScript, so it also runs after `npm ci --omit=dev` (esbuild is a dependency).
@@ -35,10 +32,9 @@ const entryPoints = {
   pdfWorker: 'server/src/pdf/worker/entry.ts',
 };
 
-/** The browser files: bundled script and copied page, by their name in server/dist/web/. */
-const webPages = { 'signing-page': 'server/web/signing-page' };
 /**
- * The web application's browser files: each `server/web/app/*.ts` is one page script, bundled;
+ * The web application's browser files: each `server/web/app/*.ts` is one page script, bundled
+ * with what it imports (the signing page's modules live in server/web/signing-page/);
  * `styles.css` and whatever `appCopies` lists are copied as they are. All land in
  * server/dist/web/app/ beside a manifest of their content hashes (server/src/web/assets.ts).
  */
@@ -131,10 +127,6 @@ function staleness() {
   }
   const outputs = [
     ...Object.keys(entryPoints).map((name) => `server/dist/${name}.js`),
-    ...Object.keys(webPages).flatMap((name) => [
-      `server/dist/web/${name}.js`,
-      `server/dist/web/${name}.html`,
-    ]),
     'server/dist/web/app/manifest.json',
   ];
   for (const output of outputs) {
@@ -195,39 +187,10 @@ async function build() {
     }
     writeAtomically(file.path, file.contents);
   }
-  const webInputs = await buildWebPages(esbuild);
   const appInputs = await buildApp(esbuild);
-  const inputs = [...Object.keys(result.metafile.inputs), ...webInputs, ...appInputs].sort();
+  const inputs = [...Object.keys(result.metafile.inputs), ...appInputs].sort();
   writeAtomically(manifestFile, `${JSON.stringify({ builtAt, inputs }, null, 1)}\n`);
   return { ms: Date.now() - builtAt, inputs: inputs.length };
-}
-
-/** The browser bundles and their pages; answers the files they were made from. */
-async function buildWebPages(esbuild) {
-  const webDir = path.join(outdir, 'web');
-  fs.mkdirSync(webDir, { recursive: true });
-  const inputs = [];
-  for (const [name, dir] of Object.entries(webPages)) {
-    const result = await esbuild.build({
-      absWorkingDir: root,
-      entryPoints: [`${dir}/page.ts`],
-      bundle: true,
-      platform: 'browser',
-      target: 'es2022',
-      format: 'iife',
-      minify: true,
-      metafile: true,
-      write: false,
-      logLevel: 'warning',
-    });
-    writeAtomically(path.join(webDir, `${name}.js`), result.outputFiles[0].contents);
-    writeAtomically(
-      path.join(webDir, `${name}.html`),
-      fs.readFileSync(path.join(root, dir, 'index.html')),
-    );
-    inputs.push(...Object.keys(result.metafile.inputs), `${dir}/index.html`);
-  }
-  return inputs;
 }
 
 /** The web application's scripts, stylesheet and copied files, with their manifest. */

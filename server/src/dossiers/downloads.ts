@@ -10,12 +10,13 @@ export const presignedUrlActor: AuditActor = { kind: 'system', name: 'presigned 
 
 /**
  * Records a file download in its dossier's audit trail, before the bytes are streamed: the
- * file, the version and its hash, and the way in (`api` with a credential, `presigned_url`).
+ * file, the version and its hash, and the way in (`api` with a credential, `presigned_url`,
+ * `signing_page` by the signer of the web app's signing page).
  */
 export async function recordFileDownload(
   deps: Pick<AppDeps, 'db' | 'clock'>,
   file: NewestFile,
-  by: { actor: AuditActor; origin: AuditOrigin; via: 'api' | 'presigned_url' },
+  by: { actor: AuditActor; origin: AuditOrigin; via: 'api' | 'presigned_url' | 'signing_page' },
 ): Promise<void> {
   await inTransaction(deps.db, (trx) =>
     appendAuditEvent(trx, deps.clock, dossierTrail(file.dossierId), {

@@ -26,7 +26,7 @@ export interface ErrorBody {
   message: string;
   error: string;
   code: string;
-  details?: { field?: string; code?: string };
+  details?: { field?: string; code?: string; triesLeft?: number };
 }
 
 /**
@@ -39,13 +39,20 @@ export class ApiError extends Error {
   readonly code: string;
   readonly field: string | undefined;
   readonly detailCode: string | undefined;
+  /** How many more tries the caller has (a wrong one-time code), when it matters. */
+  readonly triesLeft: number | undefined;
   readonly headers: Record<string, string>;
 
   constructor(
     status: ErrorStatus,
     code: string,
     message: string,
-    options: { field?: string; detailCode?: string; headers?: Record<string, string> } = {},
+    options: {
+      field?: string;
+      detailCode?: string;
+      triesLeft?: number;
+      headers?: Record<string, string>;
+    } = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -53,6 +60,7 @@ export class ApiError extends Error {
     this.code = code;
     this.field = options.field;
     this.detailCode = options.detailCode;
+    this.triesLeft = options.triesLeft;
     this.headers = options.headers ?? {};
   }
 
@@ -67,6 +75,7 @@ export class ApiError extends Error {
       body.details = {};
       if (this.field !== undefined) body.details.field = this.field;
       body.details.code = this.detailCode ?? this.code;
+      if (this.triesLeft !== undefined) body.details.triesLeft = this.triesLeft;
     }
     return body;
   }

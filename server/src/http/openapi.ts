@@ -86,6 +86,10 @@ export const ErrorBodySchema = z
           .optional()
           .openapi({ description: 'The input at fault, e.g. `files.0.fileUrl`' }),
         code: z.string().optional(),
+        triesLeft: z.number().int().min(0).optional().openapi({
+          description:
+            'OTP_INVALID: how many more wrong codes are taken before the session locks or the signer must wait',
+        }),
       })
       .optional(),
   })

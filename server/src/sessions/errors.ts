@@ -71,7 +71,7 @@ export const sessionErrors = {
       `Wrong code; ${remaining} more wrong ${remaining === 1 ? 'try' : 'tries'} ${
         then === 'session' ? 'lock the session' : 'and no code is taken for a while'
       }`,
-      { field: 'otp' },
+      { field: 'otp', triesLeft: remaining },
     ),
   otpFailureLimit: (seconds: number, count: number) =>
     new ApiError(

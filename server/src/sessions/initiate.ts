@@ -207,15 +207,25 @@ export async function initiateTaskSession(
   input: { taskCode: string; signingMethod: SigningMethod },
   origin: AuditOrigin,
 ) {
+  const opened = await openTaskSession(deps, userId, input, origin);
+  return { ...opened.started, taskCode: input.taskCode };
+}
+
+/** The rules of a dossier task signer's session, whoever asks (the API or the signing page). */
+export async function openTaskSession(
+  deps: AppDeps,
+  userId: number,
+  input: { taskCode: string; signingMethod: SigningMethod },
+  origin: AuditOrigin,
+) {
   const subject = await taskSubject(deps, input.taskCode, userId, input.signingMethod);
-  const opened = await openSession(
+  return openSession(
     deps,
     subject,
     input.signingMethod,
     { actor: subject.signerActor, origin },
     null,
   );
-  return { ...opened.started, taskCode: input.taskCode };
 }
 
 /**
@@ -228,7 +238,7 @@ export async function exchangeSigningLink(
   deps: AppDeps,
   token: string,
   origin: AuditOrigin,
-  via: 'signing_link' | 'invitation' = 'signing_link',
+  via: 'signing_link' | 'invitation' | 'web_app' = 'signing_link',
 ) {
   const found = await sessionByLinkHash(deps.db, bearerHash(deps.secrets, token));
   if (!found) throw sessionErrors.linkNotFound();

@@ -12,10 +12,16 @@ import { assertContractSigning, blockingOrder } from './rules';
 import type { SigningSubject } from './subject';
 
 /**
- * The methods a contract signer may pick: a contract sets no method, so all four, except
- * cloud_hsm when the signer has no enrolled key (production), which initiate would refuse.
+ * The methods a signer may pick among `candidates` (a contract sets no method, so all four):
+ * cloud_hsm only when the signer has an enrolled key (always outside production), since
+ * initiate would refuse it.
  */
-async function methodsFor(deps: AppDeps, subject: SigningSubject): Promise<SigningMethod[]> {
+export async function methodsFor(
+  deps: AppDeps,
+  subject: SigningSubject,
+  candidates: readonly SigningMethod[] = signingMethods,
+): Promise<SigningMethod[]> {
+  if (!candidates.includes('cloud_hsm')) return [...candidates];
   const cloudKey = await enrolledCloudKey(deps, subject, false).then(
     () => true,
     (error: unknown) => {
@@ -23,7 +29,7 @@ async function methodsFor(deps: AppDeps, subject: SigningSubject): Promise<Signi
       throw error;
     },
   );
-  return signingMethods.filter((method) => method !== 'cloud_hsm' || cloudKey);
+  return candidates.filter((method) => method !== 'cloud_hsm' || cloudKey);
 }
 
 /**

@@ -253,7 +253,7 @@ export function sessionRoutes(limiter: RateLimiter) {
     operationId: 'exchangeSigningLink',
     summary: 'Turn a signing link into the signing page’s credential (once)',
     description:
-      'The signing page (signingUrl, /ky-so/phien/<token>) sends its token; the answer’s pageCredential authorises this session’s steps (header X-Signing-Token) until the session expires. The link works once; opening it is recorded (viewed).',
+      'A signing page holding a signingUrl (/ky-so/phien/<token>) sends its token (the web app’s own page exchanges it the same way, at its own path); the answer’s pageCredential authorises this session’s steps (header X-Signing-Token) until the session expires. The link works once; opening it is recorded (viewed).',
     request: {
       body: { required: true, content: { 'application/json': { schema: ExchangeBody } } },
     },

@@ -14,6 +14,8 @@ export const otpResendMs = 60_000;
  * consent and PIN, not for a revision prepared at initiate and signed half an hour later.
  */
 export const tokenSigningTimeLagMs = 5 * 60_000;
+/** The largest signature picture accepted, decoded. */
+export const maxImageBytes = 512 * 1024;
 /** The fifth wrong code locks the session. */
 export const otpMaxFailures = 5;
 

@@ -275,6 +275,10 @@ export const Verification = z
         certificateStatus: z.enum(['valid', 'expired', 'revoked', 'untrusted', 'unknown']),
         timestampVerified: z.boolean(),
         fieldName: z.string(),
+        subFilter: z.string().nullable().openapi({
+          description:
+            'The signature’s /SubFilter: ETSI.CAdES.detached for a signature, ETSI.RFC3161 for the archive’s document timestamp',
+        }),
         level: z.enum(['B-B', 'B-T', 'B-LT', 'B-LTA']).openapi({
           description:
             'PAdES baseline level the file proves: B-B no valid signature timestamp; B-T a valid one; B-LT the file (DSS or CMS) also holds every certificate of the signer’s chain but the trust anchor, each with an OCSP or CRL answer; B-LTA a valid document timestamp also covers that data. A document timestamp’s own entry says B-T.',

@@ -25,6 +25,7 @@ import {
   assertSessionOpen,
   maskEmail,
   maskPhone,
+  maxImageBytes,
   otpLifetimeMs,
   otpMaxFailures,
   otpResendMs,
@@ -149,9 +150,6 @@ async function checkOtp(deps: AppDeps, step: StepContext, otp: string | undefine
     ? sessionErrors.otpInvalid(sessionLeft, 'session')
     : sessionErrors.otpInvalid(signerRoom.left, 'signer');
 }
-
-/** The largest signature picture accepted, decoded. */
-export const maxImageBytes = 512 * 1024;
 
 /** A `data:image/png;base64,…` or `data:image/jpeg;base64,…` URL, decoded and read. */
 function imageOf(dataUrl: string | undefined): SignatureImage {

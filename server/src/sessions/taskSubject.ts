@@ -32,7 +32,7 @@ const reasons: Record<SigningMethod, string> = {
  * certificate (USB token or cloud key); an image_signature step draws the picture under the
  * service seal.
  */
-const methodsOfStep: Record<string, readonly SigningMethod[]> = {
+export const methodsOfStep: Record<string, readonly SigningMethod[]> = {
   digital_signature: ['usb_token', 'cloud_hsm'],
   image_signature: ['image_signature'],
 };

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../context';
 import { type ContractCaller, contractInScope } from '../contracts/access';
 import { existingSignaturesOf } from '../contracts/existingSignatures';
-import { fileVersion, signedVersionsOf, signersOf } from '../contracts/queries';
+import { type ContractRow, fileVersion, signedVersionsOf, signersOf } from '../contracts/queries';
 import { ApiError } from '../errors/apiError';
 import type { IdentityBinding } from '../signing/certificates/identity';
 import { signedSummaries } from '../signing/finalize';
@@ -24,7 +24,11 @@ function identityOf(binding: IdentityBinding | undefined): IdentityBinding | { s
  * the service found it naming the signer (`identity`, from its record of the signature). 404 CONTRACT_NOT_SIGNED before the first signature.
  */
 export async function verifyContract(deps: AppDeps, caller: ContractCaller, contractId: string) {
-  const contract = await contractInScope(deps, caller, contractId);
+  return verifyContractRow(deps, await contractInScope(deps, caller, contractId));
+}
+
+/** The verification of a contract already found (the signing page shows its signer the same). */
+export async function verifyContractRow(deps: AppDeps, contract: ContractRow) {
   const newest = await fileVersion(deps.db, contract.id, 'newest');
   if (!newest || newest.version === 1) {
     throw new ApiError(404, 'CONTRACT_NOT_SIGNED', 'The contract has no signature yet', {
@@ -62,6 +66,7 @@ export async function verifyContract(deps: AppDeps, caller: ContractCaller, cont
         certificateStatus: signature.certificateStatus,
         timestampVerified: signature.timestampVerified,
         fieldName: signature.fieldName,
+        subFilter: signature.subFilter,
         level: signature.level,
         coversWholeDocument: signature.coversWholeDocument,
         modifiedAfterSigning: signature.modifiedAfterSigning,

@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import type { RateLimiter } from '../auth/rateLimit';
 import { ApiError } from '../errors/apiError';
-import { signingPageRoutes } from '../signingPage/routes';
 import { appBase, assetRoutes } from './assets';
 import type { WebContext, WebEnv } from './context';
 import { frameForViewer } from './embedding';
@@ -9,6 +8,7 @@ import { contractsPages } from './pages/contracts';
 import { dashboardPages } from './pages/dashboard';
 import { accessLinkPage, notFoundPage, problemPage } from './pages/problems';
 import { signInPages } from './pages/signIn';
+import { signingPages } from './pages/signing';
 import { verifyPages } from './pages/verifyRoutes';
 import { pageHeaders } from './security';
 import {
@@ -74,7 +74,7 @@ export function webRoutes(limiter: RateLimiter): Hono<WebEnv> {
 
   // Anyone: sign-in, and the signing page behind a link.
   signInPages(web, limiter);
-  web.route('/', signingPageRoutes());
+  signingPages(web, limiter);
 
   // Signed-in people only.
   const signedIn = new Hono<WebEnv>();

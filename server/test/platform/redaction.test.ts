@@ -15,6 +15,9 @@ describe('redactCredentials', () => {
       'https://app.example/ky-so/phien/[redacted]?lang=vi',
     ],
     ['/app/ky-so/INVITATION', '/app/ky-so/[redacted]'],
+    ['/app/ky-so/phien/SESSION/tai-lieu', '/app/ky-so/phien/[redacted]/tai-lieu'],
+    ['/app/ky-so/INVITATION/ban-da-ky?x=1', '/app/ky-so/[redacted]/ban-da-ky?x=1'],
+    ['/app/ky-so/42/tai-lieu', '/app/ky-so/42/tai-lieu'],
     ['/app/ky-so/signing-page.js', '/app/ky-so/signing-page.js'],
     ['/app/ky-so/phien/:token{[A-Za-z0-9_-]+}', '/app/ky-so/phien/:token{[A-Za-z0-9_-]+}'],
     [
@@ -84,7 +87,9 @@ describe('the logs never hold a credential of a URL', () => {
     const signature = crypto.randomBytes(32).toString('hex');
     const fileUuid = crypto.randomUUID();
     await app.request(`/app/ky-so/phien/${session}`);
+    await app.request(`/app/ky-so/phien/${session}/tai-lieu`);
     await app.request(`/app/ky-so/${invitation}`);
+    await app.request(`/app/ky-so/${invitation}/ban-da-ky`);
     // Not a token of the right shape: 404, and still not logged.
     await app.request(`/app/ky-so/${invitation}x`);
     await app.request(`/api/files/${fileUuid}?expires=1764057600&signature=${signature}`);
@@ -96,13 +101,25 @@ describe('the logs never hold a credential of a URL', () => {
       .filter((record) => record.msg === 'request')
       .map(({ path, route }) => ({ path, route }));
     expect(requests).toEqual([
-      { path: '/app/ky-so/phien/[redacted]', route: '/app/ky-so/phien/:token{[A-Za-z0-9_-]+}' },
+      {
+        path: '/app/ky-so/phien/[redacted]',
+        route: '/app/ky-so/phien/:token{[A-Za-z0-9_-]{16,128}}',
+      },
+      {
+        path: '/app/ky-so/phien/[redacted]/tai-lieu',
+        route: '/app/ky-so/phien/:token{[A-Za-z0-9_-]{16,128}}/tai-lieu',
+      },
       { path: '/app/ky-so/[redacted]', route: '/app/ky-so/:token{[A-Za-z0-9_-]{43}}' },
+      {
+        path: '/app/ky-so/[redacted]/ban-da-ky',
+        route: '/app/ky-so/:token{[A-Za-z0-9_-]{43}}/ban-da-ky',
+      },
       { path: '/app/ky-so/[redacted]', route: '/app/*' },
       {
         path: `/api/files/${fileUuid}?expires=1764057600&signature=[redacted]`,
         route: '/api/files/:fileUuid',
       },
+      // Refused by the app's access-token exchange, which every page passes through.
       { path: '/app?at=[redacted]', route: '/app/*' },
     ]);
   });

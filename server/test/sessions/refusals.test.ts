@@ -69,13 +69,19 @@ describe('each refusal answers its own code and changes nothing', () => {
     const answers = [];
     for (let i = 0; i < 5; i++) {
       const response = await world.step(sessionId, 'confirm', { otp: wrong });
-      answers.push({ ...(await codeOf(response)) });
+      const body = await json<{ code: string; details?: { triesLeft?: number } }>(response);
+      answers.push({
+        status: response.status,
+        code: body.code,
+        ...(body.details?.triesLeft !== undefined ? { triesLeft: body.details.triesLeft } : {}),
+      });
     }
+    // The tries left come as a number, the same as the message says.
     expect(answers).toEqual([
-      { status: 422, code: 'OTP_INVALID' },
-      { status: 422, code: 'OTP_INVALID' },
-      { status: 422, code: 'OTP_INVALID' },
-      { status: 422, code: 'OTP_INVALID' },
+      { status: 422, code: 'OTP_INVALID', triesLeft: 4 },
+      { status: 422, code: 'OTP_INVALID', triesLeft: 3 },
+      { status: 422, code: 'OTP_INVALID', triesLeft: 2 },
+      { status: 422, code: 'OTP_INVALID', triesLeft: 1 },
       { status: 409, code: 'SESSION_LOCKED' },
     ]);
     expect(await codeOf(await world.step(sessionId, 'confirm', { otp }))).toEqual({

@@ -15,6 +15,7 @@ import {
 } from '../contracts/fixtures';
 import { manualWorker, startSmtpServer, type TestSmtpServer } from '../notify/support';
 import { provisionSoftHsm, softHsmModule, tempDir } from '../signing/keys/tools';
+import type { Harness } from '../support/harness';
 
 export const signingPath = '/api/signing';
 
@@ -120,24 +121,27 @@ export async function openSessionWorld(env: Record<string, string> = {}): Promis
       fs.writeFileSync(file, Buffer.from(await response.arrayBuffer()));
       return file;
     },
-    otpFor: (phone) => {
-      const file = path.join(h.deps.config.notify.smsDir, 'messages.jsonl');
-      const lines = fs
-        .readFileSync(file, 'utf8')
-        .split('\n')
-        .filter((line) => line.trim() !== '')
-        .map((line) => JSON.parse(line) as { to: string; text: string });
-      const text = lines.filter((line) => line.to === phone).at(-1)?.text ?? '';
-      const code = /\b(\d{6})\b/.exec(text)?.[1];
-      if (!code) throw new Error(`no OTP for ${phone} in the outbox`);
-      return code;
-    },
+    otpFor: (phone) => outboxOtp(h, phone),
     close: async () => {
       await world.close();
       await smtp.close();
     },
   };
   return sessionWorld;
+}
+
+/** The newest OTP the development SMS outbox of `h` holds for `phone`. */
+export function outboxOtp(h: Harness, phone: string): string {
+  const file = path.join(h.deps.config.notify.smsDir, 'messages.jsonl');
+  const lines = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as { to: string; text: string });
+  const text = lines.filter((line) => line.to === phone).at(-1)?.text ?? '';
+  const code = /\b(\d{6})\b/.exec(text)?.[1];
+  if (!code) throw new Error(`no OTP for ${phone} in the outbox`);
+  return code;
 }
 
 export async function json<T = Record<string, unknown>>(response: Response): Promise<T> {

@@ -14,8 +14,12 @@ export interface BrowserWorld {
   browser: Browser;
   /** Errors the pages printed since the last `takeErrors()`. */
   takeErrors(): string[];
-  /** A new browser context (its own cookies), in a language and at a width. */
-  newContext(options?: { width?: number; locale?: 'vi' | 'en' }): Promise<BrowserContext>;
+  /** A new browser context (its own cookies), in a language and at a width; a phone's touch. */
+  newContext(options?: {
+    width?: number;
+    locale?: 'vi' | 'en';
+    touch?: boolean;
+  }): Promise<BrowserContext>;
   newPage(context?: BrowserContext): Promise<Page>;
   close(): Promise<void>;
 }
@@ -51,6 +55,7 @@ export async function openBrowserWorld(h: Harness): Promise<BrowserWorld> {
         viewport: { width: options.width ?? 1280, height: 900 },
         locale: options.locale === 'en' ? 'en-GB' : 'vi-VN',
         timezoneId: 'Asia/Ho_Chi_Minh',
+        ...(options.touch ? { hasTouch: true, isMobile: true } : {}),
       });
       context.on('page', watch);
       return context;

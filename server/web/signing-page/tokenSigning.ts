@@ -46,11 +46,6 @@ export interface TokenSigningOptions<Result> {
   handOver: unknown;
 }
 
-/** Where the page's server put the agent's installer link and its own name (routes.ts). */
-function pageSetting(name: string, fallback: string): string {
-  return document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content || fallback;
-}
-
 function part<T extends HTMLElement>(root: HTMLElement, role: string): T {
   const found = root.querySelector<T>(`[data-part="${role}"]`);
   if (!found) throw new Error(`the USB token section has no ${role}`);
@@ -59,10 +54,7 @@ function part<T extends HTMLElement>(root: HTMLElement, role: string): T {
 
 /** Vietnamese, then English in the page's secondary style. */
 function write(target: HTMLElement, text: Bilingual): void {
-  const english = document.createElement('span');
-  english.className = 'en';
-  english.textContent = ` · ${text.en}`;
-  target.replaceChildren(text.vi, english);
+  target.textContent = document.body.dataset.locale === 'en' ? text.en : text.vi;
 }
 
 /** The value of one attribute (CN, O, …) of an RFC 4514 name, or the whole name. */
@@ -110,9 +102,10 @@ export function setUpTokenSigning<Result>(
   const retryButton = part<HTMLButtonElement>(root, 'retry');
   const newTabButton = part<HTMLButtonElement>(root, 'new-tab');
   const origin = window.location.origin;
-  const serviceName = pageSetting('esign-service-name', 'ESign');
+  // The server writes the service's name and the agent's installer link on the section.
+  const serviceName = root.dataset.serviceName || 'ESign';
   const installLink = document.createElement('a');
-  installLink.href = pageSetting('esign-agent-download', '/agent');
+  installLink.href = root.dataset.agentDownload || '/agent';
   installLink.target = '_blank';
   installLink.rel = 'noopener';
   write(installLink, tokenMessage('INSTALL'));

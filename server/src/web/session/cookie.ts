@@ -8,7 +8,7 @@ import type { WebEnv } from '../context';
  * (partitioned by that site, CHIPS) and nobody else's; over plain HTTP (development) it is
  * `SameSite=Lax`. No Max-Age: it ends with the browser, and the server ends it sooner.
  */
-function overHttps(c: Context<WebEnv>): boolean {
+export function overHttps(c: Context<WebEnv>): boolean {
   return c.get('deps').config.publicUrl.startsWith('https:');
 }
 

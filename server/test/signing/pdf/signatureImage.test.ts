@@ -11,6 +11,7 @@ import {
   preparePdfSignature,
   readSignatureImage,
 } from '../../../src/pdf/signing';
+import { type Box, inkAndCaption, meet } from '../../support/signatureBox';
 import { classicPdf, makeSigner, opensslCms, pdfsig, pdfsigSignatures, qpdfCheck } from './corpus';
 import { encodePng, strokePng } from './pngs';
 
@@ -214,11 +215,6 @@ describe('a PNG in a visible signature', () => {
   });
 });
 
-/** An axis-aligned rectangle in the box's own space: [x0, y0, x1, y1]. */
-type Box = [number, number, number, number];
-
-const meet = (a: Box, b: Box) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
-
 describe('a drawn picture keeps to its own part of the box', () => {
   let source: string;
   beforeAll(async () => {
@@ -274,49 +270,7 @@ describe('a drawn picture keeps to its own part of the box', () => {
 
       // Rendered at 144 dpi: the stroke's blue pixels and the text's black ones lie apart (the
       // page's own drawing, rendered without the signature, left out).
-      const scale = 2;
-      const render = (file: string) => {
-        const ppm = execFileSync(
-          'pdftoppm',
-          [
-            ...['-r', '144', '-f', '1', '-l', '1'],
-            ...['-x', String(rect[0] * scale), '-y', String((842 - rect[3]) * scale)],
-            ...['-W', String(width * scale), '-H', String(height * scale)],
-            file,
-          ],
-          { maxBuffer: 64 * 1024 * 1024 },
-        );
-        const header = /^P6\s+(\d+)\s+(\d+)\s+255\s/.exec(ppm.toString('latin1', 0, 40))!;
-        return {
-          columns: Number(header[1]),
-          rows: Number(header[2]),
-          pixels: ppm.subarray(header[0].length),
-        };
-      };
-      const signed = render(prepared.path);
-      const page = render(source);
-      const bounds = (test: (r: number, g: number, b: number) => boolean): Box | null => {
-        let found: Box | null = null;
-        for (let row = 0; row < signed.rows; row++) {
-          for (let column = 0; column < signed.columns; column++) {
-            const at = (row * signed.columns + column) * 3;
-            if (page.pixels.subarray(at, at + 3).some((value) => value !== 255)) continue;
-            const [r, g, b] = signed.pixels.subarray(at, at + 3);
-            if (!test(r!, g!, b!)) continue;
-            found = found
-              ? [
-                  Math.min(found[0], column),
-                  Math.min(found[1], row),
-                  Math.max(found[2], column + 1),
-                  Math.max(found[3], row + 1),
-                ]
-              : [column, row, column + 1, row + 1];
-          }
-        }
-        return found;
-      };
-      const blue = bounds((r, g, b) => b > 100 && b - r > 60 && b - g > 40);
-      const black = bounds((r, g, b) => r < 110 && g < 110 && b < 110 && Math.abs(b - r) < 40);
+      const { ink: blue, caption: black } = inkAndCaption(prepared.path, source, rect);
       expect(blue).not.toBeNull();
       expect(black).not.toBeNull();
       expect({ blue, black, meet: meet(blue!, black!) }).toMatchObject({ meet: false });

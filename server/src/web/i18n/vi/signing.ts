@@ -1,2 +1,228 @@
-/** Texts of the signing pages. */
-export const signing = {};
+/**
+ * Texts of the signing page (/ky-so/…). `client` and `errors` go to the page's script as they
+ * are: `{name}` in them is filled in by the script.
+ */
+export const signing = {
+  eyebrow: { contract: 'Hợp đồng điện tử', task: 'Hồ sơ cần ký' },
+  pageTitle: { contract: 'Ký hợp đồng', task: 'Ký hồ sơ' },
+  step: (name: string) => `Bước: ${name}`,
+  facts: {
+    label: 'Thông tin ký',
+    signer: 'Người ký',
+    deadline: 'Hạn ký',
+    noDeadline: 'Không giới hạn',
+    reference: { contract: 'Mã hợp đồng', task: 'Mã hồ sơ' },
+    state: 'Trạng thái',
+  },
+  badge: {
+    yours: 'Chờ bạn ký',
+    waiting: 'Chưa đến lượt',
+    signed: 'Đã ký',
+    declined: 'Đã từ chối',
+    viewer: 'Chỉ xem',
+    closed: {
+      completed: 'Đã hoàn tất',
+      cancelled: 'Đã hủy',
+      expired: 'Hết hạn ký',
+      rejected: 'Đã bị từ chối',
+      notSent: 'Chưa gửi ký',
+      handled: 'Đã xử lý',
+      notSigned: 'Không ký tại đây',
+    },
+  },
+  document: {
+    heading: 'Tài liệu',
+    intro: 'Vui lòng đọc kỹ toàn bộ tài liệu trước khi ký.',
+    download: 'Tải tài liệu (PDF)',
+    downloadSigned: 'Tải bản đã ký (PDF)',
+    signedName: (title: string) => `${title} (đã ký)`,
+    hidden: 'Tài liệu không còn hiển thị qua liên kết này.',
+  },
+  turn: {
+    yours: 'Đến lượt bạn ký. Chọn cách ký phù hợp bên dưới.',
+    waiting: (names: string) => `Chưa đến lượt bạn ký. Đang chờ ${names} ký trước.`,
+    waitingAnyone: 'Chưa đến lượt bạn ký. Vui lòng chờ người ký trước hoàn tất.',
+    signed: 'Bạn đã ký tài liệu này.',
+    signedAt: 'Thời điểm ký',
+    declined: 'Bạn đã từ chối ký tài liệu này.',
+    viewer: 'Bạn được mời để xem hợp đồng này. Bạn không cần ký.',
+    closed: {
+      completed: 'Tài liệu đã được ký đầy đủ. Không cần ký thêm.',
+      cancelled: 'Hợp đồng đã bị hủy. Bạn không thể ký.',
+      expired: 'Đã quá hạn ký. Vui lòng liên hệ bên gửi nếu bạn vẫn cần ký.',
+      rejected: 'Tài liệu đã bị từ chối ký nên không thể ký tiếp.',
+      notSent: 'Hợp đồng chưa được gửi để ký.',
+      handled: 'Công việc này đã được xử lý.',
+      notSigned: 'Bước này không ký số trên trang ký. Vui lòng xử lý tại trang Xử lý công việc.',
+    },
+    tasksLink: 'Đến trang Xử lý công việc',
+  },
+  link: {
+    invalid: {
+      title: 'Liên kết ký không hợp lệ',
+      text: 'Liên kết bạn mở không đúng hoặc không còn tồn tại. Vui lòng kiểm tra lại liên kết, hoặc liên hệ bên gửi để nhận liên kết mới.',
+    },
+    used: {
+      title: 'Liên kết ký đã được sử dụng',
+      text: 'Mỗi liên kết ký chỉ dùng được một lần. Nếu bạn chưa ký xong, vui lòng đề nghị bên gửi cấp liên kết mới.',
+    },
+    expired: {
+      title: 'Liên kết ký đã hết hạn',
+      text: 'Liên kết ký chỉ có hiệu lực trong 30 phút. Vui lòng đề nghị bên gửi cấp liên kết mới.',
+    },
+    superseded: {
+      title: 'Liên kết ký đã được thay thế',
+      text: 'Một liên kết ký mới hơn đã được tạo cho bạn. Vui lòng dùng liên kết mới nhất.',
+    },
+    locked: {
+      title: 'Phiên ký đã bị khóa',
+      text: 'Mã OTP đã bị nhập sai quá số lần cho phép. Vui lòng đề nghị bên gửi cấp liên kết mới.',
+    },
+    ended: {
+      title: 'Phiên ký đã kết thúc',
+      text: 'Phiên ký của liên kết này đã kết thúc. Vui lòng liên hệ bên gửi nếu bạn cần hỗ trợ.',
+    },
+  },
+  sign: {
+    heading: 'Ký tài liệu',
+    choose: 'Chọn cách ký',
+    methods: {
+      usb_token: 'USB token',
+      cloud_hsm: 'Chữ ký số từ xa',
+      otp_sms: 'Mã OTP',
+      image_signature: 'Chữ ký hình ảnh',
+    },
+    hints: {
+      usb_token: 'Ký bằng chứng thư số trên USB token của bạn, qua ứng dụng ký trên máy tính.',
+      cloud_hsm:
+        'Ký bằng chứng thư số của bạn lưu trên HSM của dịch vụ. Mã OTP xác nhận bạn đồng ý ký.',
+      otp_sms:
+        'Xác nhận bằng mã OTP gửi tới điện thoại của bạn; tài liệu được ký bằng con dấu điện tử của dịch vụ.',
+      image_signature:
+        'Vẽ chữ ký bằng chuột hoặc ngón tay, hoặc tải ảnh chữ ký lên; tài liệu được ký bằng con dấu điện tử của dịch vụ.',
+    },
+    consent: 'Khi bấm ký, bạn xác nhận đã đọc và đồng ý với toàn bộ nội dung tài liệu.',
+  },
+  otp: {
+    send: 'Gửi mã OTP',
+    label: 'Mã OTP (6 chữ số)',
+    confirm: 'Xác nhận và ký',
+    resend: 'Gửi lại mã',
+  },
+  image: {
+    padLabel: 'Khung vẽ chữ ký: dùng chuột hoặc ngón tay để ký',
+    padHint: 'Ký trong khung bên dưới.',
+    clear: 'Vẽ lại',
+    upload: 'Hoặc tải ảnh chữ ký (PNG, JPEG, tối đa 512 KB)',
+    confirm: 'Xác nhận và ký',
+  },
+  usb: {
+    intro: 'Cắm USB token vào máy tính và mở ứng dụng ký để tiếp tục.',
+  },
+  reject: {
+    summary: 'Từ chối ký',
+    label: 'Lý do từ chối',
+    hint: 'Lý do sẽ được gửi tới bên gửi tài liệu.',
+    submit: 'Từ chối ký',
+  },
+  result: {
+    signed: 'Bạn đã ký thành công.',
+    rejected: 'Bạn đã từ chối ký. Bên gửi đã được thông báo.',
+    certificate: 'Chứng thư số',
+  },
+  verification: {
+    heading: 'Kết quả xác thực chữ ký',
+    allValid: 'Tất cả chữ ký trong tài liệu đều hợp lệ.',
+    notValid: 'Có chữ ký không hợp lệ, hoặc tài liệu đã bị thay đổi sau khi ký.',
+    valid: 'Hợp lệ',
+    invalid: 'Không hợp lệ',
+    signature: (index: number) => `Chữ ký ${index}`,
+    documentTimestamp: 'Dấu thời gian lưu trữ',
+    unknownSigner: 'Không rõ người ký',
+    signedBy: 'Người ký',
+    signedAt: 'Thời điểm',
+    integrity: {
+      passed: 'Nội dung không bị thay đổi sau khi ký',
+      failed: 'Nội dung đã bị thay đổi sau khi ký',
+    },
+    certificate: {
+      valid: 'Chứng thư số hợp lệ',
+      expired: 'Chứng thư số đã hết hạn',
+      revoked: 'Chứng thư số đã bị thu hồi',
+      untrusted: 'Chứng thư số không do tổ chức tin cậy cấp',
+      unknown: 'Chưa xác định được tình trạng chứng thư số',
+    } as Record<string, string>,
+    timestamp: {
+      yes: 'Có dấu thời gian đáng tin cậy',
+      no: 'Không có dấu thời gian hợp lệ',
+    },
+    level: (level: string) => `Chuẩn chữ ký: PAdES ${level}`,
+    failed: 'Chưa thể xác thực chữ ký lúc này. Vui lòng tải lại trang sau.',
+  },
+  secure:
+    'Kết nối được mã hóa. Tài liệu chỉ hiển thị cho người được mời ký; mỗi thao tác đều được ghi nhật ký.',
+  /** For the page's script: `{name}` is filled in there. */
+  client: {
+    opening: 'Đang mở phiên ký…',
+    working: 'Đang xử lý, vui lòng chờ…',
+    signing: 'Đang ký tài liệu…',
+    otpSentSms: 'Mã OTP đã được gửi tới số điện thoại {to}. Mã có hiệu lực đến {time}.',
+    otpSentEmail: 'Mã OTP đã được gửi tới địa chỉ e-mail {to}. Mã có hiệu lực đến {time}.',
+    otpWaiting: 'Nhập mã OTP đã được gửi cho bạn.',
+    resendIn: 'Gửi lại mã sau {seconds} giây',
+    triesLeft: 'Mã OTP không đúng. Bạn còn {count} lần thử.',
+    otpFormat: 'Mã OTP gồm 6 chữ số.',
+    imageEmpty: 'Vui lòng vẽ hoặc tải lên chữ ký của bạn trước khi ký.',
+    imageType: 'Chỉ nhận ảnh PNG hoặc JPEG.',
+    imageTooLarge: 'Ảnh chữ ký lớn hơn 512 KB. Vui lòng chọn ảnh nhỏ hơn.',
+    imageUnreadable: 'Không đọc được ảnh này. Vui lòng chọn ảnh khác.',
+    imageLoaded: 'Đã tải ảnh chữ ký. Bạn có thể bấm Vẽ lại để chọn lại.',
+    rejectConfirm: 'Bạn chắc chắn muốn từ chối ký? Thao tác này không thể hoàn tác.',
+    reasonRequired: 'Vui lòng nhập lý do từ chối.',
+    generic: 'Chưa thực hiện được. Vui lòng thử lại.',
+    network: 'Không kết nối được tới máy chủ. Vui lòng kiểm tra mạng và thử lại.',
+    reload: 'Phiên ký không còn hiệu lực trên trang này. Vui lòng tải lại trang.',
+  },
+  /** The API's refusals the page explains; any other code falls back to `client.generic`. */
+  errors: {
+    SIGNING_LINK_USED:
+      'Liên kết ký này đã được sử dụng. Vui lòng đề nghị bên gửi cấp liên kết mới.',
+    SIGNING_LINK_EXPIRED: 'Liên kết ký đã hết hạn. Vui lòng đề nghị bên gửi cấp liên kết mới.',
+    SIGNING_LINK_NOT_FOUND: 'Liên kết ký không hợp lệ.',
+    SESSION_EXPIRED: 'Phiên ký đã hết hạn. Vui lòng tải lại trang để bắt đầu lại.',
+    SESSION_SUPERSEDED: 'Phiên ký này đã được thay bằng một phiên mới hơn.',
+    SESSION_ALREADY_USED: 'Phiên ký này đã kết thúc.',
+    SESSION_LOCKED:
+      'Phiên ký đã bị khóa do nhập sai mã quá nhiều lần. Vui lòng tải lại trang để bắt đầu phiên mới.',
+    OTP_EXPIRED: 'Mã OTP đã hết hạn. Vui lòng bấm Gửi lại mã.',
+    OTP_NOT_SENT: 'Vui lòng bấm Gửi mã OTP trước.',
+    OTP_RESEND_TOO_SOON: 'Vui lòng chờ trước khi gửi lại mã.',
+    OTP_SEND_LIMIT_REACHED: 'Bạn đã yêu cầu quá nhiều mã trong một giờ. Vui lòng thử lại sau.',
+    OTP_FAILURE_LIMIT_REACHED: 'Bạn đã nhập sai mã quá nhiều lần. Vui lòng thử lại sau.',
+    SIGNER_UNREACHABLE:
+      'Chưa có số điện thoại hoặc e-mail để nhận mã OTP. Vui lòng liên hệ bên gửi.',
+    CONTRACT_CANCELLED: 'Hợp đồng đã bị hủy.',
+    CONTRACT_EXPIRED: 'Hợp đồng đã hết hạn ký.',
+    CONTRACT_REJECTED: 'Hợp đồng đã bị từ chối ký.',
+    CONTRACT_COMPLETED: 'Hợp đồng đã được ký đầy đủ.',
+    NOT_SIGNER_TURN: 'Chưa đến lượt bạn ký.',
+    NOT_YOUR_TURN: 'Chưa đến lượt bạn ký.',
+    SIGNER_ALREADY_SIGNED: 'Bạn đã ký tài liệu này.',
+    TASK_ALREADY_HANDLED: 'Công việc này đã được xử lý.',
+    TASK_EXPIRED: 'Công việc đã quá hạn.',
+    DOSSIER_ENDED: 'Hồ sơ đã kết thúc.',
+    SIGNER_KEY_NOT_ENROLLED:
+      'Bạn chưa có chứng thư số từ xa. Vui lòng chọn cách ký khác hoặc liên hệ quản trị viên.',
+    SIGNER_IDENTITY_MISMATCH: 'Chứng thư số không đúng tên hoặc mã định danh của người ký.',
+    DOCUMENT_CHANGED: 'Tài liệu vừa được người khác ký. Vui lòng tải lại trang để ký bản mới nhất.',
+    IMAGE_TOO_LARGE: 'Ảnh chữ ký quá lớn.',
+    IMAGE_TYPE_UNSUPPORTED: 'Chỉ nhận ảnh PNG hoặc JPEG.',
+    IMAGE_UNREADABLE: 'Không đọc được ảnh chữ ký. Vui lòng vẽ lại hoặc chọn ảnh khác.',
+    TIMESTAMP_FAILED:
+      'Dịch vụ cấp dấu thời gian tạm thời không phản hồi. Vui lòng thử lại sau ít phút.',
+    RATE_LIMITED: 'Bạn thao tác quá nhanh. Vui lòng chờ một chút rồi thử lại.',
+    CSRF_REFUSED: 'Trang đã hết hạn. Vui lòng tải lại trang và thử lại.',
+    UNAUTHORIZED: 'Phiên ký không còn hiệu lực trên trang này. Vui lòng tải lại trang.',
+    VALIDATION_ERROR: 'Thông tin chưa hợp lệ. Vui lòng kiểm tra lại.',
+  } as Record<string, string>,
+};
