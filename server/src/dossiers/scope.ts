@@ -1,15 +1,16 @@
 import type { MiddlewareHandler } from 'hono';
 import { requireActor } from '../auth/authenticate';
-import { requirePermission } from '../auth/permissions';
+import { holdsPermission } from '../auth/permissions';
 import { findUserById } from '../auth/queries';
-import type { AppEnv, Principal } from '../context';
+import type { AppDeps, AppEnv, Principal } from '../context';
 import type { Db } from '../db/database';
-import { ApiError } from '../errors/apiError';
+import { ApiError, errors } from '../errors/apiError';
 import type { Permission } from '../tenancy/permissionCatalog';
 import {
   type DossierRow,
   type DossierScope,
   scopedDossierByDocumentId,
+  scopedDossierById,
   scopeMemberships,
 } from './queries';
 
@@ -51,6 +52,38 @@ export async function dossierByDocumentId(
   return dossier;
 }
 
+/** The dossier with this id (folderId) in the caller's scope, or 404 (existence is not revealed). */
+export async function dossierInScopeById(
+  db: Db,
+  scope: DossierScope,
+  dossierId: number,
+): Promise<DossierRow> {
+  const dossier = await scopedDossierById(db, scope, dossierId);
+  if (!dossier) {
+    throw new ApiError(404, 'DOCUMENT_NOT_FOUND', `No dossier ${dossierId}`, { field: 'folderId' });
+  }
+  return dossier;
+}
+
+/**
+ * 403 unless the caller may read dossiers, files, tasks and history with `permission`: an
+ * outside signer (user type external) always may, within its own participation; anyone else
+ * needs the permission. The API's guard below and the web app's pages ask this alike.
+ */
+export async function ensurePermissionOrSigner(
+  deps: AppDeps,
+  principal: Principal,
+  permission: Permission,
+): Promise<void> {
+  if (principal.kind !== 'apiKey' && principal.actor) {
+    const user = await findUserById(deps.db, principal.actor.id);
+    if (user?.type === 'external') return;
+  }
+  if (!(await holdsPermission(deps, principal, permission))) {
+    throw errors.forbidden();
+  }
+}
+
 /**
  * `requirePermission` for the read endpoints of dossiers, files, tasks and history, except for
  * outside signers. An external account holds no role, hence no permission, yet it is given its
@@ -59,13 +92,8 @@ export async function dossierByDocumentId(
  * participation. An API key always needs the permission.
  */
 export function requirePermissionOrSigner(permission: Permission): MiddlewareHandler<AppEnv> {
-  const guard = requirePermission(permission);
   return async (c, next) => {
-    const principal = c.get('principal');
-    if (principal.kind !== 'apiKey') {
-      const user = await findUserById(c.get('deps').db, principal.actor.id);
-      if (user?.type === 'external') return next();
-    }
-    return guard(c, next);
+    await ensurePermissionOrSigner(c.get('deps'), c.get('principal'), permission);
+    await next();
   };
 }

@@ -5,8 +5,10 @@ import { signingPageRoutes } from '../signingPage/routes';
 import { appBase, assetRoutes } from './assets';
 import type { WebContext, WebEnv } from './context';
 import { dashboardPages } from './pages/dashboard';
+import { dossierPages } from './pages/dossiers';
 import { accessLinkPage, notFoundPage, problemPage } from './pages/problems';
 import { signInPages } from './pages/signIn';
+import { taskPages } from './pages/tasks';
 import { pageHeaders } from './security';
 import {
   AccessLinkRefused,
@@ -75,6 +77,8 @@ export function webRoutes(limiter: RateLimiter): Hono<WebEnv> {
   signedIn.use(requireViewer());
   signedIn.get('/', (c) => c.redirect(`${appBase}/dashboard`, 303));
   dashboardPages(signedIn);
+  dossierPages(signedIn);
+  taskPages(signedIn);
   web.route('/', signedIn);
 
   web.all('*', (c) => notFoundPage(c));

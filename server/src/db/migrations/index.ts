@@ -21,6 +21,7 @@ import { shallowSearchTriggers } from './020_shallow_search_triggers';
 import { contractArchiveVersions } from './021_contract_archive_versions';
 import { signerIdentity } from './022_signer_identity';
 import { webSessions } from './023_web_sessions';
+import { plainSearch } from './025_plain_search';
 
 export interface Migration {
   version: number;
@@ -53,4 +54,5 @@ export const migrations: Migration[] = [
   { version: 21, name: 'contract_archive_versions', sql: contractArchiveVersions },
   { version: 22, name: 'signer_identity', sql: signerIdentity },
   { version: 23, name: 'web_sessions', sql: webSessions },
+  { version: 25, name: 'plain_search', sql: plainSearch },
 ];
