@@ -351,7 +351,7 @@ const DossierFilters: FC<{ t: Messages; query: Record<string, string> }> = ({ t,
         </div>
       </div>
       <details class="more-filters" open={more}>
-        <summary>{texts.moreFilters}</summary>
+        <summary class="more-toggle">{texts.moreFilters}</summary>
         <div class="filters">
           <div class="field">
             <label for="documentId">{texts.documentId}</label>

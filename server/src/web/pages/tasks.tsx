@@ -193,7 +193,7 @@ const TaskActions: FC<{
       ) : null}
       {offer.reject ? (
         <details class="reject-box">
-          <summary class="button button-danger-outline">{texts.reject}</summary>
+          <summary class="button button-danger-outline reject-toggle">{texts.reject}</summary>
           <form
             method="post"
             action={action('reject')}
@@ -386,7 +386,7 @@ async function listPage(c: WebContext): Promise<Response> {
           </div>
         </div>
         <details class="more-filters" open={more}>
-          <summary>{texts.moreFilters}</summary>
+          <summary class="more-toggle">{texts.moreFilters}</summary>
           <p class="hint">{tab === 'pending' ? texts.dateHintPending : texts.dateHintHandled}</p>
           <div class="filters">
             <div class="field">
@@ -618,6 +618,10 @@ function actionRoute(verb: Verb) {
     const fields = form.success ? form.data : {};
     // The task must be one the viewer may see, as on its page (else "not found").
     const task = await taskDetail(deps, await taskScopeOf(deps, viewer.principal), { id: taskId });
+    const back = (params: Record<string, string>) =>
+      c.redirect(backTo(fields.back, taskId, { ...params, task: String(taskId) }), 303);
+    // A signature step is signed on the signing page (which draws the signature), never approved here.
+    if (verb === 'approve' && !offers(task.signType).approve) return back({ problem: 'wrongKind' });
     const input = { taskCode: task.taskCode, actorUserId: viewer.actor.id };
     let outcome: ActionOutcome;
     try {
@@ -638,15 +642,12 @@ function actionRoute(verb: Verb) {
       if (problem === null || (c.req.header('accept') ?? '').includes('application/json')) {
         throw error;
       }
-      return c.redirect(backTo(fields.back, taskId, { problem, task: String(taskId) }), 303);
+      return back({ problem });
     }
     if ((c.req.header('accept') ?? '').includes('application/json')) {
       return c.json({ done: doneOf[verb], taskId, ...outcome });
     }
-    return c.redirect(
-      backTo(fields.back, taskId, { done: doneOf[verb], task: String(taskId) }),
-      303,
-    );
+    return back({ done: doneOf[verb] });
   };
 }
 
