@@ -206,13 +206,15 @@ export const FileList: FC<{
 };
 
 /** History records, oldest first: when, which step, what was done, by whom, with what comment. */
-export const HistoryTable: FC<{ t: Messages; locale: Locale; items: HistoryItemValue[] }> = ({
-  t,
-  locale,
-  items,
-}) => {
+export const HistoryTable: FC<{
+  t: Messages;
+  locale: Locale;
+  items: HistoryItemValue[];
+  /** What to say when nobody has acted yet. */
+  empty: string;
+}> = ({ t, locale, items, empty }) => {
   const texts = t.dossiers.history;
-  if (items.length === 0) return <p class="muted">{texts.none}</p>;
+  if (items.length === 0) return <p class="muted">{empty}</p>;
   return (
     <div class="table-wrap">
       <table class="stack history">
@@ -238,10 +240,12 @@ export const HistoryTable: FC<{ t: Messages; locale: Locale; items: HistoryItemV
                 </Badge>
               </td>
               <td data-label={texts.actor}>
-                {item.actorName ?? item.actorUsername ?? item.actorEmail ?? '—'}
-                {item.actorUsername && item.actorName ? (
-                  <span class="muted"> ({item.actorUsername})</span>
-                ) : null}
+                <span>
+                  {item.actorName ?? item.actorUsername ?? item.actorEmail ?? '—'}
+                  {item.actorUsername && item.actorName ? (
+                    <span class="muted"> ({item.actorUsername})</span>
+                  ) : null}
+                </span>
               </td>
               <td data-label={texts.comment}>
                 {item.comment ? <span class="comment">{item.comment}</span> : '—'}
@@ -254,18 +258,30 @@ export const HistoryTable: FC<{ t: Messages; locale: Locale; items: HistoryItemV
   );
 };
 
-/** Who a turn is for, in words: the name, else the identity the lookup shows, else the role. */
-function turnHolder(t: Messages, turn: TurnOverview): string {
+/**
+ * Who a turn is for, in words: the name, else the identity the lookup shows; a role turn
+ * nobody has taken yet is its role's.
+ */
+function turnHolder(t: Messages, turn: TurnOverview): { name: string; note: string | null } {
   const { signer } = turn;
-  return (
+  const name =
     turn.name ??
     signer.username ??
     signer.email ??
     signer.phone ??
     signer.taxCode ??
-    signer.identityNumber ??
-    (signer.roleName ? t.dossiers.steps.anyHolder : '—')
-  );
+    signer.identityNumber;
+  if (name) {
+    const note = signer.roleName
+      ? t.dossiers.steps.role(signer.roleName)
+      : turn.name && signer.email
+        ? signer.email
+        : null;
+    return { name, note };
+  }
+  return signer.roleName
+    ? { name: t.dossiers.steps.role(signer.roleName), note: t.dossiers.steps.anyHolder }
+    : { name: '—', note: null };
 }
 
 /** The turns grouped by step, in signing order, each with its state. */
@@ -291,23 +307,21 @@ const StepList: FC<{ t: Messages; locale: Locale; turns: TurnOverview[] }> = ({
             <h3>{texts.step(index + 1, first.signer.stepName)}</h3>
             <p class="muted step-kind">{t.tasks.signType[first.signType]}</p>
             <ul class="turns">
-              {group.map((turn) => (
-                <li class="turn">
-                  <span class="turn-holder">
-                    <span class="turn-name">{turnHolder(t, turn)}</span>
-                    {turn.signer.roleName ? (
-                      <span class="muted"> · {texts.role(turn.signer.roleName)}</span>
-                    ) : null}
-                    {turn.signer.email && turn.name ? (
-                      <span class="muted"> · {turn.signer.email}</span>
-                    ) : null}
-                  </span>
-                  <span class="turn-state">
-                    <Badge tone={turnTones[turn.state]}>{t.dossiers.turnState[turn.state]}</Badge>
-                    {turn.actedAt ? <DateTime iso={turn.actedAt} locale={locale} /> : null}
-                  </span>
-                </li>
-              ))}
+              {group.map((turn) => {
+                const holder = turnHolder(t, turn);
+                return (
+                  <li class="turn">
+                    <span class="turn-holder">
+                      <span class="turn-name">{holder.name}</span>
+                      {holder.note ? <span class="muted turn-note">{holder.note}</span> : null}
+                    </span>
+                    <span class="turn-state">
+                      <Badge tone={turnTones[turn.state]}>{t.dossiers.turnState[turn.state]}</Badge>
+                      {turn.actedAt ? <DateTime iso={turn.actedAt} locale={locale} /> : null}
+                    </span>
+                  </li>
+                );
+              })}
             </ul>
           </li>
         );
@@ -323,8 +337,8 @@ const DossierFilters: FC<{ t: Messages; query: Record<string, string> }> = ({ t,
     query.documentId !== undefined || query.fromDate !== undefined || query.toDate !== undefined;
   return (
     <form method="get" action={`${appBase}/ho-so`} class="card list-filters">
-      <div class="filters">
-        <div class="field field-wide">
+      <div class="filter-row">
+        <div class="field field-grow">
           <label for="keyword">{texts.keyword}</label>
           <input
             id="keyword"
@@ -338,7 +352,7 @@ const DossierFilters: FC<{ t: Messages; query: Record<string, string> }> = ({ t,
             {texts.keywordHint}
           </span>
         </div>
-        <div class="field">
+        <div class="field field-status">
           <label for="status">{texts.status}</label>
           <select id="status" name="status">
             <option value="">{texts.allStatuses}</option>
@@ -348,6 +362,14 @@ const DossierFilters: FC<{ t: Messages; query: Record<string, string> }> = ({ t,
               </option>
             ))}
           </select>
+        </div>
+        <div class="filter-actions">
+          <button type="submit" class="button button-primary">
+            {t.common.search.submit}
+          </button>
+          <a class="button button-secondary" href={`${appBase}/ho-so`}>
+            {t.common.search.clear}
+          </a>
         </div>
       </div>
       <details class="more-filters" open={more}>
@@ -374,14 +396,6 @@ const DossierFilters: FC<{ t: Messages; query: Record<string, string> }> = ({ t,
         </div>
       </details>
       {query.pageSize ? <input type="hidden" name="pageSize" value={query.pageSize} /> : null}
-      <div class="actions filter-actions">
-        <button type="submit" class="button button-primary">
-          {t.common.search.submit}
-        </button>
-        <a class="button button-secondary" href={`${appBase}/ho-so`}>
-          {t.common.search.clear}
-        </a>
-      </div>
     </form>
   );
 };
@@ -421,7 +435,7 @@ const DossierRows: FC<{ t: Messages; locale: Locale; items: DossierListItem[] }>
               <td data-label={columns.progress}>
                 <Progress t={t} signed={item.signedCount} required={item.requiredCount} />
               </td>
-              <td data-label={columns.current}>
+              <td data-label={columns.current} class={item.currentStep ? undefined : 'cell-none'}>
                 {item.currentStep ? (
                   <span>
                     {item.currentStep.name}
@@ -555,16 +569,27 @@ async function detailPage(c: WebContext, folderId: number): Promise<Response> {
               attachments={dossier.attachments}
             />
           </section>
+          <section class="card" aria-labelledby="steps-title">
+            <h2 id="steps-title">{t.dossiers.steps.title}</h2>
+            <StepList t={t} locale={locale} turns={dossier.turns} />
+          </section>
           <section class="card" aria-labelledby="history-title">
             <h2 id="history-title">{t.dossiers.history.title}</h2>
-            <HistoryTable t={t} locale={locale} items={history.history} />
+            <HistoryTable
+              t={t}
+              locale={locale}
+              items={history.history}
+              empty={t.dossiers.history.none}
+            />
           </section>
         </div>
         <aside class="detail-side">
           <section class="card" aria-labelledby="facts-title">
             <h2 id="facts-title">{texts.facts}</h2>
             <dl class="facts facts-single">
-              <Fact label={texts.documentId}>{dossier.documentId || t.dossiers.webCreated}</Fact>
+              {dossier.documentId ? (
+                <Fact label={texts.documentId}>{dossier.documentId}</Fact>
+              ) : null}
               <Fact label={texts.process}>{dossier.processName}</Fact>
               {dossier.transactionId ? (
                 <Fact label={texts.transactionId}>{dossier.transactionId}</Fact>
@@ -599,10 +624,6 @@ async function detailPage(c: WebContext, folderId: number): Promise<Response> {
                 </Fact>
               ) : null}
             </dl>
-          </section>
-          <section class="card" aria-labelledby="steps-title">
-            <h2 id="steps-title">{t.dossiers.steps.title}</h2>
-            <StepList t={t} locale={locale} turns={dossier.turns} />
           </section>
           <section class="card" aria-labelledby="downloads-title">
             <h2 id="downloads-title">{texts.downloads}</h2>

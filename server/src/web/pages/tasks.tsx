@@ -291,7 +291,7 @@ const TaskRows: FC<{
               <td data-label={columns.status}>
                 <TaskStatusBadge t={t} status={task.status} />
               </td>
-              <td data-label={columns.actions}>
+              <td data-label={columns.actions} class="cell-actions">
                 {task.status !== 'PENDING' ? (
                   <a href={taskPath(task.taskId)}>{t.tasks.done.viewTask}</a>
                 ) : actionable.has(task.taskId) ? (
@@ -369,8 +369,8 @@ async function listPage(c: WebContext): Promise<Response> {
       </nav>
       <form method="get" action={tasksPath} class="card list-filters">
         {tab === 'handled' ? <input type="hidden" name="tab" value="handled" /> : null}
-        <div class="filters">
-          <div class="field field-wide">
+        <div class="filter-row">
+          <div class="field field-grow">
             <label for="keyword">{texts.keyword}</label>
             <input
               id="keyword"
@@ -383,6 +383,14 @@ async function listPage(c: WebContext): Promise<Response> {
             <span id="keyword-hint" class="hint">
               {texts.keywordHint}
             </span>
+          </div>
+          <div class="filter-actions">
+            <button type="submit" class="button button-primary">
+              {t.common.search.submit}
+            </button>
+            <a class="button button-secondary" href={tabLink(tab)}>
+              {t.common.search.clear}
+            </a>
           </div>
         </div>
         <details class="more-filters" open={more}>
@@ -400,14 +408,6 @@ async function listPage(c: WebContext): Promise<Response> {
           </div>
         </details>
         {query.pageSize ? <input type="hidden" name="pageSize" value={query.pageSize} /> : null}
-        <div class="actions filter-actions">
-          <button type="submit" class="button button-primary">
-            {t.common.search.submit}
-          </button>
-          <a class="button button-secondary" href={tabLink(tab)}>
-            {t.common.search.clear}
-          </a>
-        </div>
       </form>
       {parsed.success ? null : (
         <Notice tone="danger">
@@ -542,9 +542,9 @@ async function detailPage(c: WebContext, taskId: number): Promise<Response> {
                 <a href={dossierPath(task.document.folderId)}>{task.document.documentTitle}</a>{' '}
                 <DossierStatusBadge t={t} status={task.document.status} />
               </Fact>
-              <Fact label={texts.documentId}>
-                {task.document.documentId || t.dossiers.webCreated}
-              </Fact>
+              {task.document.documentId ? (
+                <Fact label={texts.documentId}>{task.document.documentId}</Fact>
+              ) : null}
               <Fact label={texts.step}>{task.stepName}</Fact>
               <Fact label={texts.signType}>{t.tasks.signType[task.signType]}</Fact>
               {assigneeText ? <Fact label={texts.assignee}>{assigneeText}</Fact> : null}
@@ -580,7 +580,7 @@ async function detailPage(c: WebContext, taskId: number): Promise<Response> {
           </section>
           <section class="card" aria-labelledby="history-title">
             <h2 id="history-title">{texts.history}</h2>
-            <HistoryTable t={t} locale={locale} items={task.history} />
+            <HistoryTable t={t} locale={locale} items={task.history} empty={texts.noHistory} />
           </section>
         </aside>
       </div>

@@ -54,7 +54,7 @@ export const dossiers: typeof vi = {
     yourTask: 'This dossier is waiting for you.',
     openTask: 'Open the task',
     downloads: 'Downloads',
-    auditTrail: 'Dossier audit trail (sealed PDF)',
+    auditTrail: 'Download the audit trail (PDF)',
     auditHint:
       'The audit trail records every action on the dossier and carries the service seal against tampering.',
   },

@@ -90,5 +90,6 @@ export const tasks: typeof vi = {
     progress: 'Dossier progress',
     openDossier: 'View the whole dossier',
     history: 'History of this task',
+    noHistory: 'Nobody has acted on this task yet.',
   },
 };

@@ -53,7 +53,7 @@ export const dossiers = {
     yourTask: 'Hồ sơ này đang chờ bạn xử lý.',
     openTask: 'Mở công việc',
     downloads: 'Tải xuống',
-    auditTrail: 'Nhật ký hồ sơ (PDF có đóng dấu)',
+    auditTrail: 'Tải nhật ký hồ sơ (PDF)',
     auditHint:
       'Nhật ký ghi lại mọi thao tác trên hồ sơ, có chữ ký số của hệ thống để chống sửa đổi.',
   },

@@ -89,5 +89,6 @@ export const tasks = {
     progress: 'Tiến độ hồ sơ',
     openDossier: 'Xem toàn bộ hồ sơ',
     history: 'Lịch sử của công việc',
+    noHistory: 'Chưa có ai xử lý công việc này.',
   },
 };
