@@ -10,7 +10,7 @@ import type {
   TurnStatus,
   UserType,
 } from '../db/schema';
-import { paged, plainMatches } from '../directory/queries/search';
+import { plainMatches } from '../directory/queries/search';
 import { ApiError } from '../errors/apiError';
 import { filesWithNewestVersion, type NewestFile } from '../files/queries';
 import type { PlannedTurn } from './signers';
@@ -369,16 +369,19 @@ export interface DossierListRow {
 
 /**
  * One page of the dossiers in the caller's scope that match the filters, newest first
- * (created_at, then id), with the number of every match. Starts from dossiers_tenant_created,
- * so a page reads the tenant's newest rows until it has enough; `keyword` matches the folded
- * title (search_key, as the task list's keyword) or the documentId.
+ * (created_at, then id), and how many match, counted up to `countCap` + 1. Both walk
+ * dossiers_tenant_created newest first and stop when they have enough: an exact count of a
+ * wide scope reads every dossier of the tenant (40 ms at 100k for a member of the root
+ * organization, 190 ms for someone who only takes part in 5,000), a capped one a thousand.
+ * `keyword` matches the folded title (search_key, as the task list's keyword) or the documentId.
  */
-export function dossierListPage(
+export async function dossierListPage(
   db: Db,
   scope: DossierScope,
   filter: DossierRowFilter,
   paging: { page: number; pageSize: number },
-): Promise<{ total: number; rows: DossierListRow[] }> {
+  countCap: number,
+): Promise<{ counted: number; rows: DossierListRow[] }> {
   const filtered = db
     .selectFrom('dossiers as d')
     .where(dossierInScope(scope))
@@ -398,27 +401,35 @@ export function dossierListPage(
         ]),
       ),
     );
-  return paged(
-    filtered,
-    (query) =>
-      query
-        .innerJoin('processes as p', 'p.id', 'd.process_id')
-        .select([
-          'd.id',
-          'd.uuid',
-          'd.document_id',
-          'd.title',
-          'd.status',
-          'd.signed_count',
-          'd.required_count',
-          'd.created_at',
-          'd.completed_at',
-          'p.name as process_name',
-        ])
-        .orderBy('d.created_at', 'desc')
-        .orderBy('d.id', 'desc'),
-    paging,
-  );
+  const { counted } = await db
+    .selectFrom(
+      filtered
+        .select('d.id')
+        .limit(countCap + 1)
+        .as('matches'),
+    )
+    .select((eb) => eb.fn.countAll<number>().as('counted'))
+    .executeTakeFirstOrThrow();
+  const rows = await filtered
+    .innerJoin('processes as p', 'p.id', 'd.process_id')
+    .select([
+      'd.id',
+      'd.uuid',
+      'd.document_id',
+      'd.title',
+      'd.status',
+      'd.signed_count',
+      'd.required_count',
+      'd.created_at',
+      'd.completed_at',
+      'p.name as process_name',
+    ])
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(paging.pageSize + 1)
+    .offset((paging.page - 1) * paging.pageSize)
+    .execute();
+  return { counted: Number(counted), rows };
 }
 
 /** The step each of these dossiers waits on (its open task), with that task's deadline. */

@@ -387,27 +387,39 @@ export interface DossierListItem {
   currentStep: { name: string; expireAt: string | null } | null;
 }
 
+/** Matches of a dossier list counted exactly up to this many; beyond, "more than" it. */
+export const dossierCountCap = 1000;
+
 /**
  * The dossiers the caller may see (the lookup's scope: dossiers/scope.ts), filtered as the
- * task list filters its records, newest first; `total` counts every match.
+ * task list filters its records, newest first. `total` counts the matches up to
+ * `dossierCountCap`; `more` says that more match than that; `next` that a next page exists.
  */
 export async function listDossiers(
   deps: AppDeps,
   principal: Principal,
   filter: DossierListFilter,
-): Promise<{ items: DossierListItem[]; page: number; pageSize: number; total: number }> {
+): Promise<{
+  items: DossierListItem[];
+  page: number;
+  pageSize: number;
+  total: number;
+  more: boolean;
+  next: boolean;
+}> {
   const scope = await scopeOf(deps.db, principal);
   const paging = { page: filter.page ?? 1, pageSize: filter.pageSize ?? dossierPageSize.default };
-  const { total, rows } = await dossierListPage(deps.db, scope, filter, paging);
+  const { counted, rows } = await dossierListPage(deps.db, scope, filter, paging, dossierCountCap);
+  const shown = rows.slice(0, paging.pageSize);
   const open = new Map(
     (
       await openStepsOf(
         deps.db,
-        rows.map((row) => row.id),
+        shown.map((row) => row.id),
       )
     ).map((step) => [step.dossier_id, step]),
   );
-  const items = rows.map((row): DossierListItem => {
+  const items = shown.map((row): DossierListItem => {
     const step = open.get(row.id);
     return {
       folderId: row.id,
@@ -423,7 +435,14 @@ export async function listDossiers(
       currentStep: step ? { name: step.step_name, expireAt: step.expire_at } : null,
     };
   });
-  return { items, page: paging.page, pageSize: paging.pageSize, total };
+  return {
+    items,
+    page: paging.page,
+    pageSize: paging.pageSize,
+    total: Math.min(counted, dossierCountCap),
+    more: counted > dossierCountCap,
+    next: rows.length > paging.pageSize,
+  };
 }
 
 /** A signing turn as a dossier's page shows it: the lookup's signer plus its exact state. */

@@ -364,6 +364,43 @@ describe('a dossier with a signed file and an attachment', () => {
   });
 });
 
+describe('a long list', () => {
+  it('counts up to 1,000 matches, then says "more than" and pages on without a page count', async () => {
+    const { h, world } = context;
+    const now = h.now();
+    // 1,001 dossiers written at once, as the bench does (only the list reads them).
+    await h.deps.db
+      .insertInto('dossiers')
+      .values(
+        Array.from({ length: 1001 }, (_, index) => ({
+          uuid: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
+          tenant_id: world.acme.id,
+          organization_id: world.rootId,
+          document_id: `LOAT-${index}`,
+          title: `Hồ sơ hàng loạt ${index}`,
+          process_id: world.memo.id,
+          status: 'COMPLETED' as const,
+          metadata: '{}',
+          required_count: 1,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .execute();
+    const first = await getPage(h, hung, '/app/ho-so?keyword=hang%20loat');
+    expect(rowsOf(first.html, 'dossier-table')).toHaveLength(20);
+    const pager = textOf(/<nav class="pager"[\s\S]*?<\/nav>/.exec(first.html)![0]);
+    expect(pager).toBe('Hơn 1.000 kết quả Trang 1 Trang sau');
+    const last = await getPage(h, hung, '/app/ho-so?keyword=hang%20loat&page=51');
+    expect(rowsOf(last.html, 'dossier-table')).toHaveLength(1);
+    const lastPager = textOf(/<nav class="pager"[\s\S]*?<\/nav>/.exec(last.html)![0]);
+    expect(lastPager).toBe('Hơn 1.000 kết quả Trang trước Trang 51');
+    const exact = await getPage(h, hung, '/app/ho-so?keyword=hang%20loat%2099');
+    // 99 and 990..999: eleven, counted exactly.
+    expect(mainText(exact.html)).toContain('11 kết quả Trang 1 / 1');
+  });
+});
+
 // Last: it moves the clock to real time (the TSA and the seal), which ends the sessions above.
 describe('the audit trail download', () => {
   it('downloads the audit trail as a sealed PDF that pdfsig accepts', async () => {

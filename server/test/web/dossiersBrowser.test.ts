@@ -77,7 +77,10 @@ describe('dossiers in the browser', () => {
       await picture(page, 'ho-so-vi-1280');
 
       await page.selectOption('#status', 'REJECTED');
-      await Promise.all([page.waitForURL(/status=REJECTED/), page.click('.list-filters button[type=submit]')]);
+      await Promise.all([
+        page.waitForURL(/status=REJECTED/),
+        page.click('.list-filters button[type=submit]'),
+      ]);
       const rejected = await rowTexts(page, 'dossier-table');
       expect(rejected).toHaveLength(1);
       expect(rejected[0]).toContain('Biên bản bàn giao thiết bị');

@@ -512,6 +512,8 @@ async function listPage(c: WebContext): Promise<Response> {
             page={result.page}
             pageSize={result.pageSize}
             total={result.total}
+            more={result.more}
+            next={result.next}
             path={`${appBase}/ho-so`}
             query={query}
           />
