@@ -111,11 +111,13 @@ describe('acting on a task', () => {
     const answer = await postPageForm(h, hung, `/app/xu-ly-cong-viec/${taskId}/duyet`, { back });
     expect(answer.status).toBe(303);
     expect(answer.headers.get('location')).toBe(
-      `/app/xu-ly-cong-viec?keyword=tiep+khach&done=approved&task=${taskId}`,
+      `/app/xu-ly-cong-viec?keyword=tiep+khach&done=approved&task=${taskId}&dossier=${dossier.id}`,
     );
     const after = await getPage(h, hung, answer.headers.get('location')!);
     expect(mainText(after.html)).toContain('Đã duyệt công việc.');
-    expect(after.html).toContain(`data-task-event="approved" data-task-id="${taskId}"`);
+    expect(after.html).toContain(
+      `data-task-event="approved" data-task-id="${taskId}" data-dossier-id="${dossier.id}"`,
+    );
     expect(rowsOf(after.html, 'task-table')).toEqual([]);
     expect((await dossierRow(h, dossier.id)).status).toBe('COMPLETED');
     const history = await historyOf(h, dossier.id);
@@ -140,7 +142,7 @@ describe('acting on a task', () => {
       back: `/app/xu-ly-cong-viec/${taskId}`,
     });
     expect(answer.headers.get('location')).toBe(
-      `/app/xu-ly-cong-viec/${taskId}?done=approved&task=${taskId}`,
+      `/app/xu-ly-cong-viec/${taskId}?done=approved&task=${taskId}&dossier=${dossier.id}`,
     );
     const after = await getPage(h, hung, answer.headers.get('location')!);
     expect(mainText(after.html)).toContain('Đã duyệt công việc.');
@@ -158,7 +160,7 @@ describe('acting on a task', () => {
     });
     expect(empty.status).toBe(303);
     expect(empty.headers.get('location')).toBe(
-      `/app/xu-ly-cong-viec?problem=reasonRequired&task=${taskId}`,
+      `/app/xu-ly-cong-viec?problem=reasonRequired&task=${taskId}&dossier=${dossier.id}`,
     );
     expect(mainText((await getPage(h, hung, empty.headers.get('location')!)).html)).toContain(
       'Vui lòng nhập lý do từ chối.',
@@ -169,7 +171,7 @@ describe('acting on a task', () => {
       reason: 'x'.repeat(2001),
     });
     expect(tooLong.headers.get('location')).toBe(
-      `/app/xu-ly-cong-viec/${taskId}?problem=tooLong&task=${taskId}`,
+      `/app/xu-ly-cong-viec/${taskId}?problem=tooLong&task=${taskId}&dossier=${dossier.id}`,
     );
 
     const answer = await postPageForm(h, hung, `/app/xu-ly-cong-viec/${taskId}/tu-choi`, {
@@ -177,7 +179,7 @@ describe('acting on a task', () => {
       back: '/app/xu-ly-cong-viec',
     });
     expect(answer.headers.get('location')).toBe(
-      `/app/xu-ly-cong-viec?done=rejected&task=${taskId}`,
+      `/app/xu-ly-cong-viec?done=rejected&task=${taskId}&dossier=${dossier.id}`,
     );
     expect((await dossierRow(h, dossier.id)).status).toBe('REJECTED');
     const page = await getPage(h, hung, `/app/ho-so/${dossier.id}`);
@@ -190,7 +192,7 @@ describe('acting on a task', () => {
       back: `/app/xu-ly-cong-viec/${taskId}`,
     });
     expect(again.headers.get('location')).toBe(
-      `/app/xu-ly-cong-viec/${taskId}?problem=ended&task=${taskId}`,
+      `/app/xu-ly-cong-viec/${taskId}?problem=ended&task=${taskId}&dossier=${dossier.id}`,
     );
   });
 
@@ -209,7 +211,7 @@ describe('acting on a task', () => {
       back: '/app/xu-ly-cong-viec',
     });
     expect(answer.headers.get('location')).toBe(
-      `/app/xu-ly-cong-viec?done=acknowledged&task=${taskId}`,
+      `/app/xu-ly-cong-viec?done=acknowledged&task=${taskId}&dossier=${world.d1.id}`,
     );
     expect((await dossierRow(h, world.d1.id)).status).toBe('COMPLETED');
     const history = await historyOf(h, world.d1.id);
@@ -227,10 +229,10 @@ describe('acting on a task', () => {
 
   it("says when it is not the viewer's turn, or the action does not fit the step", async () => {
     const { h, world } = context;
-    const { taskId } = await memoForHung('Tờ trình hội thảo');
+    const { dossier, taskId } = await memoForHung('Tờ trình hội thảo');
     const wrongKind = await postPageForm(h, hung, `/app/xu-ly-cong-viec/${taskId}/xac-nhan`, {});
     expect(wrongKind.headers.get('location')).toBe(
-      `/app/xu-ly-cong-viec/${taskId}?problem=wrongKind&task=${taskId}`,
+      `/app/xu-ly-cong-viec/${taskId}?problem=wrongKind&task=${taskId}&dossier=${dossier.id}`,
     );
     const lanTurn = await createDossier(h, world.process, {
       title: 'Hợp đồng thử việc',
@@ -242,7 +244,7 @@ describe('acting on a task', () => {
     const lanTask = await taskOf(lanTurn.id);
     const notYet = await postPageForm(h, hung, `/app/xu-ly-cong-viec/${lanTask}/duyet`, {});
     expect(notYet.headers.get('location')).toBe(
-      `/app/xu-ly-cong-viec/${lanTask}?problem=notYourTurn&task=${lanTask}`,
+      `/app/xu-ly-cong-viec/${lanTask}?problem=notYourTurn&task=${lanTask}&dossier=${lanTurn.id}`,
     );
     const page = await getPage(h, hung, notYet.headers.get('location')!);
     expect(mainText(page.html)).toContain('Chưa đến lượt bạn xử lý công việc này.');
@@ -275,7 +277,7 @@ describe('acting on a task', () => {
     expect(page.html).not.toContain('/duyet"');
     const refused = await postPageForm(h, cookie, `/app/xu-ly-cong-viec/${taskId}/duyet`, {});
     expect(refused.headers.get('location')).toBe(
-      `/app/xu-ly-cong-viec/${taskId}?problem=wrongKind&task=${taskId}`,
+      `/app/xu-ly-cong-viec/${taskId}?problem=wrongKind&task=${taskId}&dossier=${signing.id}`,
     );
     expect((await dossierRow(h, signing.id)).status).toBe('PENDING_SIGN');
   });

@@ -539,7 +539,7 @@ async function detailPage(c: WebContext, folderId: number): Promise<Response> {
     c,
     { title: dossier.documentTitle, active: 'dossiers', scripts: ['preview.js'] },
     <section>
-      <nav class="breadcrumb" aria-label={t.common.nav.label}>
+      <nav class="breadcrumb" aria-label={texts.breadcrumbLabel}>
         <a href={`${appBase}/ho-so`}>{texts.breadcrumb}</a>
       </nav>
       <div class="page-head">

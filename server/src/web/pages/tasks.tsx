@@ -125,9 +125,14 @@ const ActionNotice: FC<{ t: Messages; c: WebContext; linkTask: boolean }> = ({
   const done = c.req.query('done');
   const problem = c.req.query('problem');
   const task = idOf(c.req.query('task'));
+  const dossier = idOf(c.req.query('dossier'));
   if (done !== undefined && dones.has(done)) {
     return (
-      <div data-task-event={done} data-task-id={task ?? undefined}>
+      <div
+        data-task-event={done}
+        data-task-id={task ?? undefined}
+        data-dossier-id={dossier ?? undefined}
+      >
         <Notice tone="success">
           {t.tasks.done[done as Done]}
           {linkTask && task !== null ? (
@@ -483,7 +488,7 @@ async function detailPage(c: WebContext, taskId: number): Promise<Response> {
       scripts: ['preview.js'],
     },
     <section>
-      <nav class="breadcrumb" aria-label={t.tasks.detail.breadcrumb}>
+      <nav class="breadcrumb" aria-label={t.dossiers.detail.breadcrumbLabel}>
         <a href={tasksPath}>{texts.breadcrumb}</a>
       </nav>
       <div class="page-head">
@@ -601,7 +606,7 @@ const backPattern = new RegExp(`^${tasksPath}(/\\d+)?(\\?[^\\\\#]*)?$`);
 function backTo(back: string | undefined, taskId: number, params: Record<string, string>): string {
   const target = back !== undefined && backPattern.test(back) ? back : taskPath(taskId);
   const url = new URL(target, 'http://page.invalid');
-  for (const name of ['done', 'problem', 'task']) url.searchParams.delete(name);
+  for (const name of ['done', 'problem', 'task', 'dossier']) url.searchParams.delete(name);
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
   return `${url.pathname}${url.search}`;
 }
@@ -619,7 +624,14 @@ function actionRoute(verb: Verb) {
     // The task must be one the viewer may see, as on its page (else "not found").
     const task = await taskDetail(deps, await taskScopeOf(deps, viewer.principal), { id: taskId });
     const back = (params: Record<string, string>) =>
-      c.redirect(backTo(fields.back, taskId, { ...params, task: String(taskId) }), 303);
+      c.redirect(
+        backTo(fields.back, taskId, {
+          ...params,
+          task: String(taskId),
+          dossier: String(task.document.folderId),
+        }),
+        303,
+      );
     // A signature step is signed on the signing page (which draws the signature), never approved here.
     if (verb === 'approve' && !offers(task.signType).approve) return back({ problem: 'wrongKind' });
     const input = { taskCode: task.taskCode, actorUserId: viewer.actor.id };

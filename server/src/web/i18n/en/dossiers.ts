@@ -39,6 +39,7 @@ export const dossiers: typeof vi = {
   webCreated: 'Created in the web app',
   detail: {
     breadcrumb: 'All dossiers',
+    breadcrumbLabel: 'You are here',
     facts: 'Dossier details',
     documentId: 'Dossier code',
     process: 'Process',

@@ -38,6 +38,7 @@ export const dossiers = {
   webCreated: 'Tạo trên ứng dụng web',
   detail: {
     breadcrumb: 'Danh sách hồ sơ',
+    breadcrumbLabel: 'Vị trí trang',
     facts: 'Thông tin hồ sơ',
     documentId: 'Mã hồ sơ',
     process: 'Quy trình',
