@@ -1,8 +1,14 @@
 import path from 'node:path';
 import ts from 'typescript';
 
-/** The operator's command line: what it calls is no HTTP operation, so the walk stops there. */
-const adminCli = path.join('server', 'src', 'admin') + path.sep;
+/**
+ * The operator's command line and the web application's pages: what they call is no operation
+ * of the API (a page answers its own error pages), so the walk stops there.
+ */
+const notOperations = [
+  path.join('server', 'src', 'admin') + path.sep,
+  path.join('server', 'src', 'web') + path.sep,
+];
 
 /**
  * Which operations of the API can reach a function: the call graph of `server/src`, read by the
@@ -46,8 +52,9 @@ export function operationsReaching(
     for (const reference of (references ?? []).flatMap((symbol) => symbol.references)) {
       const source = program.getSourceFile(reference.fileName);
       if (reference.isDefinition || !source) continue;
-      // The operator's command line (server/src/admin) answers no HTTP operation.
-      if (path.relative(repository, reference.fileName).startsWith(adminCli)) continue;
+      // The operator's command line and the web app's pages answer no API operation.
+      const relative = path.relative(repository, reference.fileName);
+      if (notOperations.some((folder) => relative.startsWith(folder))) continue;
       const use = innermostAt(source, reference.textSpan.start);
       if (isDeclarationOnly(use)) continue;
       const holder = holderOf(use);
