@@ -63,7 +63,7 @@ async function overflows(page: Page): Promise<number> {
 
 /** The texts of the rows of a table. */
 function rowTexts(page: Page, table: string): Promise<string[]> {
-  return page.locator(`table.${table} tbody tr`).allInnerTexts();
+  return page.locator(`table.${table} tbody tr`).allTextContents();
 }
 
 describe('dossiers in the browser', () => {
@@ -72,7 +72,7 @@ describe('dossiers in the browser', () => {
     const { browser, page } = await signedIn(tw.hung.row.id);
     try {
       await page.goto(`${world.origin}/app/ho-so`);
-      expect(await page.locator('h1').innerText()).toBe('Hồ sơ');
+      expect(await page.locator('h1').textContent()).toBe('Hồ sơ');
       expect(await rowTexts(page, 'dossier-table')).toHaveLength(4);
       await picture(page, 'ho-so-vi-1280');
 
@@ -96,7 +96,7 @@ describe('dossiers in the browser', () => {
         page.waitForURL(new RegExp(`/app/ho-so/${tw.d1.id}$`)),
         page.click('a.row-title'),
       ]);
-      expect(await page.locator('h1').innerText()).toBe('Hợp đồng lao động Nguyễn Văn Ánh');
+      expect(await page.locator('h1').textContent()).toBe('Hợp đồng lao động Nguyễn Văn Ánh');
       const preview = page.locator('.pdf-preview');
       expect(await preview.count()).toBe(1);
       const src = await preview.getAttribute('data-pdf-src');
@@ -105,9 +105,9 @@ describe('dossiers in the browser', () => {
         `fetch(${JSON.stringify(src)}).then((r) => r.arrayBuffer()).then((b) => new TextDecoder().decode(new Uint8Array(b).slice(0, 5)))`,
       );
       expect(bytes).toBe('%PDF-');
-      expect(await page.locator('ol.steps').innerText()).toContain('Đang chờ xử lý');
+      expect(await page.locator('ol.steps').textContent()).toContain('Đang chờ xử lý');
       // Times are written in the viewer's zone with the zone named.
-      expect(await page.locator('table.history time').first().innerText()).toMatch(/GMT\+7$/);
+      expect(await page.locator('table.history time').first().textContent()).toMatch(/GMT\+7$/);
       await picture(page, 'ho-so-chi-tiet-vi-1280');
     } finally {
       await browser.close();
@@ -131,7 +131,7 @@ describe('tasks in the browser', () => {
         page.waitForURL(/done=approved/),
         row.getByRole('button', { name: 'Duyệt', exact: true }).click(),
       ]);
-      expect(await page.locator('.notice').innerText()).toContain('Đã duyệt công việc.');
+      expect(await page.locator('.notice').textContent()).toContain('Đã duyệt công việc.');
       expect(
         await page.locator('table.task-table', { hasText: 'Tờ trình mua máy in' }).count(),
       ).toBe(0);
@@ -171,13 +171,13 @@ describe('tasks in the browser', () => {
         row.getByRole('button', { name: 'Gửi từ chối' }).click(),
       ]);
       expect(questions[0]).toContain('không thể hoàn tác');
-      expect(await page.locator('.notice').innerText()).toContain('Đã từ chối công việc.');
+      expect(await page.locator('.notice').textContent()).toContain('Đã từ chối công việc.');
       expect((await dossierRow(h, dossier.id)).status).toBe('REJECTED');
       await page.goto(`${world.origin}/app/ho-so/${dossier.id}`);
       const history = await rowTexts(page, 'history');
       expect(history[0]).toContain('Từ chối');
       expect(history[0]).toContain('Chưa có kế hoạch chi tiết');
-      expect(await page.locator('.page-head .badge').innerText()).toBe('Bị từ chối');
+      expect(await page.locator('.page-head .badge').textContent()).toBe('Bị từ chối');
     } finally {
       await browser.close();
     }
@@ -213,7 +213,7 @@ describe('tasks in the browser', () => {
         page.waitForURL(/done=acknowledged/),
         page.getByRole('button', { name: 'Xác nhận đã xem' }).click(),
       ]);
-      expect(await page.locator('.notice').innerText()).toContain('Đã xác nhận bạn đã xem.');
+      expect(await page.locator('.notice').textContent()).toContain('Đã xác nhận bạn đã xem.');
       expect((await dossierRow(h, dossier.id)).status).toBe('COMPLETED');
       // The folder deep link leads to the dossier, whose history shows both actions.
       await page.goto(`${world.origin}/app/folders?id=${dossier.id}`);
@@ -246,7 +246,7 @@ describe('tasks in the browser', () => {
       ]) {
         const response = await page.goto(`${world.origin}${target}`);
         expect([target, response?.status()]).toEqual([target, 404]);
-        expect(await page.locator('h1').innerText()).toBe('Không tìm thấy trang');
+        expect(await page.locator('h1').textContent()).toBe('Không tìm thấy trang');
       }
       await picture(page, 'khong-tim-thay-vi-1280');
     } finally {
