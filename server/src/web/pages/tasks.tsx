@@ -250,7 +250,7 @@ const TaskRows: FC<{
         <thead>
           <tr>
             <th scope="col">{columns.task}</th>
-            <th scope="col">{columns.dates}</th>
+            <th scope="col">{tab === 'pending' ? columns.dates : columns.handled}</th>
             <th scope="col">{columns.status}</th>
             <th scope="col">{columns.actions}</th>
           </tr>
@@ -269,7 +269,7 @@ const TaskRows: FC<{
                   {task.document.documentId || t.dossiers.webCreated}
                 </span>
               </td>
-              <td data-label={columns.dates}>
+              <td data-label={tab === 'pending' ? columns.dates : columns.handled}>
                 {tab === 'pending' ? (
                   <span class="dates">
                     <span>

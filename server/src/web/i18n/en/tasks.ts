@@ -20,6 +20,7 @@ export const tasks: typeof vi = {
       task: 'Task',
       dossier: 'Dossier',
       dates: 'Deadline',
+      handled: 'Outcome',
       status: 'Status',
       actions: 'Actions',
     },

@@ -19,6 +19,7 @@ export const tasks = {
       task: 'Công việc',
       dossier: 'Hồ sơ',
       dates: 'Thời hạn',
+      handled: 'Kết quả xử lý',
       status: 'Trạng thái',
       actions: 'Thao tác',
     },
