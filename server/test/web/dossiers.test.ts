@@ -48,9 +48,9 @@ describe('the dossier list', () => {
     expect(rows[0]).toContain('Tạo trên ứng dụng web');
     expect(rows[0]).toContain('Chờ ký');
     expect(rows[0]).toContain('Xử lý tờ trình');
-    expect(rows.find((row) => row.includes('HD-001'))).toContain('Đang ký');
+    expect(rows.find((row) => row.includes('HD-001'))).toContain('Đang xử lý');
     expect(rows.find((row) => row.includes('BB-002'))).toContain('Bị từ chối');
-    expect(rows.find((row) => row.includes('TT-003'))).toContain('Hết hạn');
+    expect(rows.find((row) => row.includes('TT-003'))).toContain('Quá hạn');
     expect(rows.find((row) => row.includes('HD-001'))).toContain('2/4 lượt đã ký');
     expect(page.html).toContain('href="/app/ho-so/');
     expect(mainText(page.html)).toContain('4 kết quả');

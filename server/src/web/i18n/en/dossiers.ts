@@ -26,9 +26,9 @@ export const dossiers: typeof vi = {
     due: 'Due:',
   },
   status: {
-    PENDING: 'Not released',
-    PENDING_SIGN: 'Awaiting signatures',
-    IN_PROGRESS: 'Being signed',
+    PENDING: 'Not started',
+    PENDING_SIGN: 'Waiting for signature',
+    IN_PROGRESS: 'In progress',
     COMPLETED: 'Completed',
     REJECTED: 'Rejected',
     EXPIRED: 'Expired',

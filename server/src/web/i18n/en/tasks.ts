@@ -34,7 +34,7 @@ export const tasks: typeof vi = {
     digital_signature: 'Digital signature',
     image_signature: 'Signature image',
     app_submit: 'Approval',
-    notification: 'Read and acknowledge',
+    notification: 'Acknowledgement',
   },
   status: {
     PENDING: 'To do',

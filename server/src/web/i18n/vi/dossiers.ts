@@ -25,12 +25,12 @@ export const dossiers = {
     due: 'Hạn:',
   },
   status: {
-    PENDING: 'Chưa phát hành',
+    PENDING: 'Chưa bắt đầu',
     PENDING_SIGN: 'Chờ ký',
-    IN_PROGRESS: 'Đang ký',
+    IN_PROGRESS: 'Đang xử lý',
     COMPLETED: 'Hoàn tất',
     REJECTED: 'Bị từ chối',
-    EXPIRED: 'Hết hạn',
+    EXPIRED: 'Quá hạn',
   },
   progress: (signed: number, required: number) => `${signed}/${required} lượt đã ký`,
   progressLabel: (signed: number, required: number) =>

@@ -31,9 +31,9 @@ export const tasks = {
   },
   signType: {
     digital_signature: 'Ký số',
-    image_signature: 'Ký bằng hình ảnh chữ ký',
+    image_signature: 'Ký bằng hình ảnh',
     app_submit: 'Phê duyệt',
-    notification: 'Xem và xác nhận',
+    notification: 'Xác nhận đã xem',
   },
   status: {
     PENDING: 'Chờ xử lý',
