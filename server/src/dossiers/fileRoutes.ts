@@ -1,15 +1,14 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { originOf, userActor } from '../audit/origin';
+import { originOf } from '../audit/origin';
 import { credentialAreas, integrationSecurity } from '../auth/areas';
-import { authenticate, requireActor } from '../auth/authenticate';
+import { authenticate } from '../auth/authenticate';
 import { type RateLimiter, rateLimit } from '../auth/rateLimit';
 import { fileNotFound, fileResponse } from '../files/download';
 import { presignedUrlCodes, verifyPresigned } from '../files/presign';
 import { fileByUuid } from '../files/queries';
 import { createRouter, errorResponses, guardErrors } from '../http/openapi';
-import { presignedUrlActor, recordFileDownload } from './downloads';
-import { fileInScope } from './queries';
-import { requirePermissionOrSigner, scopeOf } from './scope';
+import { downloadFileInScope, presignedUrlActor, recordFileDownload } from './downloads';
+import { requirePermissionOrSigner } from './scope';
 
 const FileUuidParam = z.object({
   fileUuid: z
@@ -53,18 +52,13 @@ export function fileRoutes(limiter: RateLimiter) {
     },
   });
   router.openapi(download, async (c) => {
-    const deps = c.get('deps');
     const { fileUuid } = c.req.valid('param');
-    const scope = await scopeOf(deps.db, c.get('principal'));
-    const file = await fileInScope(deps.db, scope, fileUuid);
-    if (!file) throw fileNotFound(fileUuid);
-    const caller = requireActor(c.get('principal'));
-    await recordFileDownload(deps, file, {
-      actor: await userActor(deps.db, caller.id, caller.username),
-      origin: originOf(c),
-      via: 'api',
-    });
-    return fileResponse(deps, file);
+    return downloadFileInScope(
+      c.get('deps'),
+      c.get('principal'),
+      { fileUuid },
+      { origin: originOf(c), via: 'api' },
+    );
   });
 
   const presigned = createRoute({

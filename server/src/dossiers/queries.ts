@@ -1,7 +1,16 @@
 import crypto from 'node:crypto';
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely';
 import type { Db } from '../db/database';
-import type { Database, DossiersTable, StepKind, TurnStatus, UserType } from '../db/schema';
+import type {
+  Database,
+  DossierStatus,
+  DossiersTable,
+  SignType,
+  StepKind,
+  TurnStatus,
+  UserType,
+} from '../db/schema';
+import { plainMatches } from '../directory/queries/search';
 import { ApiError } from '../errors/apiError';
 import { filesWithNewestVersion, type NewestFile } from '../files/queries';
 import type { PlannedTurn } from './signers';
@@ -136,6 +145,8 @@ export interface TurnView {
   stepCode: string;
   stepName: string;
   stepKind: StepKind;
+  stepPosition: number;
+  signType: SignType;
   status: TurnStatus;
   actedAt: string | null;
   signerEmail: string | null;
@@ -146,6 +157,10 @@ export interface TurnView {
   actorUsername: string | null;
   roleCode: string | null;
   roleName: string | null;
+  /** The name submitted for a guest, else the assignee's (the web app's pages show it). */
+  signerFullName: string | null;
+  assigneeName: string | null;
+  actorName: string | null;
 }
 
 /** Every turn of a dossier in signing order (step, then turn order). */
@@ -163,6 +178,8 @@ export function dossierTurns(db: Db, dossierId: number): Promise<TurnView[]> {
       's.step_code as stepCode',
       's.name as stepName',
       's.kind as stepKind',
+      's.position as stepPosition',
+      's.sign_type as signType',
       't.status as status',
       't.acted_at as actedAt',
       't.signer_email as signerEmail',
@@ -173,6 +190,9 @@ export function dossierTurns(db: Db, dossierId: number): Promise<TurnView[]> {
       'actor.username as actorUsername',
       'r.code as roleCode',
       'r.name as roleName',
+      't.signer_full_name as signerFullName',
+      'assignee.name as assigneeName',
+      'actor.name as actorName',
     ])
     .execute();
 }
@@ -308,6 +328,133 @@ export function fileInScope(
     .where('f.uuid', '=', fileUuid)
     .where(dossierInScope(scope))
     .executeTakeFirst();
+}
+
+/** The dossier with this numeric id (folderId) if it is in the caller's scope (else undefined: 404). */
+export function scopedDossierById(
+  db: Db,
+  scope: DossierScope,
+  dossierId: number,
+): Promise<DossierRow | undefined> {
+  return db
+    .selectFrom('dossiers as d')
+    .selectAll('d')
+    .where('d.id', '=', dossierId)
+    .where(dossierInScope(scope))
+    .executeTakeFirst();
+}
+
+/** The filters of a dossier list, validated (dossiers/schemas.ts DossierListQuery). */
+export interface DossierRowFilter {
+  status?: DossierStatus | undefined;
+  fromDate?: string | undefined;
+  toDate?: string | undefined;
+  documentId?: string | undefined;
+  keyword?: string | undefined;
+}
+
+/** A row of the dossier list. */
+export interface DossierListRow {
+  id: number;
+  uuid: string;
+  document_id: string | null;
+  title: string;
+  status: DossierStatus;
+  signed_count: number;
+  required_count: number;
+  created_at: string;
+  completed_at: string | null;
+  process_name: string;
+}
+
+/**
+ * One page of the dossiers in the caller's scope that match the filters, newest first
+ * (created_at, then id), and how many match, counted up to `countCap` + 1. Both walk
+ * dossiers_tenant_created newest first and stop when they have enough: an exact count of a
+ * wide scope reads every dossier of the tenant (40 ms at 100k for a member of the root
+ * organization, 190 ms for someone who only takes part in 5,000), a capped one a thousand.
+ * `keyword` matches the folded title (search_key, as the task list's keyword) or the documentId.
+ */
+export async function dossierListPage(
+  db: Db,
+  scope: DossierScope,
+  filter: DossierRowFilter,
+  paging: { page: number; pageSize: number },
+  countCap: number,
+): Promise<{ counted: number; rows: DossierListRow[] }> {
+  const filtered = db
+    .selectFrom('dossiers as d')
+    .where(dossierInScope(scope))
+    .$if(filter.status !== undefined, (query) => query.where('d.status', '=', filter.status!))
+    .$if(filter.fromDate !== undefined, (query) =>
+      query.where('d.created_at', '>=', filter.fromDate!),
+    )
+    .$if(filter.toDate !== undefined, (query) => query.where('d.created_at', '<=', filter.toDate!))
+    .$if(filter.documentId !== undefined, (query) =>
+      query.where('d.document_id', '=', filter.documentId!),
+    )
+    .$if(filter.keyword !== undefined, (query) =>
+      query.where((eb) =>
+        eb.or([
+          plainMatches('d.search_key', filter.keyword!),
+          plainMatches('d.document_id', filter.keyword!),
+        ]),
+      ),
+    );
+  const { counted } = await db
+    .selectFrom(
+      filtered
+        .select('d.id')
+        .limit(countCap + 1)
+        .as('matches'),
+    )
+    .select((eb) => eb.fn.countAll<number>().as('counted'))
+    .executeTakeFirstOrThrow();
+  const rows = await filtered
+    .innerJoin('processes as p', 'p.id', 'd.process_id')
+    .select([
+      'd.id',
+      'd.uuid',
+      'd.document_id',
+      'd.title',
+      'd.status',
+      'd.signed_count',
+      'd.required_count',
+      'd.created_at',
+      'd.completed_at',
+      'p.name as process_name',
+    ])
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(paging.pageSize + 1)
+    .offset((paging.page - 1) * paging.pageSize)
+    .execute();
+  return { counted: Number(counted), rows };
+}
+
+/** The step each of these dossiers waits on (its open task), with that task's deadline. */
+export function openStepsOf(
+  db: Db,
+  dossierIds: number[],
+): Promise<{ task_id: number; dossier_id: number; step_name: string; expire_at: string | null }[]> {
+  if (dossierIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('tasks as t')
+    .innerJoin('process_steps as s', 's.id', 't.step_id')
+    .select(['t.id as task_id', 't.dossier_id', 's.name as step_name', 't.expire_at'])
+    .where('t.dossier_id', 'in', dossierIds)
+    .where('t.status', '=', 1)
+    .execute();
+}
+
+/** The process of a dossier, by name, for its page. */
+export function processNameOf(db: Db, processId: number): Promise<string> {
+  return db
+    .selectFrom('processes')
+    .select('name')
+    .where('id', '=', processId)
+    .executeTakeFirstOrThrow()
+    .then((row) => row.name);
 }
 
 /**

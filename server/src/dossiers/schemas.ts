@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { envelope, isoDateTime } from '../http/openapi';
+import { envelope, isoDateTime, queryDateBound, queryInteger } from '../http/openapi';
 
 /**
  * Dossier creation input and the outputs of endpoints 1–4, as the spec's field tables say. Every
@@ -269,3 +269,46 @@ export const DossierCreatedEnvelope = envelope(DossierCreated);
 export const DossierStartedEnvelope = envelope(DossierStarted);
 export const DossierLookupEnvelope = envelope(DossierLookup);
 export const DossierFileListEnvelope = envelope(DossierFileList);
+
+/** Dossier list paging, as the task list's (document 1, "Limits"): default 20, at most 100. */
+export const dossierPageSize = { default: 20, max: 100 } as const;
+
+/** An optional text filter of a list; an empty value counts as absent. */
+const listText = z
+  .string()
+  .max(255)
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+/**
+ * The filters of a dossier list, the task list's (endpoint 6) applied to dossiers: `status` a
+ * dossier state (any letter case; `all` or absent: every state), `fromDate`/`toDate` bound
+ * createdAt, `documentId` exact, `keyword` a case-insensitive, diacritics-folded substring of
+ * the title or the documentId. Newest first.
+ */
+export const DossierListQuery = z
+  .object({
+    status: z
+      .string()
+      .transform((value) => value.toUpperCase())
+      .pipe(z.union([DossierStatusSchema, z.literal('ALL')]))
+      .optional()
+      .transform((value) => (value === 'ALL' ? undefined : value)),
+    page: queryInteger.optional(),
+    pageSize: queryInteger.pipe(z.number().max(dossierPageSize.max)).optional(),
+    fromDate: queryDateBound(false).optional(),
+    toDate: queryDateBound(true).optional(),
+    documentId: listText,
+    keyword: listText,
+  })
+  .superRefine((query, context) => {
+    if (query.fromDate && query.toDate && query.fromDate > query.toDate) {
+      context.addIssue({
+        code: 'custom',
+        path: ['toDate'],
+        message: 'must not be before fromDate',
+      });
+    }
+  });
+
+export type DossierListFilter = z.output<typeof DossierListQuery>;

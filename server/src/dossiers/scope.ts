@@ -10,6 +10,7 @@ import {
   type DossierRow,
   type DossierScope,
   scopedDossierByDocumentId,
+  scopedDossierById,
   scopeMemberships,
 } from './queries';
 
@@ -49,6 +50,38 @@ export async function dossierByDocumentId(
     });
   }
   return dossier;
+}
+
+/** The dossier with this id (folderId) in the caller's scope, or 404 (existence is not revealed). */
+export async function dossierInScopeById(
+  db: Db,
+  scope: DossierScope,
+  dossierId: number,
+): Promise<DossierRow> {
+  const dossier = await scopedDossierById(db, scope, dossierId);
+  if (!dossier) {
+    throw new ApiError(404, 'DOCUMENT_NOT_FOUND', `No dossier ${dossierId}`, { field: 'folderId' });
+  }
+  return dossier;
+}
+
+/**
+ * 403 unless the caller may read dossiers, files, tasks and history with `permission`: an
+ * outside signer (user type external) always may, within its own participation; anyone else
+ * needs the permission. The API's guard below and the web app's pages ask this alike.
+ */
+export async function ensurePermissionOrSigner(
+  deps: AppDeps,
+  principal: Principal,
+  permission: Permission,
+): Promise<void> {
+  if (principal.kind !== 'apiKey' && principal.actor) {
+    const user = await findUserById(deps.db, principal.actor.id);
+    if (user?.type === 'external') return;
+  }
+  if (!(await holdsPermission(deps, principal, permission))) {
+    throw errors.forbidden();
+  }
 }
 
 /**

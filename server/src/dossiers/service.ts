@@ -7,33 +7,39 @@ import { requireActor } from '../auth/authenticate';
 import type { AppDeps, Principal } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import { ApiError } from '../errors/apiError';
+import { dossierFiles } from '../files/queries';
 import { isoNow } from '../platform/clock';
 import { type LoadedProcess, loadProcess } from '../processes/queries';
 import { tenantCodeOf } from '../tenancy/queries';
 import { startWorkflow } from '../workflow/start';
-import { fileItems } from './fileItems';
+import { fileItems, toFileItem } from './fileItems';
 import { guestAccountId } from './guestAccounts';
 import {
   creatorPlacement,
   documentIdTaken,
   dossierById,
+  dossierListPage,
   dossierTurns,
   duplicateDocumentId,
   insertDossier,
   insertFiles,
   insertTurns,
+  openStepsOf,
+  processNameOf,
   type TurnView,
 } from './queries';
-import type {
-  DossierCreated,
-  DossierCreateInput,
-  DossierFileList,
-  DossierLookup,
-  DossierStarted,
-  FileInputValue,
-  SignerView,
+import {
+  type DossierCreated,
+  type DossierCreateInput,
+  type DossierFileList,
+  type DossierListFilter,
+  type DossierLookup,
+  type DossierStarted,
+  dossierPageSize,
+  type FileInputValue,
+  type SignerView,
 } from './schemas';
-import { dossierByDocumentId, scopeOf } from './scope';
+import { dossierByDocumentId, dossierInScopeById, scopeOf } from './scope';
 import { type PlannedTurn, planTurns } from './signers';
 import {
   discardFiles,
@@ -363,3 +369,136 @@ export async function listDossierFiles(
   const items = await fileItems(deps, dossier.id, { detailed: true });
   return { documentId, documentUuid: dossier.uuid, ...items };
 }
+
+/** A dossier as a row of a list: the lookup's counts and dates, its process and open step. */
+export interface DossierListItem {
+  folderId: number;
+  /** Empty when the dossier was not created through the integration API. */
+  documentId: string;
+  documentUuid: string;
+  documentTitle: string;
+  processName: string;
+  status: z.output<typeof DossierLookup>['status'];
+  signedCount: number;
+  requiredCount: number;
+  createdAt: string;
+  completedAt: string | null;
+  /** The step the dossier waits on, with its deadline; null when none is open. */
+  currentStep: { name: string; expireAt: string | null } | null;
+}
+
+/** Matches of a dossier list counted exactly up to this many; beyond, "more than" it. */
+export const dossierCountCap = 1000;
+
+/**
+ * The dossiers the caller may see (the lookup's scope: dossiers/scope.ts), filtered as the
+ * task list filters its records, newest first. `total` counts the matches up to
+ * `dossierCountCap`; `more` says that more match than that; `next` that a next page exists.
+ */
+export async function listDossiers(
+  deps: AppDeps,
+  principal: Principal,
+  filter: DossierListFilter,
+): Promise<{
+  items: DossierListItem[];
+  page: number;
+  pageSize: number;
+  total: number;
+  more: boolean;
+  next: boolean;
+}> {
+  const scope = await scopeOf(deps.db, principal);
+  const paging = { page: filter.page ?? 1, pageSize: filter.pageSize ?? dossierPageSize.default };
+  const { counted, rows } = await dossierListPage(deps.db, scope, filter, paging, dossierCountCap);
+  const shown = rows.slice(0, paging.pageSize);
+  const open = new Map(
+    (
+      await openStepsOf(
+        deps.db,
+        shown.map((row) => row.id),
+      )
+    ).map((step) => [step.dossier_id, step]),
+  );
+  const items = shown.map((row): DossierListItem => {
+    const step = open.get(row.id);
+    return {
+      folderId: row.id,
+      documentId: row.document_id ?? '',
+      documentUuid: row.uuid,
+      documentTitle: row.title,
+      processName: row.process_name,
+      status: row.status,
+      signedCount: row.signed_count,
+      requiredCount: row.required_count,
+      createdAt: row.created_at,
+      completedAt: row.completed_at,
+      currentStep: step ? { name: step.step_name, expireAt: step.expire_at } : null,
+    };
+  });
+  return {
+    items,
+    page: paging.page,
+    pageSize: paging.pageSize,
+    total: Math.min(counted, dossierCountCap),
+    more: counted > dossierCountCap,
+    next: rows.length > paging.pageSize,
+  };
+}
+
+/** A signing turn as a dossier's page shows it: the lookup's signer plus its exact state. */
+export interface TurnOverview {
+  signer: z.output<typeof SignerView>;
+  stepPosition: number;
+  signType: TurnView['signType'];
+  /** WAITING (not yet its turn), ACTIVE, SIGNED, REJECTED, EXPIRED, CANCELLED. */
+  state: TurnView['status'];
+  /** The submitted or account name of whoever takes (or took) the turn. */
+  name: string | null;
+  actedAt: string | null;
+}
+
+/**
+ * A dossier by its numeric id (folderId) for the caller who may see it (else 404): the
+ * lookup's facts (endpoint 3) with its title, process and each turn's exact state.
+ */
+export async function dossierOverview(deps: AppDeps, principal: Principal, dossierId: number) {
+  const scope = await scopeOf(deps.db, principal);
+  const dossier = await dossierInScopeById(deps.db, scope, dossierId);
+  // File items with the number of their newest version (above 1: signed at least once).
+  const files = (await dossierFiles(deps.db, dossier.id)).map((file) => ({
+    ...toFileItem(deps, file, true),
+    version: file.version,
+  }));
+  const turns = await dossierTurns(deps.db, dossier.id);
+  return {
+    folderId: dossier.id,
+    documentId: dossier.document_id ?? '',
+    documentUuid: dossier.uuid,
+    documentTitle: dossier.title,
+    transactionId: dossier.transaction_id,
+    ecmClassCode: dossier.ecm_class_code,
+    processName: await processNameOf(deps.db, dossier.process_id),
+    status: dossier.status,
+    signedCount: dossier.signed_count,
+    requiredCount: dossier.required_count,
+    files: files.filter((file) => file.type === 'MAIN'),
+    attachments: files.filter((file) => file.type === 'ATTACHMENT'),
+    turns: turns.map(
+      (turn): TurnOverview => ({
+        signer: signerView(turn),
+        stepPosition: turn.stepPosition,
+        signType: turn.signType,
+        state: turn.status,
+        name: turn.signerFullName ?? turn.assigneeName ?? turn.actorName,
+        actedAt: turn.actedAt,
+      }),
+    ),
+    createdAt: dossier.created_at,
+    startedAt: dossier.started_at,
+    completedAt: dossier.completed_at,
+    rejectedAt: dossier.rejected_at,
+    expiredAt: dossier.expired_at,
+  };
+}
+
+export type DossierOverview = Awaited<ReturnType<typeof dossierOverview>>;

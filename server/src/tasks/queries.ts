@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { Db } from '../db/database';
 import type { Database, DossierStatus, HistoryAction, SignType, TasksTable } from '../db/schema';
-import { searchMatches } from '../directory/queries/search';
+import { plainMatches } from '../directory/queries/search';
 import type { Participant } from '../workflow/taskContext';
 
 /**
@@ -56,7 +56,7 @@ export interface TaskListRow extends TaskRow {
 type WithTask = Database & { t: TasksTable };
 
 /**
- * `documentId` and `keyword` (dossier title or step name, folded like migration 004's keys), as
+ * `documentId` and `keyword` (dossier title or step name, folded without diacritics as migration 025 keys them), as
  * conditions on the task `t`: its dossier and step are probed by primary key, never joined for
  * rows the filters do not need.
  */
@@ -83,14 +83,14 @@ function dossierFilters(filter: TaskRowFilter) {
               .selectFrom('dossiers as kd')
               .select('kd.id')
               .whereRef('kd.id', '=', 't.dossier_id')
-              .where(searchMatches('kd.search_key', keyword)),
+              .where(plainMatches('kd.search_key', keyword)),
           ),
           eb.exists(
             eb
               .selectFrom('process_steps as ks')
               .select('ks.id')
               .whereRef('ks.id', '=', 't.step_id')
-              .where(searchMatches('ks.search_key', keyword)),
+              .where(plainMatches('ks.search_key', keyword)),
           ),
         ]),
       );
@@ -347,6 +347,29 @@ export function roleLabel(
     .select(['code', 'name'])
     .where('id', '=', roleId)
     .executeTakeFirst();
+}
+
+/** The ACTIVE turns (the one due now) of these tasks, while the task waits. */
+export function activeTurnsOf(db: Db, taskIds: number[]) {
+  if (taskIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('turns as u')
+    .innerJoin('tasks as t', 't.id', 'u.task_id')
+    .selectAll('u')
+    .where('u.task_id', 'in', taskIds)
+    .where('u.status', '=', 'ACTIVE')
+    .where('t.status', '=', 1)
+    .execute();
+}
+
+/** The dossier a task belongs to, by the task's numeric id (deep links). */
+export function dossierIdOfTask(db: Db, taskId: number): Promise<number | undefined> {
+  return db
+    .selectFrom('tasks')
+    .select('dossier_id')
+    .where('id', '=', taskId)
+    .executeTakeFirst()
+    .then((row) => row?.dossier_id);
 }
 
 // --- The web application's dashboard ----------------------------------------------------------

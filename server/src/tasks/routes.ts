@@ -74,7 +74,7 @@ export function taskRoutes(limiter: RateLimiter) {
   router.openapi(detail, async (c) => {
     const deps = c.get('deps');
     const scope = await taskScopeOf(deps, c.get('principal'));
-    const data = await taskDetail(deps, scope, c.req.valid('param').taskCode);
+    const data = await taskDetail(deps, scope, { code: c.req.valid('param').taskCode });
     return c.json(envelopeOf(c, data), 200);
   });
 
@@ -92,11 +92,9 @@ export function taskRoutes(limiter: RateLimiter) {
     },
   });
   router.openapi(history, async (c) => {
-    const data = await dossierHistory(
-      c.get('deps'),
-      c.get('principal'),
-      c.req.valid('param').documentId,
-    );
+    const data = await dossierHistory(c.get('deps'), c.get('principal'), {
+      documentId: c.req.valid('param').documentId,
+    });
     return c.json(envelopeOf(c, data), 200);
   });
 

@@ -52,7 +52,9 @@ export const TaskListQuery = z
       .optional()
       .openapi({ description: 'Pending: assignedAt up to; handled: actionAt up to' }),
     documentId: optionalText('Exact dossier code'),
-    keyword: optionalText('Case-insensitive text of the dossier title or the step name'),
+    keyword: optionalText(
+      'Text of the dossier title or the step name, case- and diacritics-insensitive ("nguyen van anh" finds "Nguyễn Văn Ánh")',
+    ),
   })
   .superRefine((query, context) => {
     if (query.fromDate && query.toDate && query.fromDate > query.toDate) {

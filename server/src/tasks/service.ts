@@ -2,7 +2,8 @@ import { findUserById } from '../auth/queries';
 import type { AppDeps, Principal } from '../context';
 import type { HistoryAction } from '../db/schema';
 import { fileItems } from '../dossiers/fileItems';
-import { dossierByDocumentId, scopeOf } from '../dossiers/scope';
+import { openStepsOf, scopedDossierById } from '../dossiers/queries';
+import { dossierByDocumentId, dossierInScopeById, scopeOf } from '../dossiers/scope';
 import { ApiError } from '../errors/apiError';
 import { taskStatusNames } from '../workflow/actions';
 import {
@@ -14,7 +15,9 @@ import {
   takesPart,
 } from '../workflow/taskContext';
 import {
+  activeTurnsOf,
   countQuery,
+  dossierIdOfTask,
   type HistoryRow,
   handledTurns,
   historyRows,
@@ -136,8 +139,13 @@ export async function listTasks(deps: TaskDeps, scope: TaskScope, filter: TaskLi
   return { items: rows.map(listItem), page: paging.page, pageSize: paging.pageSize, total };
 }
 
-function taskNotFound(taskCode: string): ApiError {
-  return new ApiError(404, 'TASK_NOT_FOUND', `No task ${taskCode}`, { field: 'taskCode' });
+/** A task by its code (the API) or its numeric id (the web app's pages and deep links). */
+export type TaskKey = { code: string } | { id: number };
+
+function taskNotFound(key: TaskKey): ApiError {
+  return 'code' in key
+    ? new ApiError(404, 'TASK_NOT_FOUND', `No task ${key.code}`, { field: 'taskCode' })
+    : new ApiError(404, 'TASK_NOT_FOUND', `No task ${key.id}`, { field: 'taskId' });
 }
 
 export function toHistoryItem(row: HistoryRow): HistoryItemValue {
@@ -200,18 +208,18 @@ async function assigneeOf(
  * and comment; without one the task's status (and its action time and comment once handled).
  * `assignee` is the caller's own turn when they have one, else the turn due now, else the first.
  */
-export async function taskDetail(deps: TaskDeps, scope: TaskScope, taskCode: string) {
-  const context = await loadTaskContext(deps.db, { code: taskCode });
+export async function taskDetail(deps: TaskDeps, scope: TaskScope, key: TaskKey) {
+  const context = await loadTaskContext(deps.db, key);
   if (
     !context ||
     context.task.tenantId !== scope.tenantId ||
     (scope.organizationId !== null && context.task.organizationId !== scope.organizationId)
   ) {
-    throw taskNotFound(taskCode);
+    throw taskNotFound(key);
   }
   // Delegation applies only to pending items.
   const participant = context.task.status === 1 ? scope : { ...scope, delegatorIds: [] };
-  if (!takesPart(participant, context.turns)) throw taskNotFound(taskCode);
+  if (!takesPart(participant, context.turns)) throw taskNotFound(key);
 
   const row = await taskRowById(deps.db, context.task.id);
   const history = await historyRows(deps.db, { taskId: context.task.id });
@@ -248,9 +256,16 @@ export async function taskDetail(deps: TaskDeps, scope: TaskScope, taskCode: str
  * organization; a user sees its organizations' dossiers and those it takes part in, an outside
  * signer only the latter); otherwise 404.
  */
-export async function dossierHistory(deps: TaskDeps, principal: Principal, documentId: string) {
+export async function dossierHistory(
+  deps: TaskDeps,
+  principal: Principal,
+  key: { documentId: string } | { folderId: number },
+) {
   const scope = await scopeOf(deps.db, principal);
-  const dossier = await dossierByDocumentId(deps.db, scope, documentId);
+  const dossier =
+    'documentId' in key
+      ? await dossierByDocumentId(deps.db, scope, key.documentId)
+      : await dossierInScopeById(deps.db, scope, key.folderId);
   const history = await historyRows(deps.db, { dossierId: dossier.id });
   return {
     folderId: dossier.id,
@@ -263,4 +278,54 @@ export async function dossierHistory(deps: TaskDeps, principal: Principal, docum
     signedCount: dossier.signed_count,
     history: history.map(toHistoryItem),
   };
+}
+
+/**
+ * Which of these tasks the caller may perform now: the task waits and its ACTIVE turn is the
+ * caller's (assignee, holder of its untaken role, or a delegate of its assignee), as the task
+ * actions decide (workflow/actions.ts). A list shows its action buttons on these only.
+ */
+export async function actionableTasks(
+  deps: TaskDeps,
+  scope: TaskScope,
+  taskIds: number[],
+): Promise<Set<number>> {
+  const turns = await activeTurnsOf(deps.db, taskIds);
+  return new Set(
+    turns.filter((turn) => mayPerform(scope, turn)).map((turn) => turn.task_id as number),
+  );
+}
+
+/**
+ * Where a deep link to a task leads someone who may not see the task itself (a participant of
+ * another step told of a rejection): the task's dossier when the caller may see that, else
+ * nothing (404 as for an unknown task).
+ */
+export async function dossierOfTaskFor(
+  deps: TaskDeps,
+  principal: Principal,
+  taskId: number,
+): Promise<number> {
+  const dossierId = await dossierIdOfTask(deps.db, taskId);
+  if (dossierId === undefined) throw taskNotFound({ id: taskId });
+  const dossier = await scopedDossierById(deps.db, await scopeOf(deps.db, principal), dossierId);
+  if (!dossier) throw taskNotFound({ id: taskId });
+  return dossier.id;
+}
+
+/** The open task of a dossier that the caller may perform now, if any (its id). */
+export async function actionableTaskOf(
+  deps: TaskDeps,
+  principal: Principal,
+  dossierId: number,
+): Promise<number | null> {
+  const open = await openStepsOf(deps.db, [dossierId]);
+  if (open.length === 0) return null;
+  const scope = await taskScopeOf(deps, principal);
+  const mine = await actionableTasks(
+    deps,
+    scope,
+    open.map((step) => step.task_id),
+  );
+  return open.find((step) => mine.has(step.task_id))?.task_id ?? null;
 }

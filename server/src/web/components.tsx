@@ -36,7 +36,9 @@ export const Notice: FC<{ tone: Tone; children?: Child }> = ({ tone, children })
 
 /**
  * Previous / next links of a list, keeping its filters. `query` holds the list's current
- * parameters; the page number is replaced.
+ * parameters; the page number is replaced. A list that stops counting (`more`: more than
+ * `total` match) says so and shows the page without the number of pages; `next` then says
+ * whether a next page exists.
  */
 export const Pager: FC<{
   t: Messages;
@@ -45,8 +47,11 @@ export const Pager: FC<{
   total: number;
   path: string;
   query: Record<string, string | undefined>;
-}> = ({ t, page, pageSize, total, path, query }) => {
+  more?: boolean;
+  next?: boolean;
+}> = ({ t, page, pageSize, total, path, query, more, next }) => {
   const pages = Math.max(1, Math.ceil(total / pageSize));
+  const hasNext = next ?? page < pages;
   const link = (target: number) => {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) {
@@ -58,14 +63,18 @@ export const Pager: FC<{
   };
   return (
     <nav class="pager" aria-label={t.common.paging.label}>
-      <span class="muted">{t.common.paging.total(total)}</span>
+      <span class="muted">
+        {more ? t.common.paging.moreThan(total) : t.common.paging.total(total)}
+      </span>
       {page > 1 ? (
         <a class="button button-secondary" href={link(page - 1)} rel="prev">
           {t.common.paging.previous}
         </a>
       ) : null}
-      <span aria-current="page">{t.common.paging.page(Math.min(page, pages), pages)}</span>
-      {page < pages ? (
+      <span aria-current="page">
+        {more ? t.common.paging.pageOnly(page) : t.common.paging.page(Math.min(page, pages), pages)}
+      </span>
+      {hasNext ? (
         <a class="button button-secondary" href={link(page + 1)} rel="next">
           {t.common.paging.next}
         </a>

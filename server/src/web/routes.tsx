@@ -6,9 +6,11 @@ import type { WebContext, WebEnv } from './context';
 import { frameForViewer } from './embedding';
 import { contractsPages } from './pages/contracts';
 import { dashboardPages } from './pages/dashboard';
+import { dossierPages } from './pages/dossiers';
 import { accessLinkPage, notFoundPage, problemPage } from './pages/problems';
 import { signInPages } from './pages/signIn';
 import { signingPages } from './pages/signing';
+import { taskPages } from './pages/tasks';
 import { verifyPages } from './pages/verifyRoutes';
 import { pageHeaders } from './security';
 import {
@@ -82,6 +84,8 @@ export function webRoutes(limiter: RateLimiter): Hono<WebEnv> {
   signedIn.get('/', (c) => c.redirect(`${appBase}/dashboard`, 303));
   dashboardPages(signedIn);
   contractsPages(signedIn);
+  dossierPages(signedIn);
+  taskPages(signedIn);
   web.route('/', signedIn);
 
   web.all('*', (c) => notFoundPage(c));

@@ -116,6 +116,22 @@ describe('Task list query parameters (endpoint 6)', () => {
     expect((await list({ keyword: '%' })).total).toBe(0);
   });
 
+  it('keyword ignores diacritics, typed or stored, composed or decomposed', async () => {
+    expect(summary(await list({ keyword: 'nguyen van anh' }))).toEqual([d1Approved, d1Pending]);
+    expect(summary(await list({ keyword: 'BAN GIAO' }))).toEqual([d2Rejected]);
+    expect(summary(await list({ keyword: 'HOP DONG' }))).toEqual([d1Approved, d1Pending]);
+    // A keyword typed decomposed (NFD) folds like the composed one.
+    expect(summary(await list({ keyword: 'Tờ trình'.normalize('NFD') }))).toEqual([
+      d4Pending,
+      d3Expired,
+    ]);
+    expect(summary(await list({ keyword: 'phe duyet' }))).toEqual([
+      d2Rejected,
+      d1Approved,
+      d1Pending,
+    ]);
+  });
+
   it('combines the parameters', async () => {
     const found = await list({ status: 'completed', keyword: 'duyệt', documentId: 'BB-002' });
     expect(summary(found)).toEqual([d2Rejected]);

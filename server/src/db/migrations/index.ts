@@ -22,6 +22,7 @@ import { contractArchiveVersions } from './021_contract_archive_versions';
 import { signerIdentity } from './022_signer_identity';
 import { webSessions } from './023_web_sessions';
 import { dashboardIndexes } from './024_dashboard_indexes';
+import { plainSearch } from './025_plain_search';
 
 export interface Migration {
   version: number;
@@ -55,4 +56,5 @@ export const migrations: Migration[] = [
   { version: 22, name: 'signer_identity', sql: signerIdentity },
   { version: 23, name: 'web_sessions', sql: webSessions },
   { version: 24, name: 'dashboard_indexes', sql: dashboardIndexes },
+  { version: 25, name: 'plain_search', sql: plainSearch },
 ];

@@ -1,5 +1,6 @@
 import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { foldForSearch } from '../../db/migrations/002_directory_search';
+import { foldPlain } from '../../db/migrations/025_plain_search';
 
 /** Page of a directory list, already validated (page from 1, pageSize 1..200). */
 export interface Paging {
@@ -18,8 +19,22 @@ export interface UpdatedBetween {
  * Vietnamese letters folded too). LIKE wildcards typed by the caller match literally.
  */
 export function searchMatches(searchKeyColumn: string, q: string): Expression<SqlBool> {
-  const escaped = foldForSearch(q).replace(/[\\%_]/g, (letter) => `\\${letter}`);
-  return sql<SqlBool>`${sql.ref(searchKeyColumn)} LIKE ${`%${escaped}%`} ESCAPE '\\'`;
+  return containsFolded(searchKeyColumn, foldForSearch(q));
+}
+
+/**
+ * `keyword` of the dossier and task lists: a substring of a key folded without diacritics
+ * (migration 025: dossier titles, step names), so "nguyen van anh" finds "Nguyễn Văn Ánh".
+ * Also fits a column of plain codes (documentId): LIKE ignores the case of ASCII letters.
+ */
+export function plainMatches(column: string, keyword: string): Expression<SqlBool> {
+  return containsFolded(column, foldPlain(keyword));
+}
+
+/** `column LIKE '%folded%'`, the caller's LIKE wildcards matching literally. */
+function containsFolded(column: string, folded: string): Expression<SqlBool> {
+  const escaped = folded.replace(/[\\%_]/g, (letter) => `\\${letter}`);
+  return sql<SqlBool>`${sql.ref(column)} LIKE ${`%${escaped}%`} ESCAPE '\\'`;
 }
 
 /** Counts every match, then reads one page of them. */

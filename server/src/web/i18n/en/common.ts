@@ -55,6 +55,8 @@ export const common: typeof vi = {
     next: 'Next page',
     page: (page: number, pages: number) => `Page ${page} of ${pages}`,
     total: (total: number) => `${total} results`,
+    moreThan: (total: number) => `More than ${total.toLocaleString('en-GB')} results`,
+    pageOnly: (page: number) => `Page ${page}`,
   },
   search: { label: 'Search', submit: 'Search', clear: 'Clear filters' },
   empty: 'Nothing here.',

@@ -55,6 +55,8 @@ export const common = {
     next: 'Trang sau',
     page: (page: number, pages: number) => `Trang ${page} / ${pages}`,
     total: (total: number) => `${total} kết quả`,
+    moreThan: (total: number) => `Hơn ${total.toLocaleString('vi-VN')} kết quả`,
+    pageOnly: (page: number) => `Trang ${page}`,
   },
   search: { label: 'Tìm kiếm', submit: 'Tìm', clear: 'Xóa bộ lọc' },
   empty: 'Không có dữ liệu.',
