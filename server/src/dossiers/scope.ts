@@ -85,25 +85,6 @@ export async function ensurePermissionOrSigner(
 }
 
 /**
- * 403 unless the caller may read dossiers, files, tasks and history with `permission`: an
- * outside signer (user type external) always may, within its own participation; anyone else
- * needs the permission. The API's guard below and the web app's pages ask this alike.
- */
-export async function ensurePermissionOrSigner(
-  deps: AppDeps,
-  principal: Principal,
-  permission: Permission,
-): Promise<void> {
-  if (principal.kind !== 'apiKey' && principal.actor) {
-    const user = await findUserById(deps.db, principal.actor.id);
-    if (user?.type === 'external') return;
-  }
-  if (!(await holdsPermission(deps, principal, permission))) {
-    throw errors.forbidden();
-  }
-}
-
-/**
  * `requirePermission` for the read endpoints of dossiers, files, tasks and history, except for
  * outside signers. An external account holds no role, hence no permission, yet it is given its
  * tasks, the files of those tasks (`downloadUrl`) and "history only for dossiers they took part

@@ -210,7 +210,7 @@ export async function taskSignerView(
   const context = await loadTaskContext(deps.db, ref);
   if (!context) throw taskNotFound();
   const scope = await taskScopeOf(deps, principal);
-  const detail = await taskDetail(deps, scope, context.task.code);
+  const detail = await taskDetail(deps, scope, { code: context.task.code });
   const mains = (await dossierFiles(deps.db, context.dossier.id)).filter(
     (file) => file.kind === 'MAIN',
   );

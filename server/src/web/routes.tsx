@@ -7,14 +7,13 @@ import { frameForViewer } from './embedding';
 import { contractsPages } from './pages/contracts';
 import { dashboardPages } from './pages/dashboard';
 import { dossierPages } from './pages/dossiers';
-import { accessLinkPage, notFoundPage, problemPage } from './pages/problems';
+import { notFoundPage, problemPage } from './pages/problems';
 import { signInPages } from './pages/signIn';
 import { signingPages } from './pages/signing';
 import { taskPages } from './pages/tasks';
 import { verifyPages } from './pages/verifyRoutes';
 import { pageHeaders } from './security';
 import {
-  AccessLinkRefused,
   CsrfRefused,
   exchangeAccessToken,
   guardStateChanges,
@@ -35,7 +34,6 @@ type PageStatus = typeof pageStatuses extends Set<infer S> ? S : never;
 /** Answers a page's failure: not found alike for missing and forbidden, the rest in plain words. */
 function answerFailure(error: Error, c: WebContext): Response {
   const t = c.get('t');
-  if (error instanceof AccessLinkRefused) return accessLinkPage(c, error.reason);
   if (error instanceof CsrfRefused) {
     if (wantsJson(c)) {
       return c.json(new ApiError(403, 'CSRF_REFUSED', t.common.error.csrf).toBody(), 403);

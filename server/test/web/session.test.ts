@@ -84,8 +84,12 @@ describe('web sessions', () => {
     recordIssuedSecret(token, 'access token');
     h.clock.advance(2 * 3600_000);
     const expired = await h.request('GET', `/app/dashboard?at=${token}`);
-    expect(expired.status).toBe(401);
-    expect(await expired.text()).toContain('Liên kết truy cập không còn hiệu lực');
+    expect(expired.status).toBe(303);
+    // The page that says why has no token in its address.
+    expect(expired.headers.get('location')).toBe('/app/lien-ket-truy-cap?ly-do=expired');
+    const explained = await h.request('GET', expired.headers.get('location')!);
+    expect(explained.status).toBe(401);
+    expect(await explained.text()).toContain('Liên kết truy cập không còn hiệu lực');
 
     const fresh = await issueToken(h.deps, tenant.adminUserId, 'partner');
     recordIssuedSecret(fresh, 'partner token');
@@ -96,8 +100,9 @@ describe('web sessions', () => {
       .execute();
     try {
       const locked = await h.request('GET', `/app/dashboard?at=${fresh}`);
-      expect(locked.status).toBe(401);
-      expect(await locked.text()).toContain('Tài khoản của bạn đã bị khóa');
+      expect(locked.headers.get('location')).toBe('/app/lien-ket-truy-cap?ly-do=locked');
+      const explained = await h.request('GET', locked.headers.get('location')!);
+      expect(await explained.text()).toContain('Tài khoản của bạn đã bị khóa');
     } finally {
       await h.deps.db
         .updateTable('users')

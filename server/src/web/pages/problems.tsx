@@ -1,6 +1,7 @@
 import { appBase } from '../assets';
 import type { WebContext } from '../context';
 import { renderPage } from '../render';
+import type { AccessLinkRefusal } from '../session/middleware';
 
 /**
  * The one "not found" page: for an id that does not exist and for one this viewer may not see,
@@ -48,10 +49,7 @@ export function problemPage(
 }
 
 /** A `?at=` token that cannot open a session: expired, revoked, or its user locked. */
-export function accessLinkPage(
-  c: WebContext,
-  reason: 'expired' | 'locked' | 'rateLimited',
-): Response {
+export function accessLinkPage(c: WebContext, reason: AccessLinkRefusal): Response {
   const t = c.get('t');
   return renderPage(
     c,

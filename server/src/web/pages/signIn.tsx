@@ -8,8 +8,9 @@ import { Notice } from '../components';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
 import { renderPage } from '../render';
 import { clearSessionCookie, setSessionCookie } from '../session/cookie';
-import { safeNext } from '../session/middleware';
+import { accessLinkRefusals, safeNext } from '../session/middleware';
 import { endWebSession, openWebSession } from '../session/service';
+import { accessLinkPage } from './problems';
 
 const SignInForm = z.object({
   username: z.string().trim().min(1).max(256),
@@ -111,6 +112,13 @@ export function signInPages(app: Hono<WebEnv>, limiter: RateLimiter): void {
       }
       throw error;
     }
+  });
+
+  // Where a refused `?at=` token leads (session/middleware.ts), without the token.
+  app.get('/lien-ket-truy-cap', (c) => {
+    const reason = c.req.query('ly-do');
+    const known = accessLinkRefusals.find((refusal) => refusal === reason);
+    return accessLinkPage(c, known ?? 'expired');
   });
 
   app.post('/dang-xuat', async (c) => {

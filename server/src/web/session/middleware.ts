@@ -48,17 +48,18 @@ export function loadViewer(): MiddlewareHandler<WebEnv> {
 }
 
 /** Why a token handed to the app was refused, for the page that says so. */
-export class AccessLinkRefused extends Error {
-  constructor(readonly reason: 'expired' | 'locked' | 'rateLimited') {
-    super(`access token refused: ${reason}`);
-  }
-}
+export const accessLinkRefusals = ['expired', 'locked', 'rateLimited'] as const;
+export type AccessLinkRefusal = (typeof accessLinkRefusals)[number];
+
+/** The page that says why, reached without the token in its URL. */
+export const accessLinkPath = `${appBase}/lien-ket-truy-cap`;
 
 /**
  * `?at=<access token>` on any page: the token (a user's access token or a partner token) is
  * exchanged for a session cookie and the browser is sent to the same URL without it, so the
  * token stays in no address bar, history entry, log or Referer. Failed exchanges count against
- * the client address like any failed credential check.
+ * the client address like any failed credential check; a refused token sends the browser to a
+ * page that says why, the token gone from the address bar there too.
  */
 export function exchangeAccessToken(limiter: RateLimiter): MiddlewareHandler<WebEnv> {
   const limit = rateLimit(limiter, 'auth');
@@ -72,13 +73,13 @@ export function exchangeAccessToken(limiter: RateLimiter): MiddlewareHandler<Web
         holderOfAnyToken(c.get('deps'), token),
       );
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'RATE_LIMITED') {
-        throw new AccessLinkRefused('rateLimited');
-      }
+      let reason: AccessLinkRefusal | undefined;
+      if (error instanceof ApiError && error.code === 'RATE_LIMITED') reason = 'rateLimited';
       if (error instanceof ApiError && error.code === 'UNAUTHORIZED') {
-        throw new AccessLinkRefused((await tokenOfLockedUser(c, token)) ? 'locked' : 'expired');
+        reason = (await tokenOfLockedUser(c, token)) ? 'locked' : 'expired';
       }
-      throw error;
+      if (reason === undefined) throw error;
+      return c.redirect(`${accessLinkPath}?ly-do=${reason}`, 303);
     }
     const opened = await openWebSession(c.get('deps'), {
       userId: holder.actor.id,
@@ -151,7 +152,7 @@ export async function formField(c: Context<WebEnv>, name: string): Promise<strin
 
 /** The path to come back to after signing in: one of our pages, never another site. */
 export function safeNext(next: string | undefined): string {
-  if (!next || !next.startsWith(`${appBase}/`) || next.startsWith('//') || next.includes('\\')) {
+  if (!next?.startsWith(`${appBase}/`) || next.startsWith('//') || next.includes('\\')) {
     return `${appBase}/dashboard`;
   }
   return next;

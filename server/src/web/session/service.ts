@@ -89,7 +89,13 @@ export async function viewerOfSessionToken(deps: AppDeps, token: string): Promis
   const user = await findUserById(deps.db, session.user_id);
   const keyUsable =
     session.api_key_id === null || (await apiKeyIsUsable(deps.db, session.api_key_id, nowIso));
-  if (!user || user.status !== userStatus.active || !keyUsable) {
+  // A token-made session lives as its token would (only a locked user loses it: an outside
+  // signer's account may still be waiting for activation); a password session needs an active one.
+  const userUsable =
+    user !== undefined &&
+    user.status !== userStatus.locked &&
+    (session.credential !== 'password' || user.status === userStatus.active);
+  if (!user || !userUsable || !keyUsable) {
     await endWebSessionById(deps.db, session.id, nowIso);
     return null;
   }
