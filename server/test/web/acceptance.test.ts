@@ -424,7 +424,7 @@ describe('issue 16 acceptance, as one story', () => {
     }
   });
 
-  it('the third user signs with the USB token through the headless agent and SoftHSM from /ky-so/{taskId}', async () => {
+  it(`the third user signs ${'port' in agentPort ? 'with the USB token through the headless agent and SoftHSM' : `with the cloud HSM key (USB TOKEN SKIPPED: ${agentPort.unavailable})`} from /ky-so/{taskId}`, async () => {
     const context = await newContext();
     try {
       const page = await signIn(context, people.third.username);
@@ -497,6 +497,12 @@ describe('issue 16 acceptance, as one story', () => {
       const page = await signIn(context, people.officer.username);
       await page.goto(`${origin}/app/ho-so/${dossier.id}`);
       expect(await text(page, '.page-head .badge')).toBe('Hoàn tất');
+      // Each step's person, in the history.
+      const history = await page.locator('table.history tbody tr').allTextContents();
+      expect(history).toHaveLength(3);
+      for (const [index, person] of [people.officer, people.second, people.third].entries()) {
+        expect(history[index]).toContain(person.name);
+      }
       const dir = fs.mkdtempSync(path.join(work.dir, 'downloads-'));
       signedPdf = await download(page, '.file-card a.button:has-text("Tải bản đã ký")', dir);
     } finally {
