@@ -24,6 +24,8 @@ import { agentPortForPages } from '../../../agent/test/support/agentPorts';
 import type { HeadlessAgent } from '../../../agent/test/support/headlessAgent';
 import { HeadlessSigner } from '../../../agent/test/support/headlessSigner';
 import type { TestToken } from '../../../agent/test/support/testTokens';
+import { recordIssuedSecret } from '../../../test/support/runLog';
+import { issueToken } from '../../src/auth/tokens';
 import { serveApp } from '../../src/serve';
 import { addTrustAnchor } from '../../src/signing/trust/service';
 import { addEmbeddingOrigin } from '../../src/tenancy/embeddingOrigins';
@@ -31,8 +33,10 @@ import { tenantByCode } from '../../src/tenancy/resolveTenant';
 import { assetUrl } from '../../src/web/assets';
 import { contractsPath } from '../contracts/fixtures';
 import { tempDir } from '../signing/keys/tools';
-import { nssDatabase, pdfsigSignatures, pdfsigTrusting } from '../signing/pdf/corpus';
+import { classicPdf, nssDatabase, pdfsigSignatures, pdfsigTrusting } from '../signing/pdf/corpus';
 import { ensureBuilt, freePort } from '../startup/builtServer';
+import { createDossier, createProcess, openTask } from '../support/dossiers';
+import { addUser } from '../support/harness';
 import { dataOf, openSessionWorld, type SessionWorld, signingPath } from './world';
 
 jest.setTimeout(240_000);
@@ -416,6 +420,74 @@ describeWithPort('USB-token signing on the signing page', () => {
     );
     expect(contract.status).toBe('completed');
   });
+  it('signs a dossier task from /app/ky-so/{taskId} for a signed-in user picking USB token', async () => {
+    const user = await addUser(world.h, {
+      tenantId: world.acme.tenantId,
+      organizationId: world.acme.rootOrganizationId,
+      code: 'ANH',
+      username: 'anh.nguyen',
+      email: signer.email,
+      name: signer.name,
+      status: 2,
+      type: 'internal',
+    });
+    const process = await createProcess(world.h, {
+      tenantId: world.acme.tenantId,
+      organizationId: world.acme.rootOrganizationId,
+      code: 'QT-USB',
+      steps: [
+        {
+          stepCode: 'KY',
+          name: 'Ký số bằng USB token',
+          kind: 'internal',
+          signType: 'digital_signature',
+          defaultUserId: user.id,
+        },
+      ],
+    });
+    const dossier = await createDossier(world.h, process, {
+      title: 'Hồ sơ ký bằng USB token',
+      files: [{ title: 'Hợp đồng', content: await classicPdf(2) }],
+    });
+    const task = (await openTask(world.h, dossier.id))!;
+    const url = `${origin}/app/ky-so/${task.id}`;
+    const token = await issueToken(world.h.deps, user.id, 'access');
+    recordIssuedSecret(token, 'access token');
+    const context = await browser.newContext();
+    try {
+      const page = watch(await context.newPage());
+      await page.goto(`${url}?at=${token}`);
+      expect(page.url()).toBe(url);
+      // The step's methods: the USB token and the cloud HSM; the signer picks the token.
+      await page.locator('input[name="signing-method"][value="usb_token"]').check();
+      await stateOf(page, 'choosing');
+      await certificateLabel(page, signer.name).locator('input').check();
+      await page.locator('#usb-token [data-part="sign"]').click();
+      await page
+        .locator('#signing-outcome [data-task-event="signed"], #usb-token[data-state="failed"]')
+        .waitFor({ timeout: 90_000 });
+      const problem = page.locator('#usb-token [data-part="problem"]');
+      if (await problem.isVisible()) {
+        throw new Error(
+          `${await problem.getAttribute('data-code')}: ${await problem.textContent()}`,
+        );
+      }
+      const event = page.locator('#signing-outcome [data-task-event="signed"]');
+      expect(await event.getAttribute('data-task-id')).toBe(String(task.id));
+      expect(await event.getAttribute('data-dossier-id')).toBe(String(dossier.id));
+      expect(await page.locator('#signing-outcome').textContent()).toContain(`CN=${signer.name}`);
+      await picture(page, 'task-signed');
+    } finally {
+      await context.close();
+    }
+    const row = await world.h.deps.db
+      .selectFrom('dossiers')
+      .select('status')
+      .where('id', '=', dossier.id)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('COMPLETED');
+  });
+
   it('says a preparation older than 5 minutes is stale, and signs once the signer signs again', async () => {
     const { contractId, url } = await usbSession('Hợp đồng chuẩn bị lâu');
     const page = await open(url);
