@@ -1,12 +1,14 @@
 /**
- * USB-token signing from the real signing page: the page the server builds and serves, in
- * Debian's Chromium, against the app listening on 127.0.0.1 (APP_URL its /app, so that the
+ * USB-token signing from the real signing page (`/app/ky-so/phien/{token}`, server-rendered by
+ * server/src/web/pages/signing.tsx, its USB-token section filled in by
+ * server/web/signing-page/tokenSigning.ts), in Debian's Chromium, against the app listening on 127.0.0.1 (APP_URL its /app, so that the
  * signing tickets name the page's own origin) and the HEADLESS desktop agent (`--headless
  * --policy`) listening on the first of its loopback ports with a SoftHSM token whose test CA the
  * server trusts. The page finds the agent, lets the signer pick a certificate, prepares, has the
- * agent sign with the server's ticket, posts the answer and shows the result; pdfsig and the
- * verify endpoint check the PDF. Then what the signer sees when it cannot work: no agent, an
- * agent refusing the page's origin, a page inside a frame.
+ * agent sign with the server's ticket, posts the answer and, reloaded, shows the completed state; pdfsig and
+ * the verify endpoint check the PDF. Then what the signer sees when it cannot work: no agent, an
+ * agent refusing the page's origin, a page inside a partner's frame (registered for the
+ * contract's tenant), which hands its session over to a new tab and tells the partner's page.
  *
  * The agent must listen on one of 17891–17893 for the page to find it: the test takes the first
  * free one and is skipped, saying why, when none is free or another ESign Agent would be found
@@ -22,12 +24,19 @@ import { agentPortForPages } from '../../../agent/test/support/agentPorts';
 import type { HeadlessAgent } from '../../../agent/test/support/headlessAgent';
 import { HeadlessSigner } from '../../../agent/test/support/headlessSigner';
 import type { TestToken } from '../../../agent/test/support/testTokens';
+import { recordIssuedSecret } from '../../../test/support/runLog';
+import { issueToken } from '../../src/auth/tokens';
 import { serveApp } from '../../src/serve';
 import { addTrustAnchor } from '../../src/signing/trust/service';
+import { addEmbeddingOrigin } from '../../src/tenancy/embeddingOrigins';
+import { tenantByCode } from '../../src/tenancy/resolveTenant';
+import { assetUrl } from '../../src/web/assets';
 import { contractsPath } from '../contracts/fixtures';
 import { tempDir } from '../signing/keys/tools';
-import { nssDatabase, pdfsigSignatures, pdfsigTrusting } from '../signing/pdf/corpus';
+import { classicPdf, nssDatabase, pdfsigSignatures, pdfsigTrusting } from '../signing/pdf/corpus';
 import { ensureBuilt, freePort } from '../startup/builtServer';
+import { createDossier, createProcess, openTask } from '../support/dossiers';
+import { addUser } from '../support/harness';
 import { dataOf, openSessionWorld, type SessionWorld, signingPath } from './world';
 
 jest.setTimeout(240_000);
@@ -155,6 +164,7 @@ async function usbSession(title: string): Promise<{ contractId: string; url: str
     await world.initiate(contractId, signer.email, 'usb_token'),
   );
   const url = `${origin}/app/ky-so/phien/${session.signingUrl.split('/').at(-1)}`;
+  expect(session.signingUrl).toBe(url);
   return { contractId, url };
 }
 
@@ -167,17 +177,17 @@ async function open(url: string, context?: BrowserContext): Promise<Page> {
 
 /** Waits for the USB section to reach `state` (data-state), within the generous bound given. */
 async function stateOf(page: Page, state: string): Promise<void> {
-  await page.locator(`#usb[data-state="${state}"]`).waitFor({ timeout: 60_000 });
+  await page.locator(`#usb-token[data-state="${state}"]`).waitFor({ timeout: 60_000 });
 }
 
 /** The completed state, or a failure naming what the page said and what the agent logged. */
 async function signedOn(page: Page): Promise<void> {
-  const failed = page.locator('#usb[data-state="failed"]');
-  await page.locator('#result-details:not([hidden]), #usb[data-state="failed"]').waitFor({
-    timeout: 90_000,
-  });
+  const failed = page.locator('#usb-token[data-state="failed"]');
+  await page
+    .locator('#signing-outcome [data-contract-event="signed"], #usb-token[data-state="failed"]')
+    .waitFor({ timeout: 90_000 });
   if (await failed.isVisible()) {
-    const problem = page.locator('#usb [data-part="problem"]');
+    const problem = page.locator('#usb-token [data-part="problem"]');
     throw new Error(
       `${await problem.getAttribute('data-code')}: ${await problem.textContent()}\n${agent?.log.join('\n')}`,
     );
@@ -192,7 +202,7 @@ async function picture(page: Page, name: string): Promise<void> {
 }
 
 function certificateLabel(page: Page, name: string) {
-  return page.locator('#usb label.certificate', { hasText: name });
+  return page.locator('#usb-token label.certificate', { hasText: name });
 }
 
 describeWithPort('USB-token signing on the signing page', () => {
@@ -223,18 +233,29 @@ describeWithPort('USB-token signing on the signing page', () => {
     }
     expect(directives.get('default-src')).toEqual(["'none'"]);
     expect(directives.get('script-src')).toEqual(["'self'"]);
-    // The installer link and the service's name, escaped into the page's settings.
+    // The installer link and the service's name, escaped onto the USB-token section.
     const html = await response.text();
     expect(html).toContain(
-      '<meta name="esign-agent-download" content="https://downloads.esign.example/ung-dung-ky?os=any&amp;v=&quot;1&quot;">',
+      'data-agent-download="https://downloads.esign.example/ung-dung-ky?os=any&amp;v=&quot;1&quot;"',
     );
-    expect(html).toContain('<meta name="esign-service-name" content="ESign">');
+    expect(html).toContain('data-service-name="ESign"');
+    // A page offering no USB token keeps to its own origin.
+    const contractId = await world.sentContract([signer], { title: 'Hợp đồng OTP' });
+    const otp = await dataOf<{ signingUrl: string }>(
+      await world.initiate(contractId, signer.email, 'otp_sms'),
+    );
+    const otpPage = await fetch(otp.signingUrl);
+    expect(otpPage.status).toBe(200);
+    expect(otpPage.headers.get('content-security-policy')).toContain("connect-src 'self';");
+    expect(otpPage.headers.get('content-security-policy')).not.toContain('127.0.0.1');
     // Other pages keep to their own origin.
     const docs = await fetch(`${origin}/api/docs`);
     expect(docs.headers.get('content-security-policy')).toContain("default-src 'self'");
     expect(docs.headers.get('content-security-policy')).not.toContain('127.0.0.1');
     // The script the page loads stays small: the protocol's types, not its zod schemas.
-    const script = await fetch(`${origin}/app/ky-so/signing-page.js`);
+    expect(html).toContain(assetUrl('signing.js'));
+    const script = await fetch(`${origin}${assetUrl('signing.js')}`);
+    expect(script.status).toBe(200);
     expect((await script.arrayBuffer()).byteLength).toBeLessThan(100 * 1024);
   });
 
@@ -245,8 +266,10 @@ describeWithPort('USB-token signing on the signing page', () => {
     // Both certificates of the token, with holder, issuer, validity and token.
     const mine = certificateLabel(page, signer.name);
     const theirs = certificateLabel(page, 'Tran Thi Khac');
-    expect(await page.locator('#usb label.certificate').count()).toBe(2);
-    expect(await page.locator('#usb legend').textContent()).toContain('Chọn chứng thư số để ký');
+    expect(await page.locator('#usb-token label.certificate').count()).toBe(2);
+    expect(await page.locator('#usb-token legend').textContent()).toContain(
+      'Chọn chứng thư số để ký',
+    );
     const details = (await mine.textContent()) ?? '';
     expect(details).toContain(`CN=${signer.name}`);
     expect(details).toContain('Cấp bởi: Test Intermediate');
@@ -256,9 +279,9 @@ describeWithPort('USB-token signing on the signing page', () => {
 
     // Someone else's certificate: the server refuses it at prepare, before any PIN.
     await theirs.locator('input').check();
-    await page.locator('#usb [data-part="sign"]').click();
+    await page.locator('#usb-token [data-part="sign"]').click();
     await stateOf(page, 'failed');
-    const problem = page.locator('#usb [data-part="problem"]');
+    const problem = page.locator('#usb-token [data-part="problem"]');
     expect(await problem.getAttribute('data-code')).toBe('SIGNER_IDENTITY_MISMATCH');
     expect(await problem.textContent()).toContain(
       'Chứng thư số đã chọn không mang tên người ký của hợp đồng này',
@@ -267,11 +290,20 @@ describeWithPort('USB-token signing on the signing page', () => {
 
     // The signer's own.
     await mine.locator('input').check();
-    await page.locator('#usb [data-part="sign"]').click();
+    await page.locator('#usb-token [data-part="sign"]').click();
     await signedOn(page);
-    expect(await page.locator('#result-text').textContent()).toContain('Đã ký thành công');
-    expect(await page.locator('#certificate').textContent()).toContain(signer.name);
-    expect(await page.locator('#usb').getAttribute('data-state')).toBe('signed');
+    // The page came back with the completed state: the notice, the certificate, the signed
+    // file and the verification engine's result.
+    expect(page.url()).toBe(`${url}?done=signed`);
+    expect(await page.locator('#signing-outcome .notice').textContent()).toContain(
+      'Bạn đã ký thành công',
+    );
+    expect(await page.locator('#signing-outcome').textContent()).toContain(`CN=${signer.name}`);
+    expect(await page.locator('#signed-download').isVisible()).toBe(true);
+    expect(await page.locator('#signing-verification .notice').textContent()).toContain(
+      'Tất cả chữ ký trong tài liệu đều hợp lệ',
+    );
+    expect(await page.locator('#usb-token').count()).toBe(0);
     await picture(page, 'signed');
     // The agent was asked by this page's origin, for this contract's title.
     expect(agent!.log.join('\n')).toMatch(
@@ -304,55 +336,81 @@ describeWithPort('USB-token signing on the signing page', () => {
     });
   });
 
-  it('inside a frame says USB-token signing does not work there and goes on in a new tab, which signs', async () => {
+  it('inside a registered partner frame says USB-token signing does not work there and goes on in a new tab, which signs; the partner hears of it', async () => {
     const { contractId, url } = await usbSession('Hợp đồng trong khung');
-    // A partner's page on another origin framing the signing page. The page itself answers
-    // frame-ancestors 'none' until embedding origins reach it (web app); here the response
-    // is let into this one frame by rewriting only that directive.
+    // A partner's page on another origin framing the signing page, the origin registered for
+    // the contract's tenant (`admin domain add`), keeping the messages it receives.
     const partner = http.createServer((_request, response) =>
-      response
-        .writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
-        .end(
-          `<!doctype html><title>Partner</title><iframe src="${url}" width="800" height="600"></iframe>`,
-        ),
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(
+        `<!doctype html><title>Partner</title><iframe src="${url}" title="e-sign" width="1000" height="700"></iframe>
+<script>
+  window.received = [];
+  window.addEventListener('message', (event) => {
+    window.received.push({ origin: event.origin, data: event.data });
+  });
+</script>`,
+      ),
     );
     await new Promise<void>((resolve) => partner.listen(0, '127.0.0.1', resolve));
     const partnerOrigin = `http://127.0.0.1:${(partner.address() as AddressInfo).port}`;
+    await addEmbeddingOrigin(
+      world.h.deps.db,
+      await tenantByCode(world.h.deps.db, world.acme.code),
+      world.h.now(),
+      partnerOrigin,
+    );
+    const answer = await fetch(url);
+    expect(answer.headers.get('content-security-policy')).toContain(
+      `frame-ancestors ${partnerOrigin}`,
+    );
     const context = await browser.newContext();
     try {
       const parent = watch(await context.newPage());
-      await parent.route(`${origin}/app/ky-so/phien/**`, async (route) => {
-        const response = await route.fetch();
-        const headers = response.headers();
-        headers['content-security-policy'] = (headers['content-security-policy'] ?? '').replace(
-          "frame-ancestors 'none'",
-          `frame-ancestors ${partnerOrigin}`,
-        );
-        await route.fulfill({ response, headers });
-      });
       await parent.goto(`${partnerOrigin}/`);
       const frame = parent.frameLocator('iframe');
-      await frame.locator('#usb[data-state="framed"]').waitFor({ timeout: 60_000 });
-      expect(await frame.locator('#usb [data-part="status"]').textContent()).toContain(
+      await frame.locator('#usb-token[data-state="framed"]').waitFor({ timeout: 60_000 });
+      expect(await frame.locator('#usb-token [data-part="status"]').textContent()).toContain(
         'Không thể ký bằng USB token khi trang ký nằm trong khung',
       );
       await picture(parent, 'framed');
       // It did not look for the agent from the frame.
-      expect(await frame.locator('#usb label.certificate').count()).toBe(0);
+      expect(await frame.locator('#usb-token label.certificate').count()).toBe(0);
 
       const opened = context.waitForEvent('page');
-      await frame.locator('#usb [data-part="new-tab"]').click();
+      await frame.locator('#usb-token [data-part="new-tab"]').click();
       const tab = watch(await opened);
       expect(tab.url()).toBe(url);
       // The link worked once, in the frame: the tab goes on with the session it was handed.
       await stateOf(tab, 'choosing');
       await certificateLabel(tab, signer.name).locator('input').check();
-      await tab.locator('#usb [data-part="sign"]').click();
+      await tab.locator('#usb-token [data-part="sign"]').click();
       await signedOn(tab);
-      expect(await tab.locator('#result-text').textContent()).toContain('Đã ký thành công');
-      // And the frame shows it too.
-      await frame.locator('#result-details').waitFor({ timeout: 10_000 });
-      expect(await frame.locator('#result-text').textContent()).toContain('Đã ký thành công');
+      expect(await tab.locator('#signing-outcome .notice').textContent()).toContain(
+        'Bạn đã ký thành công',
+      );
+      // And the frame shows it too, and tells the partner's page, at its registered origin.
+      await frame
+        .locator('#signing-outcome [data-contract-event="signed"]')
+        .waitFor({ timeout: 30_000 });
+      await parent.waitForFunction('window.received.length > 0', undefined, { timeout: 10_000 });
+      const received = (await parent.evaluate('window.received')) as {
+        origin: string;
+        data: Record<string, unknown>;
+      }[];
+      expect(received).toEqual([
+        {
+          origin,
+          data: {
+            source: 'esign',
+            version: 1,
+            type: 'contract.signed',
+            contractId: await frame
+              .locator('[data-contract-event]')
+              .getAttribute('data-contract-id'),
+            at: expect.any(String),
+          },
+        },
+      ]);
     } finally {
       await context.close();
       await new Promise((resolve) => partner.close(resolve));
@@ -362,6 +420,73 @@ describeWithPort('USB-token signing on the signing page', () => {
     );
     expect(contract.status).toBe('completed');
   });
+  it('signs a dossier task from /app/ky-so/{taskId} for a signed-in user picking USB token', async () => {
+    const user = await addUser(world.h, {
+      tenantId: world.acme.tenantId,
+      organizationId: world.acme.rootOrganizationId,
+      code: 'ANH',
+      username: 'anh.nguyen',
+      email: signer.email,
+      name: signer.name,
+      status: 2,
+      type: 'internal',
+    });
+    const process = await createProcess(world.h, {
+      tenantId: world.acme.tenantId,
+      organizationId: world.acme.rootOrganizationId,
+      code: 'QT-USB',
+      steps: [
+        {
+          stepCode: 'KY',
+          name: 'Ký số bằng USB token',
+          kind: 'internal',
+          signType: 'digital_signature',
+          defaultUserId: user.id,
+        },
+      ],
+    });
+    const dossier = await createDossier(world.h, process, {
+      title: 'Hồ sơ ký bằng USB token',
+      files: [{ title: 'Hợp đồng', content: await classicPdf(2) }],
+    });
+    const task = (await openTask(world.h, dossier.id))!;
+    const url = `${origin}/app/ky-so/${task.id}`;
+    const token = await issueToken(world.h.deps, user.id, 'access');
+    recordIssuedSecret(token, 'access token');
+    const context = await browser.newContext();
+    try {
+      const page = watch(await context.newPage());
+      await page.goto(`${url}?at=${token}`);
+      expect(page.url()).toBe(url);
+      // The step's methods: the USB token and the cloud HSM; the signer picks the token.
+      await page.locator('input[name="signing-method"][value="usb_token"]').check();
+      await stateOf(page, 'choosing');
+      await certificateLabel(page, signer.name).locator('input').check();
+      await page.locator('#usb-token [data-part="sign"]').click();
+      await page
+        .locator('#signing-outcome [data-task-event="signed"], #usb-token[data-state="failed"]')
+        .waitFor({ timeout: 90_000 });
+      const problem = page.locator('#usb-token [data-part="problem"]');
+      if (await problem.isVisible()) {
+        throw new Error(
+          `${await problem.getAttribute('data-code')}: ${await problem.textContent()}`,
+        );
+      }
+      const event = page.locator('#signing-outcome [data-task-event="signed"]');
+      expect(await event.getAttribute('data-task-id')).toBe(String(task.id));
+      expect(await event.getAttribute('data-dossier-id')).toBe(String(dossier.id));
+      expect(await page.locator('#signing-outcome').textContent()).toContain(`CN=${signer.name}`);
+      await picture(page, 'task-signed');
+    } finally {
+      await context.close();
+    }
+    const row = await world.h.deps.db
+      .selectFrom('dossiers')
+      .select('status')
+      .where('id', '=', dossier.id)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('COMPLETED');
+  });
 
   it('says a preparation older than 5 minutes is stale, and signs once the signer signs again', async () => {
     const { contractId, url } = await usbSession('Hợp đồng chuẩn bị lâu');
@@ -370,13 +495,13 @@ describeWithPort('USB-token signing on the signing page', () => {
     await certificateLabel(page, signer.name).locator('input').check();
     // The revision is dated 6 minutes before the timestamp the agent then gets.
     nextPrepareAgo = 6 * 60_000;
-    await page.locator('#usb [data-part="sign"]').click();
+    await page.locator('#usb-token [data-part="sign"]').click();
     await stateOf(page, 'failed');
-    const problem = page.locator('#usb [data-part="problem"]');
+    const problem = page.locator('#usb-token [data-part="problem"]');
     expect(await problem.getAttribute('data-code')).toBe('PREPARATION_STALE');
     expect(await problem.textContent()).toContain('Đã quá 5 phút kể từ lúc tài liệu được chuẩn bị');
     // Signing again prepares again, now.
-    await page.locator('#usb [data-part="sign"]').click();
+    await page.locator('#usb-token [data-part="sign"]').click();
     await signedOn(page);
     await page.close();
     const contract = await dataOf<{ status: string }>(
@@ -394,15 +519,15 @@ describeWithPort('USB-token signing on the signing page', () => {
     const page = await open(url);
     await stateOf(page, 'choosing');
     await certificateLabel(page, signer.name).locator('input').check();
-    await page.locator('#usb [data-part="sign"]').click();
+    await page.locator('#usb-token [data-part="sign"]').click();
     await stateOf(page, 'failed');
-    const problem = page.locator('#usb [data-part="problem"]');
+    const problem = page.locator('#usb-token [data-part="problem"]');
     expect(await problem.getAttribute('data-code')).toBe('PIN_INCORRECT');
     expect(await problem.textContent()).toContain(
       'Mã PIN không đúng. USB token chỉ còn ít lần thử',
     );
     // The signer may sign again from where they are.
-    expect(await page.locator('#usb [data-part="sign"]').isVisible()).toBe(true);
+    expect(await page.locator('#usb-token [data-part="sign"]').isVisible()).toBe(true);
     await page.close();
   });
 
@@ -416,9 +541,9 @@ describeWithPort('USB-token signing on the signing page', () => {
     const page = await open(url);
     await stateOf(page, 'choosing');
     await certificateLabel(page, signer.name).locator('input').check();
-    await page.locator('#usb [data-part="sign"]').click();
+    await page.locator('#usb-token [data-part="sign"]').click();
     await stateOf(page, 'failed');
-    const problem = page.locator('#usb [data-part="problem"]');
+    const problem = page.locator('#usb-token [data-part="problem"]');
     expect(await problem.getAttribute('data-code')).toBe('TICKET_INVALID');
     expect(await problem.textContent()).toContain('Ứng dụng ký không chấp nhận yêu cầu ký này');
     await page.close();
@@ -435,14 +560,15 @@ describeWithPort('USB-token signing on the signing page', () => {
     const { url } = await usbSession('Hợp đồng bị từ chối');
     const page = await open(url);
     await stateOf(page, 'failed');
-    const problem = page.locator('#usb [data-part="problem"]');
+    const problem = page.locator('#usb-token [data-part="problem"]');
     expect(await problem.getAttribute('data-code')).toBe('ORIGIN_NOT_ALLOWED');
     expect(await problem.textContent()).toContain(
       `Ứng dụng ký chưa cho phép trang ${origin} sử dụng`,
     );
-    expect(await problem.textContent()).toContain(`The signing agent does not allow ${origin}`);
-    expect(await page.locator('#usb [data-part="retry"]').isVisible()).toBe(true);
-    expect(await page.locator('#usb [data-part="install"]').isVisible()).toBe(false);
+    // In the page's language only.
+    expect(await problem.textContent()).not.toContain('The signing agent');
+    expect(await page.locator('#usb-token [data-part="retry"]').isVisible()).toBe(true);
+    expect(await page.locator('#usb-token [data-part="install"]').isVisible()).toBe(false);
     await picture(page, 'origin-refused');
     await page.close();
   });
@@ -452,10 +578,10 @@ describeWithPort('USB-token signing on the signing page', () => {
     const { url } = await usbSession('Hợp đồng chưa cài ứng dụng');
     const page = await open(url);
     await stateOf(page, 'failed');
-    const problem = page.locator('#usb [data-part="problem"]');
+    const problem = page.locator('#usb-token [data-part="problem"]');
     expect(await problem.getAttribute('data-code')).toBe('AGENT_NOT_FOUND');
     expect(await problem.textContent()).toContain('Không tìm thấy ứng dụng ký trên máy tính này');
-    const link = page.locator('#usb [data-part="install"] a');
+    const link = page.locator('#usb-token [data-part="install"] a');
     expect(await link.isVisible()).toBe(true);
     expect(await link.getAttribute('href')).toBe(DOWNLOAD);
     expect(await link.getAttribute('target')).toBe('_blank');
@@ -463,7 +589,7 @@ describeWithPort('USB-token signing on the signing page', () => {
     await picture(page, 'no-agent');
 
     agent = await startAgent(policy);
-    await page.locator('#usb [data-part="retry"]').click();
+    await page.locator('#usb-token [data-part="retry"]').click();
     await stateOf(page, 'choosing');
     expect(await link.isVisible()).toBe(false);
     await page.close();

@@ -10,6 +10,7 @@ import { issueToken } from '../../src/auth/tokens';
 import { addEmbeddingOrigin } from '../../src/tenancy/embeddingOrigins';
 import { tenantByCode } from '../../src/tenancy/resolveTenant';
 import { assetUrl } from '../../src/web/assets';
+import { contractPdf, contractsPath, formOf } from '../contracts/fixtures';
 import { classicPdf } from '../signing/pdf/corpus';
 import { ensureBuilt } from '../startup/builtServer';
 import { createDossier, createProcess } from '../support/dossiers';
@@ -218,57 +219,124 @@ describe('inside a partner page, in Chromium', () => {
     await context.close();
   });
 
-  /**
-   * The whole path with a real action: approving a task from the task list inside the frame.
-   * It runs once the task pages (another part of the web application) are in the tree.
-   */
-  const taskPages = fs.existsSync(path.join(__dirname, '../../src/web/pages/tasks.tsx'));
-  (taskPages ? it : it.skip)(
-    'tells the parent task.approved after a task is approved from the task list in the frame',
-    async () => {
-      const process = await createProcess(h, {
-        tenantId: tenant.tenantId,
-        organizationId: tenant.rootOrganizationId,
-        code: 'QT-EMBED',
-        steps: [
-          {
-            stepCode: 'S1',
-            kind: 'internal',
-            signType: 'app_submit',
-            defaultUserId: tenant.adminUserId,
-          },
-          {
-            stepCode: 'S2',
-            kind: 'internal',
-            signType: 'app_submit',
-            defaultUserId: tenant.adminUserId,
-          },
-        ],
-      });
-      await createDossier(h, process, {});
-      const token = await accessToken(tenant.adminUserId);
-      const { context, page, errors } = await framed(
-        partner,
-        partnerOrigin,
-        `${appOrigin}/app/xu-ly-cong-viec?at=${token}`,
-      );
-      await page.waitForFunction(`document.querySelector('iframe').contentWindow !== null`);
-      const frame = await appFrame(page);
-      await frame.waitForURL(`${appOrigin}/app/xu-ly-cong-viec`);
-      page.on('dialog', (dialog) => void dialog.accept());
-      await frame.locator('form[action$="/duyet"] button[type=submit]').first().click();
-      await page.waitForFunction('window.received.length > 0', undefined, { timeout: 15_000 });
-      const received = (await page.evaluate('window.received')) as {
-        origin: string;
-        data: Record<string, unknown>;
-      }[];
-      expect(received[0]).toMatchObject({
+  /** The whole path with a real action: approving a task from the task list inside the frame. */
+  it('tells the parent task.approved after a task is approved from the task list in the frame', async () => {
+    const process = await createProcess(h, {
+      tenantId: tenant.tenantId,
+      organizationId: tenant.rootOrganizationId,
+      code: 'QT-EMBED',
+      steps: [
+        {
+          stepCode: 'S1',
+          kind: 'internal',
+          signType: 'app_submit',
+          defaultUserId: tenant.adminUserId,
+        },
+        {
+          stepCode: 'S2',
+          kind: 'internal',
+          signType: 'app_submit',
+          defaultUserId: tenant.adminUserId,
+        },
+      ],
+    });
+    await createDossier(h, process, {});
+    const token = await accessToken(tenant.adminUserId);
+    const { context, page, errors } = await framed(
+      partner,
+      partnerOrigin,
+      `${appOrigin}/app/xu-ly-cong-viec?at=${token}`,
+    );
+    await page.waitForFunction(`document.querySelector('iframe').contentWindow !== null`);
+    const frame = await appFrame(page);
+    await frame.waitForURL(`${appOrigin}/app/xu-ly-cong-viec`);
+    page.on('dialog', (dialog) => void dialog.accept());
+    await frame.locator('form[action$="/duyet"] button[type=submit]').first().click();
+    await page.waitForFunction('window.received.length > 0', undefined, { timeout: 15_000 });
+    const received = (await page.evaluate('window.received')) as {
+      origin: string;
+      data: Record<string, unknown>;
+    }[];
+    expect(received[0]).toMatchObject({
+      origin: appOrigin,
+      data: { source: 'esign', version: 1, type: 'task.approved' },
+    });
+    expect(received[0]!.data.taskId).toMatch(/^\d+$/);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('signs a contract on the signing page inside the frame (drawn signature) and tells the parent contract.signed', async () => {
+    // The signing link of a contract of the registered tenant: no sign-in, framed by the
+    // contract's tenant's origins.
+    if (new Date() > h.clock.now()) h.clock.set(new Date());
+    const upload = await h.app.request(contractsPath, {
+      method: 'POST',
+      headers: { 'x-api-key': tenant.orgKey },
+      body: formOf({
+        file: { name: 'hop-dong.pdf', bytes: await contractPdf('embedded signing') },
+        title: 'Hợp đồng ký trong khung',
+        expiredAt: new Date(h.clock.now().getTime() + 7 * 86_400_000).toISOString(),
+        signers: [{ name: 'Nguyễn Văn Ánh', email: 'anh@partner.example', order: 1 }],
+      }),
+    });
+    expect(upload.status).toBe(201);
+    const contractId = ((await upload.json()) as { data: { id: string } }).data.id;
+    const api = (url: string, json: unknown) =>
+      h.request('POST', url, { headers: { 'x-api-key': tenant.orgKey }, json });
+    expect((await api(`${contractsPath}/${contractId}/send`, undefined)).status).toBe(200);
+    const initiated = await api('/api/signing/initiate', {
+      contractId,
+      signerEmail: 'anh@partner.example',
+      signingMethod: 'image_signature',
+    });
+    expect(initiated.status).toBe(200);
+    const { signingUrl } = ((await initiated.json()) as { data: { signingUrl: string } }).data;
+    const link = `${appOrigin}/app/ky-so/phien/${signingUrl.split('/').at(-1)}`;
+    recordIssuedSecret(signingUrl.split('/').at(-1)!, 'signing link');
+    const anonymous = await h.request('GET', new URL(link).pathname);
+    expect(anonymous.headers.get('content-security-policy')).toContain(
+      `frame-ancestors ${partnerOrigin}`,
+    );
+
+    const { context, page, errors } = await framed(partner, partnerOrigin, link);
+    await page.waitForFunction(`document.querySelector('iframe').contentWindow !== null`);
+    const frame = await appFrame(page);
+    await frame.locator('#signature-pad:visible').waitFor({ timeout: 20_000 });
+    const pad = frame.locator('#signature-pad');
+    await pad.scrollIntoViewIfNeeded();
+    const box = (await pad.boundingBox())!;
+    await page.mouse.move(box.x + 0.1 * box.width, box.y + 0.7 * box.height);
+    await page.mouse.down();
+    for (const [x, y] of [
+      [0.3, 0.25],
+      [0.5, 0.75],
+      [0.8, 0.3],
+    ] as const) {
+      await page.mouse.move(box.x + x * box.width, box.y + y * box.height, { steps: 8 });
+    }
+    await page.mouse.up();
+    await frame.locator('#image-confirm').click();
+    await page.waitForFunction('window.received.length > 0', undefined, { timeout: 30_000 });
+    const signedFrame = await appFrame(page);
+    expect(signedFrame.url()).toBe(`${link}?done=signed`);
+    const received = (await page.evaluate('window.received')) as {
+      origin: string;
+      data: Record<string, unknown>;
+    }[];
+    expect(received).toEqual([
+      {
         origin: appOrigin,
-        data: { source: 'esign', version: 1, type: 'task.approved' },
-      });
-      expect(received[0]!.data.taskId).toMatch(/^\d+$/);
-      expect(errors).toEqual([]);
-      await context.close();
-    },
-  );
+        data: {
+          source: 'esign',
+          version: 1,
+          type: 'contract.signed',
+          contractId,
+          at: expect.any(String),
+        },
+      },
+    ]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });

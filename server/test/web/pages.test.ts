@@ -6,6 +6,7 @@ import { issueToken } from '../../src/auth/tokens';
 import { sealPdf } from '../../src/signing/finalize';
 import { contractPdf, formOf } from '../contracts/fixtures';
 import { classicPdf } from '../signing/pdf/corpus';
+import { strokePng } from '../signing/pdf/pngs';
 import { type BrowserWorld, openBrowserWorld } from '../support/browser';
 import { createDossier, createProcess, openTask } from '../support/dossiers';
 import {
@@ -37,6 +38,10 @@ interface World {
   dossierId: number;
   taskId: number;
   contractId: string;
+  /** A contract whose only signer is the administrator, waiting for their signature. */
+  turnContractId: string;
+  /** The same, signed by the administrator (image signature): completed. */
+  signedContractId: string;
   /** A PDF sealed by the service (development CA and TSA): a valid signature to verify. */
   signedPdf: string;
 }
@@ -81,10 +86,31 @@ const pages: PageEntry[] = [
   { name: 'dossiers', path: () => '/app/ho-so', servedBy: 'dossiers.tsx' },
   { name: 'dossier', path: (w) => `/app/ho-so/${w.dossierId}`, servedBy: 'dossiers.tsx' },
   { name: 'tasks', path: () => '/app/xu-ly-cong-viec', servedBy: 'tasks.tsx' },
+  { name: 'tasks-handled', path: () => '/app/xu-ly-cong-viec?tab=handled', servedBy: 'tasks.tsx' },
   { name: 'task', path: (w) => `/app/xu-ly-cong-viec/${w.taskId}`, servedBy: 'tasks.tsx' },
   { name: 'contracts', path: () => '/app/hop-dong', servedBy: 'contracts.tsx' },
   { name: 'contract', path: (w) => `/app/hop-dong/${w.contractId}`, servedBy: 'contracts.tsx' },
+  // The signing page: a task that is not signed (closed for signing), a contract turn before
+  // signing (the methods, the USB token among them), after signing (the verification result),
+  // and a link that opens nothing.
   { name: 'signing', path: (w) => `/app/ky-so/${w.taskId}`, servedBy: 'signing.tsx' },
+  {
+    name: 'signing-turn',
+    path: (w) => `/app/ky-so/hop-dong/${w.turnContractId}`,
+    servedBy: 'signing.tsx',
+  },
+  {
+    name: 'signing-signed',
+    path: (w) => `/app/ky-so/hop-dong/${w.signedContractId}`,
+    servedBy: 'signing.tsx',
+  },
+  {
+    name: 'signing-link-over',
+    path: () => '/app/ky-so/phien/khong-con-hieu-luc-0123456789',
+    anonymous: true,
+    status: 404,
+    servedBy: 'signing.tsx',
+  },
 ];
 
 const present = pages.filter(
@@ -145,6 +171,22 @@ beforeAll(async () => {
   });
   if (created.status !== 201) throw new Error(`contract: ${created.status}`);
   const contract = await readJson<{ data: { id: string } }>(created);
+  // The administrator's own turns on contracts: one waiting, one signed with a drawn image.
+  const turnContractId = await adminContract(h, tenant, 'Hợp đồng dịch vụ ngân hàng điện tử');
+  const signedContractId = await adminContract(h, tenant, 'Hợp đồng mở tài khoản thanh toán');
+  const api = (url: string, json: unknown) =>
+    h.request('POST', url, { headers: { 'x-api-key': tenant.orgKey }, json });
+  const session = await readJson<{ data: { sessionId: string } }>(
+    await api('/api/signing/initiate', {
+      contractId: signedContractId,
+      signerEmail: `${tenant.adminUsername}@example.com`,
+      signingMethod: 'image_signature',
+    }),
+  );
+  const confirmed = await api(`/api/signing/${session.data.sessionId}/confirm`, {
+    signatureImage: `data:image/png;base64,${strokePng().toString('base64')}`,
+  });
+  if (confirmed.status !== 200) throw new Error(`confirm: ${confirmed.status}`);
   const unsigned = path.join(h.dataDir, 'hop-dong-tin-dung.pdf');
   fs.writeFileSync(unsigned, await classicPdf(2));
   const sealed = await sealPdf(h.deps, unsigned);
@@ -157,10 +199,40 @@ beforeAll(async () => {
     dossierId: dossier.id,
     taskId: task!.id,
     contractId: contract.data.id,
+    turnContractId,
+    signedContractId,
   };
   browser = await openBrowserWorld(h);
   fs.mkdirSync(artifacts, { recursive: true });
 });
+
+/** A contract sent for signing whose only signer is the tenant's administrator. */
+async function adminContract(h: Harness, tenant: SeededTenant, title: string): Promise<string> {
+  if (new Date() > h.clock.now()) h.clock.set(new Date());
+  const created = await h.app.request('/api/contracts', {
+    method: 'POST',
+    headers: { 'x-api-key': tenant.orgKey },
+    body: formOf({
+      file: { name: 'hop-dong.pdf', bytes: await contractPdf(title.length.toString()) },
+      title,
+      expiredAt: new Date(h.clock.now().getTime() + 7 * 86_400_000).toISOString(),
+      signers: [
+        {
+          name: 'Quản trị viên PAGE',
+          email: `${tenant.adminUsername}@example.com`,
+          order: 1,
+        },
+      ],
+    }),
+  });
+  if (created.status !== 201) throw new Error(`contract: ${created.status}`);
+  const { data } = await readJson<{ data: { id: string } }>(created);
+  const sent = await h.request('POST', `/api/contracts/${data.id}/send`, {
+    headers: { 'x-api-key': tenant.orgKey },
+  });
+  if (sent.status !== 200) throw new Error(`send: ${sent.status}`);
+  return data.id;
+}
 
 afterAll(async () => {
   await browser?.close();

@@ -3,7 +3,7 @@
  * cannot be undone, and the message to an embedding parent page. Bundled by scripts/build.mjs.
  */
 import { formatInstant } from '@esign/shared/displayTime';
-import { postRenderedTaskEvents } from './lib/embed';
+import { postRenderedEvents } from './lib/embed';
 
 function localizeTimes(): void {
   const locale = document.body.dataset.locale === 'en' ? 'en' : 'vi';
@@ -29,4 +29,4 @@ function confirmForms(): void {
 
 localizeTimes();
 confirmForms();
-postRenderedTaskEvents();
+postRenderedEvents();

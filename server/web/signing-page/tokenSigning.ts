@@ -52,7 +52,7 @@ function part<T extends HTMLElement>(root: HTMLElement, role: string): T {
   return found;
 }
 
-/** Vietnamese, then English in the page's secondary style. */
+/** In the page's language. */
 function write(target: HTMLElement, text: Bilingual): void {
   target.textContent = document.body.dataset.locale === 'en' ? text.en : text.vi;
 }
@@ -143,7 +143,8 @@ export function setUpTokenSigning<Result>(
       write(problem, tokenMessage(code, { origin }));
     } else {
       const refused = tokenMessage('SIGNING_REFUSED');
-      problem.textContent = `${refused.vi} · ${options.describeServerRefusal(error)}`;
+      const words = document.body.dataset.locale === 'en' ? refused.en : refused.vi;
+      problem.textContent = `${words} ${options.describeServerRefusal(error)}`;
     }
     problem.dataset.code = code;
     problem.hidden = false;

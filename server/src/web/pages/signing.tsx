@@ -18,6 +18,7 @@ import type {
   StartedPageSession,
 } from '../../sessions/signingPage';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
+import { allowFramingBy } from '../embedding';
 import { renderPage } from '../render';
 import { requireViewer } from '../session/middleware';
 import { heldCredentialOf, keepCredential } from './signing/pageCookie';
@@ -311,6 +312,8 @@ async function renderSigningPage(c: WebContext, page: ResolvedPage): Promise<Res
     texts: t.signing.client,
     errors: t.signing.errors,
   };
+  // A partner origin the contract's or dossier's tenant registered may frame the page.
+  await allowFramingBy(c, view.document.tenantId);
   if (canAct && data.methods.includes('usb_token')) {
     // The desktop agent's discovery probe and socket on its loopback ports, and nothing else.
     c.set('extraConnectSources', agentConnectSources());
