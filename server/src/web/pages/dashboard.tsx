@@ -81,7 +81,7 @@ const TaskCard: FC<{ t: Messages; locale: Locale; tasks: Tasks; now: Date }> = (
                     {task.documentTitle}
                   </a>
                   <span class="muted">
-                    {task.stepName} · {d.signTypes[task.signType]}
+                    {task.stepName} · {t.tasks.signType[task.signType]}
                   </span>
                 </div>
                 <div class="task-due">
@@ -132,7 +132,7 @@ const DossierCard: FC<{ t: Messages; counts: Counts }> = ({ t, counts }) => {
                 href={`${appBase}/ho-so?status=${status}`}
               >
                 <span class="tile-count">{shownCount}</span>
-                <span class="tile-label">{d.statuses[status]}</span>
+                <span class="tile-label">{t.dossiers.status[status]}</span>
               </a>
             </li>
           );

@@ -16,25 +16,11 @@ export const dashboard: typeof vi = {
     noDeadline: 'No deadline',
     overdue: 'Overdue',
     dueSoon: 'Due soon',
-    signTypes: {
-      digital_signature: 'Digital signature',
-      image_signature: 'Signature image',
-      app_submit: 'Approval',
-      notification: 'Acknowledgement',
-    },
   },
   dossiers: {
     title: 'Dossiers by status',
     intro: 'Pick a status to see its dossiers.',
     atLeast: (count: number) => `${count}+`,
-    statuses: {
-      PENDING: 'Not started',
-      PENDING_SIGN: 'Waiting for signature',
-      IN_PROGRESS: 'In progress',
-      COMPLETED: 'Completed',
-      REJECTED: 'Rejected',
-      EXPIRED: 'Expired',
-    },
     all: 'All dossiers',
   },
   contracts: {

@@ -1,5 +1,5 @@
 import type { recentContractActions } from '../../../contracts/queries';
-import type { DossierStatus, HistoryAction, SignType } from '../../../db/schema';
+import type { HistoryAction } from '../../../db/schema';
 
 /** Texts of the dashboard pages. */
 export const dashboard = {
@@ -18,25 +18,11 @@ export const dashboard = {
     noDeadline: 'Không có hạn',
     overdue: 'Quá hạn',
     dueSoon: 'Sắp đến hạn',
-    signTypes: {
-      digital_signature: 'Ký số',
-      image_signature: 'Ký bằng hình ảnh',
-      app_submit: 'Phê duyệt',
-      notification: 'Xác nhận đã xem',
-    } satisfies Record<SignType, string>,
   },
   dossiers: {
     title: 'Hồ sơ theo trạng thái',
     intro: 'Chọn một trạng thái để xem danh sách hồ sơ.',
     atLeast: (count: number) => `${count}+`,
-    statuses: {
-      PENDING: 'Chưa bắt đầu',
-      PENDING_SIGN: 'Chờ ký',
-      IN_PROGRESS: 'Đang xử lý',
-      COMPLETED: 'Hoàn tất',
-      REJECTED: 'Bị từ chối',
-      EXPIRED: 'Quá hạn',
-    } satisfies Record<DossierStatus, string>,
     all: 'Xem tất cả hồ sơ',
   },
   contracts: {
