@@ -90,3 +90,42 @@ export const Fact: FC<{ label: string; children?: Child }> = ({ label, children 
     <dd>{children}</dd>
   </div>
 );
+
+/** An instant as a fact; with `optional`, no line at all when there is none. */
+export const DateFact: FC<{
+  label: string;
+  iso: string | null | undefined;
+  locale: Locale;
+  optional?: boolean;
+}> = ({ label, iso, locale, optional }) =>
+  optional && !iso ? null : (
+    <Fact label={label}>
+      <DateTime iso={iso} locale={locale} />
+    </Fact>
+  );
+
+/** A page's title with its introduction; `children` stand at the head's other end. */
+export const PageHead: FC<{ title: string; intro: string; children?: Child }> = ({
+  title,
+  intro,
+  children,
+}) => (
+  <div class="page-head">
+    <div>
+      <h1>{title}</h1>
+      <p class="muted page-intro">{intro}</p>
+    </div>
+    {children}
+  </div>
+);
+
+/** The head row of a table, one column header per label. */
+export const TableHead: FC<{ labels: string[] }> = ({ labels }) => (
+  <thead>
+    <tr>
+      {labels.map((label) => (
+        <th scope="col">{label}</th>
+      ))}
+    </tr>
+  </thead>
+);

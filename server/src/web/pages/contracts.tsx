@@ -18,9 +18,27 @@ import type { ContractStatus } from '../../db/schema';
 import { ApiError, errors, validationError } from '../../errors/apiError';
 import type { Permission } from '../../tenancy/permissionCatalog';
 import { appBase } from '../assets';
-import { Badge, CsrfField, DateTime, Fact, Notice, Pager, type Tone } from '../components';
+import {
+  Badge,
+  CsrfField,
+  DateFact,
+  DateTime,
+  Fact,
+  Notice,
+  PageHead,
+  Pager,
+  TableHead,
+  type Tone,
+} from '../components';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
 import type { Locale, Messages } from '../i18n';
+import {
+  DateRangeFields,
+  FilterActions,
+  KeywordField,
+  listParameters,
+  StatusSelect,
+} from '../listFilters';
 import { renderPage } from '../render';
 import type { Viewer } from '../session/service';
 
@@ -69,17 +87,12 @@ const ContractStatusBadge: FC<{ t: Messages; status: ContractStatus }> = ({ t, s
   <Badge tone={contractStatusTones[status]}>{t.contracts.status[status]}</Badge>
 );
 
-/** The list's parameters as typed, empty ones left out (an empty select means "any"). */
-function listParameters(c: WebContext): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(c.req.query()).filter(([, value]) => value.trim() !== ''),
-  );
-}
+const listNames = ['search', 'status', 'fromDate', 'toDate', 'sortBy', 'order', 'page', 'limit'];
 
 async function listPage(c: WebContext, caller: ContractCaller) {
   const t = c.get('t');
   const locale = c.get('locale');
-  const typed = listParameters(c);
+  const typed = listParameters(c, listNames);
   const parsed = ContractListQuery.safeParse(typed);
   const labels: Record<string, string> = {
     search: t.contracts.list.search,
@@ -100,47 +113,24 @@ async function listPage(c: WebContext, caller: ContractCaller) {
     c,
     { title: l.title, active: 'contracts', status: invalid === null ? 200 : 400 },
     <>
-      <div class="page-head">
-        <div>
-          <h1>{l.title}</h1>
-          <p class="muted page-intro">{l.intro}</p>
-        </div>
-      </div>
+      <PageHead title={l.title} intro={l.intro} />
       <form method="get" action={contractsPath} class="card filters">
         <h2 class="visually-hidden">{l.filters}</h2>
-        <div class="field field-wide">
-          <label for="search">{l.search}</label>
-          <input
-            id="search"
-            name="search"
-            type="search"
-            value={typed.search ?? ''}
-            maxlength={255}
-            aria-describedby="search-hint"
-          />
-          <span id="search-hint" class="hint">
-            {l.searchHint}
-          </span>
-        </div>
-        <div class="field field-status">
-          <label for="status">{l.status}</label>
-          <select id="status" name="status">
-            <option value="">{l.anyStatus}</option>
-            {contractStatuses.map((status) => (
-              <option value={status} selected={typed.status === status}>
-                {t.contracts.status[status]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="fromDate">{l.fromDate}</label>
-          <input id="fromDate" name="fromDate" type="date" value={typed.fromDate ?? ''} />
-        </div>
-        <div class="field">
-          <label for="toDate">{l.toDate}</label>
-          <input id="toDate" name="toDate" type="date" value={typed.toDate ?? ''} />
-        </div>
+        <KeywordField
+          name="search"
+          class="field field-wide"
+          label={l.search}
+          hint={l.searchHint}
+          value={typed.search}
+        />
+        <StatusSelect
+          label={l.status}
+          any={l.anyStatus}
+          statuses={contractStatuses}
+          labels={t.contracts.status}
+          selected={typed.status}
+        />
+        <DateRangeFields fromLabel={l.fromDate} toLabel={l.toDate} query={typed} />
         <div class="field">
           <label for="sortBy">{l.sortBy}</label>
           <select id="sortBy" name="sortBy">
@@ -161,14 +151,7 @@ async function listPage(c: WebContext, caller: ContractCaller) {
             ))}
           </select>
         </div>
-        <div class="actions filter-actions">
-          <button type="submit" class="button button-primary">
-            {t.common.search.submit}
-          </button>
-          <a class="button button-secondary" href={contractsPath}>
-            {t.common.search.clear}
-          </a>
-        </div>
+        <FilterActions t={t} clear={contractsPath} class="actions filter-actions" />
       </form>
       {invalid !== null ? (
         <Notice tone="danger">{l.invalidFilter(labels[invalid] ?? invalid)}</Notice>
@@ -179,15 +162,15 @@ async function listPage(c: WebContext, caller: ContractCaller) {
         ) : (
           <div class="table-wrap">
             <table class="stack contract-list">
-              <thead>
-                <tr>
-                  <th scope="col">{l.columns.title}</th>
-                  <th scope="col">{l.columns.status}</th>
-                  <th scope="col">{l.columns.signers}</th>
-                  <th scope="col">{l.columns.expiredAt}</th>
-                  <th scope="col">{l.columns.createdAt}</th>
-                </tr>
-              </thead>
+              <TableHead
+                labels={[
+                  l.columns.title,
+                  l.columns.status,
+                  l.columns.signers,
+                  l.columns.expiredAt,
+                  l.columns.createdAt,
+                ]}
+              />
               <tbody>
                 {page.data.map((contract) => {
                   const signers = contract.signers.filter((s) => s.role === 'signer');
@@ -271,9 +254,7 @@ const SignerItem: FC<{
       <dl class="signer-facts">
         {signer.status === 'signed' ? (
           <>
-            <Fact label={d.signedAt}>
-              <DateTime iso={signer.signedAt} locale={locale} />
-            </Fact>
+            <DateFact label={d.signedAt} iso={signer.signedAt} locale={locale} />
             {signer.method ? <Fact label={d.method}>{d.methods[signer.method]}</Fact> : null}
             {signer.certificateSubject ? (
               <Fact label={d.certificate}>{signer.certificateSubject}</Fact>
@@ -284,9 +265,7 @@ const SignerItem: FC<{
           <Fact label={d.rejectReason}>{signer.rejectReason ?? '—'}</Fact>
         ) : null}
         {signer.status === 'invited' ? (
-          <Fact label={d.invitedAt}>
-            <DateTime iso={signer.invitedAt} locale={locale} />
-          </Fact>
+          <DateFact label={d.invitedAt} iso={signer.invitedAt} locale={locale} />
         ) : null}
       </dl>
       {mayResend && availableAt !== null ? (
@@ -462,9 +441,7 @@ async function detailPage(c: WebContext, caller: ContractCaller, id: string) {
               <Fact label={d.status}>
                 <ContractStatusBadge t={t} status={contract.status} />
               </Fact>
-              <Fact label={d.deadline}>
-                <DateTime iso={contract.expiredAt} locale={locale} />
-              </Fact>
+              <DateFact label={d.deadline} iso={contract.expiredAt} locale={locale} />
               <Fact label={d.creator}>
                 {contract.createdBy.name}
                 {contract.createdBy.email ? (
@@ -472,29 +449,11 @@ async function detailPage(c: WebContext, caller: ContractCaller, id: string) {
                 ) : null}
               </Fact>
               <Fact label={d.type}>{contract.contractType.name}</Fact>
-              <Fact label={d.createdAt}>
-                <DateTime iso={contract.createdAt} locale={locale} />
-              </Fact>
-              {contract.sentAt ? (
-                <Fact label={d.sentAt}>
-                  <DateTime iso={contract.sentAt} locale={locale} />
-                </Fact>
-              ) : null}
-              {contract.completedAt ? (
-                <Fact label={d.completedAt}>
-                  <DateTime iso={contract.completedAt} locale={locale} />
-                </Fact>
-              ) : null}
-              {contract.rejectedAt ? (
-                <Fact label={d.rejectedAt}>
-                  <DateTime iso={contract.rejectedAt} locale={locale} />
-                </Fact>
-              ) : null}
-              {contract.cancelledAt ? (
-                <Fact label={d.cancelledAt}>
-                  <DateTime iso={contract.cancelledAt} locale={locale} />
-                </Fact>
-              ) : null}
+              <DateFact label={d.createdAt} iso={contract.createdAt} locale={locale} />
+              <DateFact label={d.sentAt} iso={contract.sentAt} locale={locale} optional />
+              <DateFact label={d.completedAt} iso={contract.completedAt} locale={locale} optional />
+              <DateFact label={d.rejectedAt} iso={contract.rejectedAt} locale={locale} optional />
+              <DateFact label={d.cancelledAt} iso={contract.cancelledAt} locale={locale} optional />
               {contract.cancelReason ? (
                 <Fact label={d.cancelReason}>{contract.cancelReason}</Fact>
               ) : null}
@@ -547,14 +506,14 @@ async function detailPage(c: WebContext, caller: ContractCaller, id: string) {
               <p class="muted">{d.existingIntro}</p>
               <div class="table-wrap">
                 <table class="stack">
-                  <thead>
-                    <tr>
-                      <th scope="col">{d.existingColumns.signer}</th>
-                      <th scope="col">{d.existingColumns.signedAt}</th>
-                      <th scope="col">{d.existingColumns.result}</th>
-                      <th scope="col">{d.existingColumns.certificate}</th>
-                    </tr>
-                  </thead>
+                  <TableHead
+                    labels={[
+                      d.existingColumns.signer,
+                      d.existingColumns.signedAt,
+                      d.existingColumns.result,
+                      d.existingColumns.certificate,
+                    ]}
+                  />
                   <tbody>
                     {contract.existingSignatures.map((signature) => (
                       <tr>

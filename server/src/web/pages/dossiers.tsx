@@ -1,6 +1,5 @@
 import type { Hono } from 'hono';
 import type { FC } from 'hono/jsx';
-import type { ZodError } from 'zod';
 import { originOf } from '../../audit/origin';
 import { downloadDossierAudit, downloadFileInScope } from '../../dossiers/downloads';
 import type { FileItem } from '../../dossiers/fileItems';
@@ -16,9 +15,30 @@ import {
 import type { HistoryItemValue } from '../../tasks/schemas';
 import { actionableTaskOf, dossierHistory } from '../../tasks/service';
 import { appBase } from '../assets';
-import { Badge, DateTime, Fact, Notice, Pager, type Tone } from '../components';
+import {
+  Badge,
+  DateFact,
+  DateTime,
+  Fact,
+  Notice,
+  PageHead,
+  Pager,
+  TableHead,
+  type Tone,
+} from '../components';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
 import type { Locale, Messages } from '../i18n';
+import {
+  DateRangeFields,
+  dayBound,
+  FilterActions,
+  FilterForm,
+  KeywordField,
+  listParameters,
+  MoreFilters,
+  refusedFields,
+  StatusSelect,
+} from '../listFilters';
 import { renderPage } from '../render';
 import { notFoundPage as notFound } from './problems';
 
@@ -71,34 +91,6 @@ const filePath = (folderId: number, fileUuid: string) =>
 export function idOf(value: string | undefined): number | null {
   if (value === undefined || !/^[1-9]\d{0,14}$/.test(value)) return null;
   return Number(value);
-}
-
-/**
- * A list's date field: the browser's `YYYY-MM-DD` is a calendar day in Vietnam (UTC+7, no
- * daylight saving), from its first to its last millisecond, as the people using the list mean
- * it; a date-time passes as typed.
- */
-export function dayBound(value: string | undefined, end: boolean): string | undefined {
-  if (value === undefined || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return value;
-  return `${value}T${end ? '23:59:59.999' : '00:00:00.000'}+07:00`;
-}
-
-/** A list's query parameters as text, empty ones left out (an empty field means no filter). */
-export function listParameters(c: WebContext, names: string[]): Record<string, string> {
-  const query = c.req.query();
-  const kept: Record<string, string> = {};
-  for (const name of names) {
-    const value = query[name];
-    if (value !== undefined && value.trim() !== '') kept[name] = value.trim();
-  }
-  return kept;
-}
-
-/** The fields a refused filter names, in the page's words. */
-export function refusedFields(error: ZodError, labels: Record<string, string>): string[] {
-  return [...new Set(error.issues.map((issue) => String(issue.path[0] ?? '')))].map(
-    (field) => labels[field] ?? field,
-  );
 }
 
 export const DossierStatusBadge: FC<{ t: Messages; status: DossierStatus }> = ({ t, status }) => (
@@ -218,15 +210,7 @@ export const HistoryTable: FC<{
   return (
     <div class="table-wrap">
       <table class="stack history">
-        <thead>
-          <tr>
-            <th scope="col">{texts.at}</th>
-            <th scope="col">{texts.step}</th>
-            <th scope="col">{texts.action}</th>
-            <th scope="col">{texts.actor}</th>
-            <th scope="col">{texts.comment}</th>
-          </tr>
-        </thead>
+        <TableHead labels={[texts.at, texts.step, texts.action, texts.actor, texts.comment]} />
         <tbody>
           {items.map((item) => (
             <tr>
@@ -336,44 +320,25 @@ const DossierFilters: FC<{ t: Messages; query: Record<string, string> }> = ({ t,
   const more =
     query.documentId !== undefined || query.fromDate !== undefined || query.toDate !== undefined;
   return (
-    <form method="get" action={`${appBase}/ho-so`} class="card list-filters">
+    <FilterForm action={`${appBase}/ho-so`} query={query}>
       <div class="filter-row">
-        <div class="field field-grow">
-          <label for="keyword">{texts.keyword}</label>
-          <input
-            id="keyword"
-            name="keyword"
-            type="search"
-            value={query.keyword ?? ''}
-            aria-describedby="keyword-hint"
-            maxlength={255}
-          />
-          <span id="keyword-hint" class="hint">
-            {texts.keywordHint}
-          </span>
-        </div>
-        <div class="field field-status">
-          <label for="status">{texts.status}</label>
-          <select id="status" name="status">
-            <option value="">{texts.allStatuses}</option>
-            {dossierStatuses.map((status) => (
-              <option value={status} selected={query.status?.toUpperCase() === status}>
-                {t.dossiers.status[status]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="filter-actions">
-          <button type="submit" class="button button-primary">
-            {t.common.search.submit}
-          </button>
-          <a class="button button-secondary" href={`${appBase}/ho-so`}>
-            {t.common.search.clear}
-          </a>
-        </div>
+        <KeywordField
+          name="keyword"
+          class="field field-grow"
+          label={texts.keyword}
+          hint={texts.keywordHint}
+          value={query.keyword}
+        />
+        <StatusSelect
+          label={texts.status}
+          any={texts.allStatuses}
+          statuses={dossierStatuses}
+          labels={t.dossiers.status}
+          selected={query.status?.toUpperCase()}
+        />
+        <FilterActions t={t} clear={`${appBase}/ho-so`} />
       </div>
-      <details class="more-filters" open={more}>
-        <summary class="more-toggle">{texts.moreFilters}</summary>
+      <MoreFilters label={texts.moreFilters} open={more}>
         <div class="filters">
           <div class="field">
             <label for="documentId">{texts.documentId}</label>
@@ -385,18 +350,10 @@ const DossierFilters: FC<{ t: Messages; query: Record<string, string> }> = ({ t,
               maxlength={255}
             />
           </div>
-          <div class="field">
-            <label for="fromDate">{texts.fromDate}</label>
-            <input id="fromDate" name="fromDate" type="date" value={query.fromDate ?? ''} />
-          </div>
-          <div class="field">
-            <label for="toDate">{texts.toDate}</label>
-            <input id="toDate" name="toDate" type="date" value={query.toDate ?? ''} />
-          </div>
+          <DateRangeFields fromLabel={texts.fromDate} toLabel={texts.toDate} query={query} />
         </div>
-      </details>
-      {query.pageSize ? <input type="hidden" name="pageSize" value={query.pageSize} /> : null}
-    </form>
+      </MoreFilters>
+    </FilterForm>
   );
 };
 
@@ -409,15 +366,15 @@ const DossierRows: FC<{ t: Messages; locale: Locale; items: DossierListItem[] }>
   return (
     <div class="table-wrap card card-flush">
       <table class="stack dossier-table">
-        <thead>
-          <tr>
-            <th scope="col">{columns.dossier}</th>
-            <th scope="col">{columns.status}</th>
-            <th scope="col">{columns.progress}</th>
-            <th scope="col">{columns.current}</th>
-            <th scope="col">{columns.created}</th>
-          </tr>
-        </thead>
+        <TableHead
+          labels={[
+            columns.dossier,
+            columns.status,
+            columns.progress,
+            columns.current,
+            columns.created,
+          ]}
+        />
         <tbody>
           {items.map((item) => (
             <tr>
@@ -483,12 +440,7 @@ async function listPage(c: WebContext): Promise<Response> {
     c,
     { title: texts.title, active: 'dossiers', status: parsed.success ? 200 : 400 },
     <section>
-      <div class="page-head">
-        <div>
-          <h1>{texts.title}</h1>
-          <p class="muted page-intro">{texts.intro}</p>
-        </div>
-      </div>
+      <PageHead title={texts.title} intro={texts.intro} />
       <DossierFilters t={t} query={query} />
       {parsed.success ? null : (
         <Notice tone="danger">
@@ -542,15 +494,12 @@ async function detailPage(c: WebContext, folderId: number): Promise<Response> {
       <nav class="breadcrumb" aria-label={texts.breadcrumbLabel}>
         <a href={`${appBase}/ho-so`}>{texts.breadcrumb}</a>
       </nav>
-      <div class="page-head">
-        <div>
-          <h1>{dossier.documentTitle}</h1>
-          <p class="muted page-intro">
-            {dossier.documentId || t.dossiers.webCreated} · {dossier.processName}
-          </p>
-        </div>
+      <PageHead
+        title={dossier.documentTitle}
+        intro={`${dossier.documentId || t.dossiers.webCreated} · ${dossier.processName}`}
+      >
         <DossierStatusBadge t={t} status={dossier.status} />
-      </div>
+      </PageHead>
       {myTask !== null ? (
         <Notice tone="warning">
           {texts.yourTask}{' '}
@@ -602,29 +551,21 @@ async function detailPage(c: WebContext, folderId: number): Promise<Response> {
               <Fact label={texts.progress}>
                 <Progress t={t} signed={dossier.signedCount} required={dossier.requiredCount} />
               </Fact>
-              <Fact label={texts.createdAt}>
-                <DateTime iso={dossier.createdAt} locale={locale} />
-              </Fact>
-              {dossier.startedAt ? (
-                <Fact label={texts.startedAt}>
-                  <DateTime iso={dossier.startedAt} locale={locale} />
-                </Fact>
-              ) : null}
-              {dossier.completedAt ? (
-                <Fact label={texts.completedAt}>
-                  <DateTime iso={dossier.completedAt} locale={locale} />
-                </Fact>
-              ) : null}
-              {dossier.rejectedAt ? (
-                <Fact label={texts.rejectedAt}>
-                  <DateTime iso={dossier.rejectedAt} locale={locale} />
-                </Fact>
-              ) : null}
-              {dossier.expiredAt ? (
-                <Fact label={texts.expiredAt}>
-                  <DateTime iso={dossier.expiredAt} locale={locale} />
-                </Fact>
-              ) : null}
+              <DateFact label={texts.createdAt} iso={dossier.createdAt} locale={locale} />
+              <DateFact label={texts.startedAt} iso={dossier.startedAt} locale={locale} optional />
+              <DateFact
+                label={texts.completedAt}
+                iso={dossier.completedAt}
+                locale={locale}
+                optional
+              />
+              <DateFact
+                label={texts.rejectedAt}
+                iso={dossier.rejectedAt}
+                locale={locale}
+                optional
+              />
+              <DateFact label={texts.expiredAt} iso={dossier.expiredAt} locale={locale} optional />
             </dl>
           </section>
           <section class="card" aria-labelledby="downloads-title">

@@ -20,21 +20,39 @@ import {
   reject,
 } from '../../workflow/actions';
 import { appBase } from '../assets';
-import { Badge, CsrfField, DateTime, Fact, Notice, Pager, type Tone } from '../components';
+import {
+  Badge,
+  CsrfField,
+  DateFact,
+  DateTime,
+  Fact,
+  Notice,
+  PageHead,
+  Pager,
+  TableHead,
+  type Tone,
+} from '../components';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
 import type { Locale, Messages } from '../i18n';
+import {
+  DateRangeFields,
+  dayBound,
+  FilterActions,
+  FilterForm,
+  KeywordField,
+  listParameters,
+  MoreFilters,
+  refusedFields,
+} from '../listFilters';
 import { renderPage } from '../render';
 import type { Viewer } from '../session/service';
 import {
   DossierStatusBadge,
-  dayBound,
   dossierPath,
   FileList,
   HistoryTable,
   idOf,
-  listParameters,
   Progress,
-  refusedFields,
 } from './dossiers';
 import { notFoundPage as notFound } from './problems';
 
@@ -247,14 +265,14 @@ const TaskRows: FC<{
   return (
     <div class="table-wrap card card-flush">
       <table class="stack task-table">
-        <thead>
-          <tr>
-            <th scope="col">{columns.task}</th>
-            <th scope="col">{tab === 'pending' ? columns.dates : columns.handled}</th>
-            <th scope="col">{columns.status}</th>
-            <th scope="col">{columns.actions}</th>
-          </tr>
-        </thead>
+        <TableHead
+          labels={[
+            columns.task,
+            tab === 'pending' ? columns.dates : columns.handled,
+            columns.status,
+            columns.actions,
+          ]}
+        />
         <tbody>
           {items.map((task) => (
             <tr>
@@ -357,12 +375,7 @@ async function listPage(c: WebContext): Promise<Response> {
     c,
     { title: texts.title, active: 'tasks', status: parsed.success ? 200 : 400 },
     <section>
-      <div class="page-head">
-        <div>
-          <h1>{texts.title}</h1>
-          <p class="muted page-intro">{texts.intro}</p>
-        </div>
-      </div>
+      <PageHead title={texts.title} intro={texts.intro} />
       <ActionNotice t={t} c={c} linkTask />
       <nav class="tabs" aria-label={texts.tabs.label}>
         {(['pending', 'handled'] as const).map((target) => (
@@ -372,48 +385,25 @@ async function listPage(c: WebContext): Promise<Response> {
           </a>
         ))}
       </nav>
-      <form method="get" action={tasksPath} class="card list-filters">
+      <FilterForm action={tasksPath} query={query}>
         {tab === 'handled' ? <input type="hidden" name="tab" value="handled" /> : null}
         <div class="filter-row">
-          <div class="field field-grow">
-            <label for="keyword">{texts.keyword}</label>
-            <input
-              id="keyword"
-              name="keyword"
-              type="search"
-              value={query.keyword ?? ''}
-              aria-describedby="keyword-hint"
-              maxlength={255}
-            />
-            <span id="keyword-hint" class="hint">
-              {texts.keywordHint}
-            </span>
-          </div>
-          <div class="filter-actions">
-            <button type="submit" class="button button-primary">
-              {t.common.search.submit}
-            </button>
-            <a class="button button-secondary" href={tabLink(tab)}>
-              {t.common.search.clear}
-            </a>
-          </div>
+          <KeywordField
+            name="keyword"
+            class="field field-grow"
+            label={texts.keyword}
+            hint={texts.keywordHint}
+            value={query.keyword}
+          />
+          <FilterActions t={t} clear={tabLink(tab)} />
         </div>
-        <details class="more-filters" open={more}>
-          <summary class="more-toggle">{texts.moreFilters}</summary>
+        <MoreFilters label={texts.moreFilters} open={more}>
           <p class="hint">{tab === 'pending' ? texts.dateHintPending : texts.dateHintHandled}</p>
           <div class="filters">
-            <div class="field">
-              <label for="fromDate">{texts.fromDate}</label>
-              <input id="fromDate" name="fromDate" type="date" value={query.fromDate ?? ''} />
-            </div>
-            <div class="field">
-              <label for="toDate">{texts.toDate}</label>
-              <input id="toDate" name="toDate" type="date" value={query.toDate ?? ''} />
-            </div>
+            <DateRangeFields fromLabel={texts.fromDate} toLabel={texts.toDate} query={query} />
           </div>
-        </details>
-        {query.pageSize ? <input type="hidden" name="pageSize" value={query.pageSize} /> : null}
-      </form>
+        </MoreFilters>
+      </FilterForm>
       {parsed.success ? null : (
         <Notice tone="danger">
           {texts.invalidFilter}{' '}
@@ -491,15 +481,12 @@ async function detailPage(c: WebContext, taskId: number): Promise<Response> {
       <nav class="breadcrumb" aria-label={t.dossiers.detail.breadcrumbLabel}>
         <a href={tasksPath}>{texts.breadcrumb}</a>
       </nav>
-      <div class="page-head">
-        <div>
-          <h1>{task.document.documentTitle}</h1>
-          <p class="muted page-intro">
-            {task.stepName} · {t.tasks.signType[task.signType]}
-          </p>
-        </div>
+      <PageHead
+        title={task.document.documentTitle}
+        intro={`${task.stepName} · ${t.tasks.signType[task.signType]}`}
+      >
         <TaskStatusBadge t={t} status={task.status} />
-      </div>
+      </PageHead>
       <ActionNotice t={t} c={c} linkTask={false} />
       <div class="detail-grid">
         <div class="detail-main">
@@ -553,9 +540,7 @@ async function detailPage(c: WebContext, taskId: number): Promise<Response> {
               <Fact label={texts.step}>{task.stepName}</Fact>
               <Fact label={texts.signType}>{t.tasks.signType[task.signType]}</Fact>
               {assigneeText ? <Fact label={texts.assignee}>{assigneeText}</Fact> : null}
-              <Fact label={texts.assignedAt}>
-                <DateTime iso={task.assignedAt} locale={locale} />
-              </Fact>
+              <DateFact label={texts.assignedAt} iso={task.assignedAt} locale={locale} />
               <Fact label={texts.expireAt}>
                 {task.expireAt ? (
                   <DateTime iso={task.expireAt} locale={locale} />
@@ -563,11 +548,7 @@ async function detailPage(c: WebContext, taskId: number): Promise<Response> {
                   <span class="muted">{t.tasks.list.noDeadline}</span>
                 )}
               </Fact>
-              {task.actionAt ? (
-                <Fact label={texts.actionAt}>
-                  <DateTime iso={task.actionAt} locale={locale} />
-                </Fact>
-              ) : null}
+              <DateFact label={texts.actionAt} iso={task.actionAt} locale={locale} optional />
               {task.comment ? <Fact label={texts.comment}>{task.comment}</Fact> : null}
               <Fact label={texts.progress}>
                 <Progress
