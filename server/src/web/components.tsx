@@ -119,13 +119,26 @@ export const PageHead: FC<{ title: string; intro: string; children?: Child }> = 
   </div>
 );
 
-/** The head row of a table, one column header per label. */
-export const TableHead: FC<{ labels: string[] }> = ({ labels }) => (
-  <thead>
-    <tr>
-      {labels.map((label) => (
-        <th scope="col">{label}</th>
-      ))}
-    </tr>
-  </thead>
+/**
+ * A table in its scrolling wrapper (`wrap`: the wrapper's classes), one column header per
+ * label; `children` are the body's rows.
+ */
+export const Table: FC<{ wrap?: string; class: string; labels: string[]; children?: Child }> = ({
+  wrap,
+  class: classes,
+  labels,
+  children,
+}) => (
+  <div class={wrap ?? 'table-wrap'}>
+    <table class={classes}>
+      <thead>
+        <tr>
+          {labels.map((label) => (
+            <th scope="col">{label}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  </div>
 );

@@ -27,7 +27,7 @@ import {
   Notice,
   PageHead,
   Pager,
-  TableHead,
+  Table,
   type Tone,
 } from '../components';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
@@ -160,42 +160,38 @@ async function listPage(c: WebContext, caller: ContractCaller) {
         {page.data.length === 0 ? (
           <p class="empty">{l.empty}</p>
         ) : (
-          <div class="table-wrap">
-            <table class="stack contract-list">
-              <TableHead
-                labels={[
-                  l.columns.title,
-                  l.columns.status,
-                  l.columns.signers,
-                  l.columns.expiredAt,
-                  l.columns.createdAt,
-                ]}
-              />
-              <tbody>
-                {page.data.map((contract) => {
-                  const signers = contract.signers.filter((s) => s.role === 'signer');
-                  const signed = signers.filter((s) => s.status === 'signed').length;
-                  return (
-                    <tr>
-                      <td data-label={l.columns.title} class="cell-title">
-                        <a href={contractPath(contract.id)}>{contract.title}</a>
-                      </td>
-                      <td data-label={l.columns.status}>
-                        <ContractStatusBadge t={t} status={contract.status} />
-                      </td>
-                      <td data-label={l.columns.signers}>{l.progress(signed, signers.length)}</td>
-                      <td data-label={l.columns.expiredAt}>
-                        <DateTime iso={contract.expiredAt} locale={locale} />
-                      </td>
-                      <td data-label={l.columns.createdAt}>
-                        <DateTime iso={contract.createdAt} locale={locale} dateOnly />
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            class="stack contract-list"
+            labels={[
+              l.columns.title,
+              l.columns.status,
+              l.columns.signers,
+              l.columns.expiredAt,
+              l.columns.createdAt,
+            ]}
+          >
+            {page.data.map((contract) => {
+              const signers = contract.signers.filter((s) => s.role === 'signer');
+              const signed = signers.filter((s) => s.status === 'signed').length;
+              return (
+                <tr>
+                  <td data-label={l.columns.title} class="cell-title">
+                    <a href={contractPath(contract.id)}>{contract.title}</a>
+                  </td>
+                  <td data-label={l.columns.status}>
+                    <ContractStatusBadge t={t} status={contract.status} />
+                  </td>
+                  <td data-label={l.columns.signers}>{l.progress(signed, signers.length)}</td>
+                  <td data-label={l.columns.expiredAt}>
+                    <DateTime iso={contract.expiredAt} locale={locale} />
+                  </td>
+                  <td data-label={l.columns.createdAt}>
+                    <DateTime iso={contract.createdAt} locale={locale} dateOnly />
+                  </td>
+                </tr>
+              );
+            })}
+          </Table>
         )}
       </section>
       <Pager
@@ -504,38 +500,34 @@ async function detailPage(c: WebContext, caller: ContractCaller, id: string) {
             <section class="card" aria-labelledby="existing-title">
               <h2 id="existing-title">{d.existing}</h2>
               <p class="muted">{d.existingIntro}</p>
-              <div class="table-wrap">
-                <table class="stack">
-                  <TableHead
-                    labels={[
-                      d.existingColumns.signer,
-                      d.existingColumns.signedAt,
-                      d.existingColumns.result,
-                      d.existingColumns.certificate,
-                    ]}
-                  />
-                  <tbody>
-                    {contract.existingSignatures.map((signature) => (
-                      <tr>
-                        <td data-label={d.existingColumns.signer}>
-                          {signature.signerName ?? d.unknownSigner}
-                        </td>
-                        <td data-label={d.existingColumns.signedAt}>
-                          <DateTime iso={signature.signedAt} locale={locale} />
-                        </td>
-                        <td data-label={d.existingColumns.result}>
-                          <Badge tone={signature.isValid ? 'success' : 'danger'}>
-                            {signature.isValid ? d.existingValid : d.existingInvalid}
-                          </Badge>
-                        </td>
-                        <td data-label={d.existingColumns.certificate} class="cell-wrap">
-                          {signature.certificateSubject ?? '—'}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table
+                class="stack"
+                labels={[
+                  d.existingColumns.signer,
+                  d.existingColumns.signedAt,
+                  d.existingColumns.result,
+                  d.existingColumns.certificate,
+                ]}
+              >
+                {contract.existingSignatures.map((signature) => (
+                  <tr>
+                    <td data-label={d.existingColumns.signer}>
+                      {signature.signerName ?? d.unknownSigner}
+                    </td>
+                    <td data-label={d.existingColumns.signedAt}>
+                      <DateTime iso={signature.signedAt} locale={locale} />
+                    </td>
+                    <td data-label={d.existingColumns.result}>
+                      <Badge tone={signature.isValid ? 'success' : 'danger'}>
+                        {signature.isValid ? d.existingValid : d.existingInvalid}
+                      </Badge>
+                    </td>
+                    <td data-label={d.existingColumns.certificate} class="cell-wrap">
+                      {signature.certificateSubject ?? '—'}
+                    </td>
+                  </tr>
+                ))}
+              </Table>
             </section>
           ) : null}
         </div>

@@ -3,7 +3,11 @@ import type { FC } from 'hono/jsx';
 import { originOf } from '../../audit/origin';
 import { downloadDossierAudit, downloadFileInScope } from '../../dossiers/downloads';
 import type { FileItem } from '../../dossiers/fileItems';
-import { type DossierListFilter, DossierListQuery } from '../../dossiers/schemas';
+import {
+  type DossierListFilter,
+  DossierListQuery,
+  DossierStatusSchema,
+} from '../../dossiers/schemas';
 import { ensurePermissionOrSigner } from '../../dossiers/scope';
 import {
   type DossierListItem,
@@ -23,7 +27,7 @@ import {
   Notice,
   PageHead,
   Pager,
-  TableHead,
+  Table,
   type Tone,
 } from '../components';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
@@ -49,14 +53,7 @@ import { notFoundPage as notFound } from './problems';
  * principal, so a page shows what the API would; anything else is the one "not found" page.
  */
 
-const dossierStatuses = [
-  'PENDING',
-  'PENDING_SIGN',
-  'IN_PROGRESS',
-  'COMPLETED',
-  'REJECTED',
-  'EXPIRED',
-] as const;
+const dossierStatuses = DossierStatusSchema.options;
 type DossierStatus = (typeof dossierStatuses)[number];
 
 const statusTones: Record<DossierStatus, Tone> = {
@@ -208,37 +205,35 @@ export const HistoryTable: FC<{
   const texts = t.dossiers.history;
   if (items.length === 0) return <p class="muted">{empty}</p>;
   return (
-    <div class="table-wrap">
-      <table class="stack history">
-        <TableHead labels={[texts.at, texts.step, texts.action, texts.actor, texts.comment]} />
-        <tbody>
-          {items.map((item) => (
-            <tr>
-              <td data-label={texts.at}>
-                <DateTime iso={item.actionAt} locale={locale} />
-              </td>
-              <td data-label={texts.step}>{item.stepName}</td>
-              <td data-label={texts.action}>
-                <Badge tone={historyTones[item.action]}>
-                  {item.action === 'OVERDUE' ? texts.overdue : item.actionLabel}
-                </Badge>
-              </td>
-              <td data-label={texts.actor}>
-                <span>
-                  {item.actorName ?? item.actorUsername ?? item.actorEmail ?? '—'}
-                  {item.actorUsername && item.actorName ? (
-                    <span class="muted"> ({item.actorUsername})</span>
-                  ) : null}
-                </span>
-              </td>
-              <td data-label={texts.comment}>
-                {item.comment ? <span class="comment">{item.comment}</span> : '—'}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      class="stack history"
+      labels={[texts.at, texts.step, texts.action, texts.actor, texts.comment]}
+    >
+      {items.map((item) => (
+        <tr>
+          <td data-label={texts.at}>
+            <DateTime iso={item.actionAt} locale={locale} />
+          </td>
+          <td data-label={texts.step}>{item.stepName}</td>
+          <td data-label={texts.action}>
+            <Badge tone={historyTones[item.action]}>
+              {item.action === 'OVERDUE' ? texts.overdue : item.actionLabel}
+            </Badge>
+          </td>
+          <td data-label={texts.actor}>
+            <span>
+              {item.actorName ?? item.actorUsername ?? item.actorEmail ?? '—'}
+              {item.actorUsername && item.actorName ? (
+                <span class="muted"> ({item.actorUsername})</span>
+              ) : null}
+            </span>
+          </td>
+          <td data-label={texts.comment}>
+            {item.comment ? <span class="comment">{item.comment}</span> : '—'}
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 };
 
@@ -364,57 +359,48 @@ const DossierRows: FC<{ t: Messages; locale: Locale; items: DossierListItem[] }>
 }) => {
   const columns = t.dossiers.list.columns;
   return (
-    <div class="table-wrap card card-flush">
-      <table class="stack dossier-table">
-        <TableHead
-          labels={[
-            columns.dossier,
-            columns.status,
-            columns.progress,
-            columns.current,
-            columns.created,
-          ]}
-        />
-        <tbody>
-          {items.map((item) => (
-            <tr>
-              <td data-label={columns.dossier} class="cell-main">
-                <a href={dossierPath(item.folderId)} class="row-title">
-                  {item.documentTitle}
-                </a>
-                <span class="muted row-sub">
-                  {item.documentId || t.dossiers.webCreated} · {item.processName}
-                </span>
-              </td>
-              <td data-label={columns.status}>
-                <DossierStatusBadge t={t} status={item.status} />
-              </td>
-              <td data-label={columns.progress}>
-                <Progress t={t} signed={item.signedCount} required={item.requiredCount} />
-              </td>
-              <td data-label={columns.current} class={item.currentStep ? undefined : 'cell-none'}>
-                {item.currentStep ? (
-                  <span>
-                    {item.currentStep.name}
-                    {item.currentStep.expireAt ? (
-                      <span class="muted row-sub">
-                        {t.dossiers.list.due}{' '}
-                        <DateTime iso={item.currentStep.expireAt} locale={locale} />
-                      </span>
-                    ) : null}
+    <Table
+      wrap="table-wrap card card-flush"
+      class="stack dossier-table"
+      labels={[columns.dossier, columns.status, columns.progress, columns.current, columns.created]}
+    >
+      {items.map((item) => (
+        <tr>
+          <td data-label={columns.dossier} class="cell-main">
+            <a href={dossierPath(item.folderId)} class="row-title">
+              {item.documentTitle}
+            </a>
+            <span class="muted row-sub">
+              {item.documentId || t.dossiers.webCreated} · {item.processName}
+            </span>
+          </td>
+          <td data-label={columns.status}>
+            <DossierStatusBadge t={t} status={item.status} />
+          </td>
+          <td data-label={columns.progress}>
+            <Progress t={t} signed={item.signedCount} required={item.requiredCount} />
+          </td>
+          <td data-label={columns.current} class={item.currentStep ? undefined : 'cell-none'}>
+            {item.currentStep ? (
+              <span>
+                {item.currentStep.name}
+                {item.currentStep.expireAt ? (
+                  <span class="muted row-sub">
+                    {t.dossiers.list.due}{' '}
+                    <DateTime iso={item.currentStep.expireAt} locale={locale} />
                   </span>
-                ) : (
-                  <span class="muted">{t.dossiers.list.noCurrent}</span>
-                )}
-              </td>
-              <td data-label={columns.created}>
-                <DateTime iso={item.createdAt} locale={locale} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+                ) : null}
+              </span>
+            ) : (
+              <span class="muted">{t.dossiers.list.noCurrent}</span>
+            )}
+          </td>
+          <td data-label={columns.created}>
+            <DateTime iso={item.createdAt} locale={locale} />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 };
 

@@ -29,7 +29,7 @@ import {
   Notice,
   PageHead,
   Pager,
-  TableHead,
+  Table,
   type Tone,
 } from '../components';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
@@ -263,71 +263,66 @@ const TaskRows: FC<{
   const columns = t.tasks.list.columns;
   const texts = t.tasks.list;
   return (
-    <div class="table-wrap card card-flush">
-      <table class="stack task-table">
-        <TableHead
-          labels={[
-            columns.task,
-            tab === 'pending' ? columns.dates : columns.handled,
-            columns.status,
-            columns.actions,
-          ]}
-        />
-        <tbody>
-          {items.map((task) => (
-            <tr>
-              <td data-label={columns.task} class="cell-main">
-                <a href={taskPath(task.taskId)} class="row-title">
-                  {task.document.documentTitle}
-                </a>
-                <span class="row-sub">
-                  {task.stepName} · <span class="muted">{t.tasks.signType[task.signType]}</span>
+    <Table
+      wrap="table-wrap card card-flush"
+      class="stack task-table"
+      labels={[
+        columns.task,
+        tab === 'pending' ? columns.dates : columns.handled,
+        columns.status,
+        columns.actions,
+      ]}
+    >
+      {items.map((task) => (
+        <tr>
+          <td data-label={columns.task} class="cell-main">
+            <a href={taskPath(task.taskId)} class="row-title">
+              {task.document.documentTitle}
+            </a>
+            <span class="row-sub">
+              {task.stepName} · <span class="muted">{t.tasks.signType[task.signType]}</span>
+            </span>
+            <span class="muted row-sub">{task.document.documentId || t.dossiers.webCreated}</span>
+          </td>
+          <td data-label={tab === 'pending' ? columns.dates : columns.handled}>
+            {tab === 'pending' ? (
+              <span class="dates">
+                <span>
+                  {texts.expireAt}:{' '}
+                  {task.expireAt ? (
+                    <DateTime iso={task.expireAt} locale={locale} />
+                  ) : (
+                    <span class="muted">{texts.noDeadline}</span>
+                  )}
                 </span>
-                <span class="muted row-sub">
-                  {task.document.documentId || t.dossiers.webCreated}
+                <span class="muted">
+                  {texts.assignedAt}: <DateTime iso={task.assignedAt} locale={locale} />
                 </span>
-              </td>
-              <td data-label={tab === 'pending' ? columns.dates : columns.handled}>
-                {tab === 'pending' ? (
-                  <span class="dates">
-                    <span>
-                      {texts.expireAt}:{' '}
-                      {task.expireAt ? (
-                        <DateTime iso={task.expireAt} locale={locale} />
-                      ) : (
-                        <span class="muted">{texts.noDeadline}</span>
-                      )}
-                    </span>
-                    <span class="muted">
-                      {texts.assignedAt}: <DateTime iso={task.assignedAt} locale={locale} />
-                    </span>
-                  </span>
-                ) : (
-                  <span class="dates">
-                    <span>
-                      {texts.actionAt}: <DateTime iso={task.actionAt} locale={locale} />
-                    </span>
-                    {task.comment ? <span class="muted comment">“{task.comment}”</span> : null}
-                  </span>
-                )}
-              </td>
-              <td data-label={columns.status}>
-                <TaskStatusBadge t={t} status={task.status} />
-              </td>
-              <td data-label={columns.actions} class="cell-actions">
-                {task.status !== 'PENDING' ? (
-                  <a href={taskPath(task.taskId)}>{t.tasks.done.viewTask}</a>
-                ) : actionable.has(task.taskId) ? (
-                  <TaskActions t={t} viewer={viewer} task={task} back={back} compact />
-                ) : (
-                  <span class="muted">{texts.waitingOthers}</span>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+              </span>
+            ) : (
+              <span class="dates">
+                <span>
+                  {texts.actionAt}: <DateTime iso={task.actionAt} locale={locale} />
+                </span>
+                {task.comment ? <span class="muted comment">“{task.comment}”</span> : null}
+              </span>
+            )}
+          </td>
+          <td data-label={columns.status}>
+            <TaskStatusBadge t={t} status={task.status} />
+          </td>
+          <td data-label={columns.actions} class="cell-actions">
+            {task.status !== 'PENDING' ? (
+              <a href={taskPath(task.taskId)}>{t.tasks.done.viewTask}</a>
+            ) : actionable.has(task.taskId) ? (
+              <TaskActions t={t} viewer={viewer} task={task} back={back} compact />
+            ) : (
+              <span class="muted">{texts.waitingOthers}</span>
+            )}
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 };
 
