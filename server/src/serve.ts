@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
+import type net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { ApiError, type ErrorBody } from './errors/apiError';
@@ -85,6 +86,7 @@ export function serveApp(
     }
     void listener(incoming, outgoing);
   });
+  server.on('connection', lingerBeforeClosing);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
     refuseUnparsable(error, socket, logger),
   );
@@ -135,4 +137,29 @@ function refuseUnparsable(error: NodeJS.ErrnoException, socket: Duplex, logger: 
       refused.body,
     ].join('\r\n'),
   );
+}
+
+/** How long a closing connection still reads (and drops) what the client sends. */
+const lingerMs = 2000;
+
+/**
+ * A lingering close. Node closes a `Connection: close` answer's socket as soon as the answer is
+ * written (destroySoon); a client still sending a body we refused (413 before reading it) then
+ * gets a reset, and the kernel drops the answer it had not read yet. So the socket sends its FIN,
+ * then reads and drops what still comes for up to two seconds, and closes when the client does.
+ */
+function lingerBeforeClosing(socket: net.Socket): void {
+  socket.destroySoon = function lingeringClose(this: net.Socket) {
+    if (this.writable) this.end();
+    if (this.destroyed) return;
+    const close = () => this.destroy();
+    const timer = setTimeout(close, lingerMs);
+    timer.unref();
+    this.once('end', () => {
+      clearTimeout(timer);
+      close();
+    });
+    this.on('data', () => undefined);
+    this.resume();
+  };
 }

@@ -165,13 +165,14 @@ describe('POST /api/contracts over HTTP: repeated or unexpected parts', () => {
       'file',
     ],
   ])(
-    '%s: 400 INVALID_MULTIPART within 1 s, no temp file, no descriptor left',
+    '%s: 400 INVALID_MULTIPART within 5 s, no temp file, no descriptor left',
     async (_label, parts, field) => {
       const before = await contractRows(world.h);
       const fds = openFds();
       const body = multipart(parts());
       const answer = await rawExchange(server.port, head(body.length), [body]);
-      expect(answer.ms).toBeLessThan(1000);
+      // Prompt, not at the end of a timeout: a generous bound, as the machine may be loaded.
+      expect(answer.ms).toBeLessThan(5000);
       expect(answer.status).toBe(400);
       expect(JSON.parse(answer.body)).toMatchObject({
         statusCode: 400,
