@@ -162,13 +162,6 @@ export function authenticate(options: AuthenticateOptions): MiddlewareHandler<Ap
   };
 }
 
-/** The tenant a principal acts in, when it has one (global keys without a user have none). */
-export function principalTenantId(principal: Principal): number | null {
-  if (principal.kind === 'apiKey' && principal.keyKind === 'organization')
-    return principal.tenantId;
-  return principal.actor?.tenantId ?? null;
-}
-
 export function requireActor(principal: Principal): Actor {
   if (!principal.actor)
     throw new ApiError(401, 'UNAUTHORIZED', unauthorizedMessages.keyWithoutUser);

@@ -3,7 +3,6 @@ import { canonicalJsonBytes } from '@esign/shared';
 import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
 import { enqueue } from '../jobs/queue';
-import type { NotificationEvent } from './payloads';
 import { insertDelivery, insertEvent } from './queries/outbox';
 import { activeSubscriptions } from './queries/subscriptions';
 import { type SubscribableEvent, subscribableEvents } from './subscriptions';
@@ -55,20 +54,6 @@ export async function listeningSubscriptions(
 ): Promise<{ id: string }[]> {
   const subscriptions = await activeSubscriptions(db, organizationId);
   return subscriptions.filter((s) => subscriptionListens(s.events, type));
-}
-
-/**
- * Whether the organization delegates a notification e-mail to its receiver: an active
- * subscription lists the `notification.*` event. Then the service does not send that e-mail to
- * outside recipients itself (internal staff always get the service's e-mail). Pass the
- * transaction that will enqueue the event, so the answer and the event agree.
- */
-export async function delegatesNotification(
-  db: Db,
-  organizationId: number,
-  event: NotificationEvent,
-): Promise<boolean> {
-  return (await listeningSubscriptions(db, organizationId, event)).length > 0;
 }
 
 export interface EnqueueEventInput {

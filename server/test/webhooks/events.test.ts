@@ -1,5 +1,5 @@
 import { inTransaction } from '../../src/db/database';
-import { delegatesNotification, enqueueEvent } from '../../src/webhooks/events';
+import { enqueueEvent } from '../../src/webhooks/events';
 import {
   documentCompletedData,
   documentRejectedData,
@@ -280,19 +280,6 @@ describe('Outbox: enqueueEvent', () => {
     expect(rows.every((r) => r.max_attempts === 6 && r.next_attempt_at === h.now())).toBe(true);
     expect(rows.some((r) => r.subscription_id === rejectedOnly.id)).toBe(false);
     expect(other.tenantId).not.toBe(acme.tenantId);
-  });
-
-  it('tells whether an organization delegates a notification e-mail (an active subscription lists it)', async () => {
-    const listed = 'notification.task_assigned_external' as const;
-    const org = acme.rootOrganizationId;
-    expect(await delegatesNotification(h.deps.db, org, listed)).toBe(false);
-    const off = await subscribe(h, 'ACME', 'https://127.0.0.1:9/off', [listed]);
-    await disableWebhookSubscription(h.deps, off.id);
-    await subscribe(h, 'ACME', 'https://127.0.0.1:9/docs'); // document.* only
-    expect(await delegatesNotification(h.deps.db, org, listed)).toBe(false);
-    await subscribe(h, 'ACME', 'https://127.0.0.1:9/on', ['document.completed', listed]);
-    expect(await delegatesNotification(h.deps.db, org, listed)).toBe(true);
-    expect(await delegatesNotification(h.deps.db, org, 'notification.task_rejected')).toBe(false);
   });
 
   it('commits or rolls back with the business write', async () => {
