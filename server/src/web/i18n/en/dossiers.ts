@@ -71,7 +71,7 @@ export const dossiers: typeof vi = {
     downloadOriginal: 'Download the original',
     download: 'Download',
     previewTitle: (title: string) => `Preview: ${title}`,
-    previewFallback: 'Your browser cannot show the preview. You can download the file:',
+    previewFallback: 'Download the file:',
     size: (kilobytes: string) => `${kilobytes} KB`,
   },
   steps: {

@@ -72,7 +72,7 @@ export const dossiers = {
     downloadOriginal: 'Tải bản gốc',
     download: 'Tải xuống',
     previewTitle: (title: string) => `Xem trước: ${title}`,
-    previewFallback: 'Trình duyệt không hiển thị được bản xem trước. Bạn có thể tải tệp về:',
+    previewFallback: 'Tải tệp về máy:',
     size: (kilobytes: string) => `${kilobytes} KB`,
   },
   steps: {
