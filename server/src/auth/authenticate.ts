@@ -4,7 +4,7 @@ import { ApiError, errors, unauthorizedMessages } from '../errors/apiError';
 import { verifyApiKey } from './apiKeys';
 import { apiKeyIsUsable, findUserById, type UserRow, userStatus } from './queries';
 import { guardCredentialCheck } from './rateLimit';
-import { type TokenType, verifyTokenClaims } from './tokens';
+import { type TokenClaims, type TokenType, verifyTokenClaims } from './tokens';
 
 export interface AuthenticateOptions {
   /** Credentials this area accepts, per the spec's table. */
@@ -74,7 +74,11 @@ export interface TokenHolder {
  * session, and a partner token dies with the API key it was issued with (mass revocation).
  */
 async function holderOfToken(deps: AppDeps, token: string, type: TokenType): Promise<TokenHolder> {
-  const claims = await verifyTokenClaims(deps, token, type);
+  return holderOfClaims(deps, await verifyTokenClaims(deps, token, type));
+}
+
+/** The holder of a token whose signature and expiry were checked (null: none were valid). */
+async function holderOfClaims(deps: AppDeps, claims: TokenClaims | null): Promise<TokenHolder> {
   if (claims === null) throw errors.unauthorized();
   if (claims.keyId !== null) {
     const usable = await apiKeyIsUsable(deps.db, claims.keyId, deps.clock.now().toISOString());
@@ -91,16 +95,16 @@ async function actorFromToken(deps: AppDeps, token: string, type: TokenType): Pr
 
 /**
  * A token handed to the web application (`?at=`): a user's access token or a partner token,
- * whichever it is. Throws UNAUTHORIZED for anything else.
+ * whichever it is (its signature checked once). Throws UNAUTHORIZED for anything else.
  */
 export async function holderOfAnyToken(
   deps: AppDeps,
   token: string,
 ): Promise<TokenHolder & { kind: 'accessToken' | 'partnerToken' }> {
   const access = await verifyTokenClaims(deps, token, 'access');
-  const type: TokenType = access ? 'access' : 'partner';
-  const holder = await holderOfToken(deps, token, type);
-  return { ...holder, kind: type === 'access' ? 'accessToken' : 'partnerToken' };
+  const claims = access ?? (await verifyTokenClaims(deps, token, 'partner'));
+  const holder = await holderOfClaims(deps, claims);
+  return { ...holder, kind: access ? 'accessToken' : 'partnerToken' };
 }
 
 function bearerToken(c: Context): string | undefined {

@@ -69,13 +69,25 @@ function principalKey(principal: Principal): string {
     : `${principal.kind}:${principal.actor.id}`;
 }
 
+/**
+ * Counts the request against its caller's budget of the class (the checked credential, else the
+ * client address); 429 RATE_LIMITED with Retry-After when it is spent.
+ */
+export function enforceRateLimit(
+  c: Context<AppEnv>,
+  limiter: RateLimiter,
+  rateClass: RateClass,
+): void {
+  const principal = c.var.principal;
+  const caller = principal ? principalKey(principal) : `ip:${clientAddress(c)}`;
+  const wait = limiter.consume(rateClass, caller, c.get('deps').clock.now().getTime());
+  if (wait > 0) throw tooManyRequests(wait);
+}
+
 /** Place after `authenticate` so the limit follows the credential, not the address. */
 export function rateLimit(limiter: RateLimiter, rateClass: RateClass): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const principal = c.var.principal;
-    const caller = principal ? principalKey(principal) : `ip:${clientAddress(c)}`;
-    const wait = limiter.consume(rateClass, caller, c.get('deps').clock.now().getTime());
-    if (wait > 0) throw tooManyRequests(wait);
+    enforceRateLimit(c, limiter, rateClass);
     await next();
   };
 }

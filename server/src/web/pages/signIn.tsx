@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { guardCredentialCheck, type RateLimiter, rateLimit } from '../../auth/rateLimit';
+import { enforceRateLimit, guardCredentialCheck, type RateLimiter } from '../../auth/rateLimit';
 import { userOfPassword } from '../../auth/service';
 import { ApiError } from '../../errors/apiError';
 import { appBase } from '../assets';
@@ -80,14 +80,13 @@ export function signInPages(app: Hono<WebEnv>, limiter: RateLimiter): void {
     return show(c, { next, problem: null });
   });
 
-  const limit = rateLimit(limiter, 'auth');
   app.post('/dang-nhap', async (c) => {
     const form = SignInForm.safeParse(await c.req.parseBody());
     const next = safeNext(form.success ? form.data.next : undefined);
     if (!form.success) return show(c, { next, problem: 'missing', status: 401 });
     const { username, password } = form.data;
     try {
-      await limit(asAppContext(c), async () => undefined);
+      enforceRateLimit(asAppContext(c), limiter, 'auth');
       const user = await guardCredentialCheck(asAppContext(c), () =>
         userOfPassword(c.get('deps'), username, password),
       );

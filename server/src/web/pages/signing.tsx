@@ -2,7 +2,7 @@ import { agentConnectSources } from '@esign/shared/agentEndpoint';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { originOf } from '../../audit/origin';
-import { type RateLimiter, rateLimit } from '../../auth/rateLimit';
+import { enforceRateLimit, type RateLimiter } from '../../auth/rateLimit';
 import { signingMethods } from '../../contracts/schemas';
 import type { SigningMethod } from '../../db/schema';
 import { ApiError, errors, validationError } from '../../errors/apiError';
@@ -403,9 +403,8 @@ export function signingPages(web: Hono<WebEnv>, limiter: RateLimiter): void {
       web.use(entry.path, requireViewer());
       web.use(`${entry.path}/*`, requireViewer());
     }
-    const limit = rateLimit(limiter, entry.signedIn ? 'api' : 'auth');
     const limited = async (c: WebContext) => {
-      await limit(asAppContext(c), async () => undefined);
+      enforceRateLimit(asAppContext(c), limiter, entry.signedIn ? 'api' : 'auth');
     };
 
     web.get(entry.path, async (c) => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import type { Hono } from 'hono';
 import type { UnofficialStatusCode } from 'hono/utils/http-status';
-import { type RateLimiter, rateLimit } from '../../auth/rateLimit';
+import { enforceRateLimit, type RateLimiter } from '../../auth/rateLimit';
 import type { AppDeps } from '../../context';
 import { receiveUpload, tooLarge, uploadLimits } from '../../contracts/upload';
 import { ApiError } from '../../errors/apiError';
@@ -24,14 +24,13 @@ import { type VerifiedFile, type VerifyProblem, verifyPage } from './verify';
 export function verifyPages(app: Hono<WebEnv>, limiter: RateLimiter): void {
   const megabytes = uploadLimits.fileBytes / 1024 / 1024;
   const guardBody = limitBody(uploadLimits.fileBytes + uploadLimits.overheadBytes, tooLarge);
-  const limit = rateLimit(limiter, 'upload');
 
   app.get('/xac-thuc', (c) => verifyPage(c, { megabytes }));
 
   app.post('/xac-thuc', async (c) => {
     try {
       await guardBody(asAppContext(c), async () => undefined);
-      await limit(asAppContext(c), async () => undefined);
+      enforceRateLimit(asAppContext(c), limiter, 'upload');
       const verified = await verifyUpload(c, c.get('deps'));
       if ('problem' in verified) {
         return verifyPage(c, { megabytes, problem: verified.problem, status: verified.status });

@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { holderOfAnyToken } from '../../auth/authenticate';
 import { findUserById, userStatus } from '../../auth/queries';
-import { guardCredentialCheck, type RateLimiter, rateLimit } from '../../auth/rateLimit';
+import { enforceRateLimit, guardCredentialCheck, type RateLimiter } from '../../auth/rateLimit';
 import { verifyTokenClaims } from '../../auth/tokens';
 import { ApiError } from '../../errors/apiError';
 import { constantTimeEqual } from '../../platform/secrets';
@@ -62,13 +62,12 @@ export const accessLinkPath = `${appBase}/lien-ket-truy-cap`;
  * page that says why, the token gone from the address bar there too.
  */
 export function exchangeAccessToken(limiter: RateLimiter): MiddlewareHandler<WebEnv> {
-  const limit = rateLimit(limiter, 'auth');
   return async (c, next) => {
     const token = c.req.query('at');
     if (token === undefined || c.req.method !== 'GET') return next();
     let holder: Awaited<ReturnType<typeof holderOfAnyToken>>;
     try {
-      await limit(asAppContext(c), async () => undefined);
+      enforceRateLimit(asAppContext(c), limiter, 'auth');
       holder = await guardCredentialCheck(asAppContext(c), () =>
         holderOfAnyToken(c.get('deps'), token),
       );
