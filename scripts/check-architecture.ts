@@ -5,7 +5,7 @@
  * 1. No import cycle between files, in any package.
  * 2. No import cycle between the domain folders of `server/src` (a file at its root is its own
  *    node: `app.ts`, `context.ts`, ...).
- * 3. The HTTP layer (`server/src/http/`) is imported only by the app, route and schema files:
+ * 3. The HTTP layer (`server/src/http/`) is imported only by the edge, route and schema files:
  *    domains and infrastructure throw the one error type and never reach for HTTP helpers.
  * 4. SQL lives only in queries files: a Kysely builder call (`.selectFrom(`, `.insertInto(`,
  *    `.updateTable(`, `.deleteFrom(`, `.with(`, ...) or a `sql` template in `server/src` appears
@@ -22,9 +22,15 @@ const root = path.resolve(__dirname, '..');
 const packages = ['server/src', 'shared/src', 'agent/src'];
 const serverSrc = 'server/src';
 const httpFolder = 'http';
-/** Files outside `http/` that may import it: the app that mounts routes, routes and schemas. */
+/**
+ * Files outside `http/` that may import it: the edge (the app that mounts routes, the server
+ * around it, the web application's pages), routes and schemas.
+ */
 const mayImportHttp = (file: string) =>
-  file === 'server/src/app.ts' || /(\/routes|\/schemas|Routes)\.ts$/.test(file);
+  file === 'server/src/app.ts' ||
+  file === 'server/src/serve.ts' ||
+  file.startsWith('server/src/web/') ||
+  /(\/routes|\/schemas|Routes)\.ts$/.test(file);
 
 /** Kysely methods that start a query; `with` starts a common table expression. */
 const builderMethods = new Set([

@@ -1,3 +1,4 @@
+import { CodedError } from '@esign/shared';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import type { UnofficialStatusCode } from 'hono/utils/http-status';
@@ -8,9 +9,10 @@ import { contractRoutes } from './contracts/routes';
 import { directoryRoutes } from './directory/routes';
 import { fileRoutes } from './dossiers/fileRoutes';
 import { dossierRoutes } from './dossiers/routes';
-import { ApiError } from './errors/apiError';
+import { DomainError } from './errors/domainError';
 import { bodyRefusalOf, guardBodies } from './http/bodyLimit';
 import { docsRoutes } from './http/docs';
+import { answerFor, errorAnswer } from './http/errorStatuses';
 import { createRouter } from './http/openapi';
 import { clientClosedRequest, isClientAbort } from './platform/clientAbort';
 import { redactCredentials } from './platform/redaction';
@@ -27,12 +29,14 @@ export interface AppOptions {
   limiter?: RateLimiter;
 }
 
-function fromHttpException(error: HTTPException): ApiError {
+/** Hono's own refusals (a body that is not JSON, a wrong content type) as the spec's errors. */
+function fromHttpException(error: HTTPException): DomainError {
   if (error.status === 415) {
-    return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
+    return new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
   }
-  if (error.status === 400) return new ApiError(400, 'INVALID_JSON', error.message);
-  return new ApiError(error.status === 413 ? 413 : 400, 'BAD_REQUEST', error.message);
+  if (error.status === 413) return new DomainError('PAYLOAD_TOO_LARGE', error.message);
+  if (error.status === 400) return new DomainError('INVALID_JSON', error.message);
+  return new DomainError('BAD_REQUEST', error.message);
 }
 
 /** The whole HTTP application, testable with `app.request()` and no socket. */
@@ -70,40 +74,33 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
 
   app.onError((error, c) => {
     // A refused body is answered as such, whatever its reader made of the cut-off stream.
-    const apiError =
-      bodyRefusalOf(c) ??
-      (error instanceof ApiError
+    const refused = bodyRefusalOf(c);
+    const coded =
+      refused ??
+      (error instanceof CodedError
         ? error
         : error instanceof HTTPException
           ? fromHttpException(error)
           : null);
-    if (!apiError && isClientAbort(error, c.req.raw)) {
+    if (!coded && isClientAbort(error, c.req.raw)) {
       // Nobody is left to answer: not a failure of ours, and no 500 in the logs.
       c.get('logger')?.info({ reason: error.message }, 'client aborted the request');
       return c.body(null, clientClosedRequest as UnofficialStatusCode);
     }
-    if (!apiError) {
-      c.get('logger')?.error({ err: error }, 'unhandled error');
-      return c.json(
-        {
-          statusCode: 500,
-          message: 'Internal server error',
-          error: 'Internal Server Error',
-          code: 'INTERNAL',
-        },
-        500,
-      );
-    }
-    for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
-    return c.json(apiError.toBody(), apiError.status);
+    const answer = answerFor(coded ?? error);
+    if (answer.status === 500) c.get('logger')?.error({ err: error }, 'unhandled error');
+    // Nothing more of a refused body is read: the client must not send its next request here.
+    if (refused) c.header('Connection', 'close');
+    for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
+    return c.json(answer.body, answer.status);
   });
 
-  app.notFound((c) =>
-    c.json(
-      new ApiError(404, 'NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`).toBody(),
-      404,
-    ),
-  );
+  app.notFound((c) => {
+    const answer = errorAnswer(
+      new DomainError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`),
+    );
+    return c.json(answer.body, answer.status);
+  });
 
   app.get('/health', (c) => c.json({ status: 'ok' }));
   // People land in the web application; partners find the API reference at /api/docs.

@@ -3,7 +3,8 @@ import http from 'node:http';
 import type net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
-import { ApiError, type ErrorBody } from './errors/apiError';
+import { DomainError } from './errors/domainError';
+import { type ErrorBody, errorAnswer } from './http/errorStatuses';
 import { clientClosedRequest, isClientAbort } from './platform/clientAbort';
 import type { Logger } from './platform/logger';
 import { badRequestTarget } from './requestTarget';
@@ -61,10 +62,10 @@ export function serveApp(
       }
       const refused =
         error instanceof RequestError
-          ? refusal(logger, badRequestTarget(lowerFirst(error.message)).toBody(), error.message)
+          ? refusal(logger, bodyOf(badRequestTarget(lowerFirst(error.message))), error.message)
           : refusal(
               logger,
-              new ApiError(500, 'INTERNAL', 'Internal server error').toBody(),
+              bodyOf(new DomainError('INTERNAL', 'Internal server error')),
               '',
               error,
             );
@@ -74,7 +75,7 @@ export function serveApp(
   // Node's own Host check answers with an empty body; RFC 9112 §3.2's 400 is sent here instead.
   const server = http.createServer({ requireHostHeader: false }, (incoming, outgoing) => {
     if (incoming.httpVersion === '1.1' && incoming.headers.host === undefined) {
-      const body = badRequestTarget('an HTTP/1.1 request needs a Host header').toBody();
+      const body = bodyOf(badRequestTarget('an HTTP/1.1 request needs a Host header'));
       const refused = refusal(logger, body, 'no Host header');
       outgoing
         .writeHead(refused.status, {
@@ -99,6 +100,8 @@ export function serveApp(
   return server;
 }
 
+const bodyOf = (error: DomainError): ErrorBody => errorAnswer(error).body;
+
 function lowerFirst(text: string): string {
   return text.charAt(0).toLowerCase() + text.slice(1);
 }
@@ -106,17 +109,15 @@ function lowerFirst(text: string): string {
 /** What Node's parser could not read, with the status Node itself would send. */
 function unparsableBody(code: string | undefined): ErrorBody {
   if (code === 'HPE_HEADER_OVERFLOW') {
-    return new ApiError(431, 'HEADERS_TOO_LARGE', 'The request headers are too large').toBody();
+    return bodyOf(new DomainError('HEADERS_TOO_LARGE', 'The request headers are too large'));
   }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return new ApiError(408, 'REQUEST_TIMEOUT', 'The request did not arrive in time').toBody();
+    return bodyOf(new DomainError('REQUEST_TIMEOUT', 'The request did not arrive in time'));
   }
-  if (code === 'HPE_INVALID_URL') return badRequestTarget('it cannot be parsed').toBody();
-  return new ApiError(
-    400,
-    'BAD_REQUEST',
-    'Malformed request: it cannot be parsed as HTTP/1.1',
-  ).toBody();
+  if (code === 'HPE_INVALID_URL') return bodyOf(badRequestTarget('it cannot be parsed'));
+  return bodyOf(
+    new DomainError('BAD_REQUEST', 'Malformed request: it cannot be parsed as HTTP/1.1'),
+  );
 }
 
 /** After a parse error the rest of the stream cannot be trusted: answer and close. */

@@ -7,5 +7,6 @@ export * from './agentProtocol';
 export * from './agentTicket';
 export * from './base64';
 export * from './canonicalJson';
+export * from './codedError';
 export * from './displayTime';
 export * from './zodIssues';

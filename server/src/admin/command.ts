@@ -3,7 +3,7 @@ import { plainIssues } from '@esign/shared';
 import { z } from 'zod';
 import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { tenantByCode } from '../tenancy/resolveTenant';
 
 /** Bad arguments: the CLI prints the message and exits with 2 without touching the database. */
@@ -74,11 +74,11 @@ export const option = {
 };
 
 /**
- * A domain validator's 400 is a bad argument: its message is the usage error, so that bad
+ * A domain validator's refusal is a bad argument: its message is the usage error, so that bad
  * input is refused (exit 2) before the database is opened. Anything else is not about input.
  */
 function refusalOf(error: unknown): string {
-  if (error instanceof ApiError && error.status === 400) return error.message;
+  if (error instanceof DomainError) return error.message;
   throw error;
 }
 

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import type { ApiKeyKind } from '../db/schema';
-import { ApiError, unauthorizedMessages } from '../errors/apiError';
+import { DomainError, Unauthenticated, unauthorizedMessages } from '../errors/domainError';
 import { isoNow } from '../platform/clock';
 import {
   constantTimeEqual,
@@ -94,7 +94,7 @@ export interface VerifiedKey {
   userId: number | null;
 }
 
-const invalidKey = () => new ApiError(401, 'UNAUTHORIZED', unauthorizedMessages.invalidKey);
+const invalidKey = () => new Unauthenticated(unauthorizedMessages.invalidKey);
 
 /**
  * Checks a presented key: wrong, unknown, malformed, revoked and expired keys all give the same
@@ -111,10 +111,9 @@ export async function verifyApiKey(
     : await legacyApiKeyByHash(deps.db, presentedHash);
   if (!row || !constantTimeEqual(row.secret_hash, presentedHash)) throw invalidKey();
   if (row.kind === 'legacy') {
-    throw new ApiError(
-      401,
-      'API_KEY_LEGACY_NOT_SUPPORTED',
+    throw new Unauthenticated(
       'API key dạng cũ không còn được hỗ trợ; hãy xin cấp khóa mới',
+      'API_KEY_LEGACY_NOT_SUPPORTED',
     );
   }
   const now = deps.clock.now().toISOString();
@@ -154,15 +153,14 @@ export function keyExpiry(raw: string, now: Date): string {
     (hour === undefined || Number(hour) < 24) &&
     !Number.isNaN(parsed.getTime());
   if (!valid) {
-    throw new ApiError(
-      400,
+    throw new DomainError(
       'VALIDATION_ERROR',
       `expires must be an ISO 8601 date or date-time with Z or an offset, got "${raw}"`,
       { field: 'expires' },
     );
   }
   if (parsed.getTime() <= now.getTime()) {
-    throw new ApiError(400, 'VALIDATION_ERROR', `expires ${raw} is not in the future`, {
+    throw new DomainError('VALIDATION_ERROR', `expires ${raw} is not in the future`, {
       field: 'expires',
     });
   }
@@ -177,15 +175,14 @@ export function keyExpiry(raw: string, now: Date): string {
 export async function tenantKeyOwner(db: Db, tenant: TenantRow, login: string): Promise<UserRow> {
   const user = await findUserByLogin(db, login, tenant.id);
   if (user?.is_super_admin) {
-    throw new ApiError(
-      422,
+    throw new DomainError(
       'API_KEY_SUPER_ADMIN_NOT_ALLOWED',
       `${user.username} is a system super-administrator; a key of tenant ${tenant.code} must be bound to a tenant administrator`,
       { field: 'user' },
     );
   }
   if (!user || user.tenant_id !== tenant.id) {
-    throw new ApiError(404, 'USER_NOT_FOUND', `No user ${login} in tenant ${tenant.code}`, {
+    throw new DomainError('USER_NOT_FOUND', `No user ${login} in tenant ${tenant.code}`, {
       field: 'user',
     });
   }
@@ -228,7 +225,7 @@ export function issueGlobalKey(
   return inTransaction(deps.db, async (trx) => {
     const owner = request.login === null ? null : await findUserByLogin(trx, request.login);
     if (owner === undefined) {
-      throw new ApiError(404, 'USER_NOT_FOUND', `No user ${request.login}`, { field: 'user' });
+      throw new DomainError('USER_NOT_FOUND', `No user ${request.login}`, { field: 'user' });
     }
     const issued = await createApiKey(trx, deps.secrets, isoNow(deps.clock), {
       kind: 'global',
@@ -251,8 +248,7 @@ export function importLegacyKeyOf(
   request: { organizationCode: string; login: string; plaintext: string },
 ): Promise<number> {
   if (keyPattern.test(request.plaintext)) {
-    throw new ApiError(
-      400,
+    throw new DomainError(
       'VALIDATION_ERROR',
       'This is a current-format key, not a legacy one; it cannot be imported',
       { field: 'key' },
@@ -263,8 +259,7 @@ export function importLegacyKeyOf(
     const owner = await tenantKeyOwner(trx, tenant, request.login);
     const known = await apiKeyIdByHash(trx, hashSecret(deps.secrets, request.plaintext));
     if (known) {
-      throw new ApiError(
-        409,
+      throw new DomainError(
         'API_KEY_ALREADY_EXISTS',
         `This key is already on record (id ${known.id})`,
         {
@@ -288,7 +283,7 @@ export function revokeApiKey(
 ): Promise<{ id: number; revokedAt: string; alreadyRevoked: boolean }> {
   return inTransaction(deps.db, async (trx) => {
     const row = await apiKeyRevocation(trx, id);
-    if (!row) throw new ApiError(404, 'API_KEY_NOT_FOUND', `No API key with id ${id}`);
+    if (!row) throw new DomainError('API_KEY_NOT_FOUND', `No API key with id ${id}`);
     if (row.revoked_at !== null) return { id, revokedAt: row.revoked_at, alreadyRevoked: true };
     const revokedAt = isoNow(deps.clock);
     await setApiKeyRevoked(trx, id, revokedAt);

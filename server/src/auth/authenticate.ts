@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Actor, AppDeps, AppEnv, CredentialKind, Principal } from '../context';
-import { ApiError, errors, unauthorizedMessages } from '../errors/apiError';
+import { DomainError, errors, Unauthenticated, unauthorizedMessages } from '../errors/domainError';
 import { verifyApiKey } from './apiKeys';
 import { apiKeyIsUsable, findUserById, type UserRow, userStatus } from './queries';
 import { guardCredentialCheck } from './rateLimit';
@@ -149,7 +149,7 @@ async function resolvePrincipal(
     return { kind: credential.kind, actor: await actorFromToken(deps, credential.value, type) };
   });
   if (principal.kind !== 'apiKey' && !options.accepts.includes(principal.kind)) {
-    throw new ApiError(403, 'FORBIDDEN', 'Forbidden: this endpoint needs an organization API key');
+    throw new DomainError('FORBIDDEN', 'Forbidden: this endpoint needs an organization API key');
   }
   return principal;
 }
@@ -167,7 +167,6 @@ export function authenticate(options: AuthenticateOptions): MiddlewareHandler<Ap
 }
 
 export function requireActor(principal: Principal): Actor {
-  if (!principal.actor)
-    throw new ApiError(401, 'UNAUTHORIZED', unauthorizedMessages.keyWithoutUser);
+  if (!principal.actor) throw new Unauthenticated(unauthorizedMessages.keyWithoutUser);
   return principal.actor;
 }

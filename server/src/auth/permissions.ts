@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Principal } from '../context';
-import { errors } from '../errors/apiError';
+import { errors } from '../errors/domainError';
 import type { Permission } from '../tenancy/permissionCatalog';
 import { permissionsOfUser } from './queries';
 

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppDeps, AppEnv, Principal } from '../context';
-import { ApiError } from '../errors/apiError';
+import { DomainError, Unauthenticated } from '../errors/domainError';
 import type { RateLimits } from '../platform/config';
 
 export type RateClass = keyof RateLimits;
@@ -46,9 +46,9 @@ function secondsLeft(windowStart: number, nowMs: number): number {
   return Math.max(1, Math.ceil((windowStart + windowMs - nowMs) / 1000));
 }
 
-function tooManyRequests(wait: number): ApiError {
-  return new ApiError(429, 'RATE_LIMITED', 'Too many requests, retry later', {
-    headers: { 'Retry-After': String(wait) },
+function tooManyRequests(wait: number): DomainError {
+  return new DomainError('RATE_LIMITED', 'Too many requests, retry later', {
+    retryAfterSeconds: wait,
   });
 }
 
@@ -125,7 +125,7 @@ export async function guardCredentialCheck<T>(
   try {
     return await check();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401) {
+    if (error instanceof Unauthenticated) {
       limiter.consume('auth', caller, deps.clock.now().getTime());
     }
     throw error;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
-import { errors } from '../errors/apiError';
+import { errors } from '../errors/domainError';
 import { hashSecret, randomToken } from '../platform/secrets';
 import {
   insertRefreshToken,

@@ -7,7 +7,6 @@ import {
   envelope,
   envelopeOf,
   errorResponses,
-  guardErrors,
   jsonBodyErrors,
   jsonContent,
   tenantCodeErrors,
@@ -42,11 +41,7 @@ export function authRoutes(limiter: RateLimiter) {
   // Every auth body is a few short strings; 16 KiB leaves room and keeps floods out of memory.
   const smallBody = limitBody(16 * 1024);
   /** What every auth route answers before its own logic: rate limit, body size, JSON body. */
-  const bodyErrors: ErrorCodes = {
-    ...jsonBodyErrors,
-    413: ['PAYLOAD_TOO_LARGE'],
-    429: ['RATE_LIMITED'],
-  };
+  const bodyErrors: ErrorCodes = [...jsonBodyErrors, 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED'];
 
   /** The three anonymous routes that open a session share one shape: JSON in, tokens out. */
   function sessionRoute<S extends z.ZodType>(
@@ -89,7 +84,7 @@ export function authRoutes(limiter: RateLimiter) {
       summary: 'Log in with e-mail or login name and password',
       description: 'Access token (1 hour) and refresh token (7 days, single use)',
       schema: LoginBody,
-      errors: { 401: ['UNAUTHORIZED'], 403: ['ACCOUNT_INACTIVE'] },
+      errors: ['UNAUTHORIZED', 'ACCOUNT_INACTIVE'],
     },
     (deps, input) => login(deps, input.username, input.password),
   );
@@ -100,7 +95,7 @@ export function authRoutes(limiter: RateLimiter) {
       summary: 'Exchange a refresh token for a new pair (rotation)',
       description: 'New access and refresh tokens; the old refresh token is spent',
       schema: RefreshBody,
-      errors: { 401: ['UNAUTHORIZED'] },
+      errors: ['UNAUTHORIZED'],
     },
     (deps, input) => refresh(deps, input.refreshToken),
   );
@@ -111,12 +106,13 @@ export function authRoutes(limiter: RateLimiter) {
       summary: 'Backend only: session of a user identified by citizen id, without password',
       description: 'Same data as login',
       schema: LoginServerBody,
-      errors: {
-        400: ['USER_AMBIGUOUS'],
-        401: ['UNAUTHORIZED', 'API_KEY_LEGACY_NOT_SUPPORTED'],
-        403: ['ACCOUNT_INACTIVE'],
-        404: ['USER_NOT_FOUND'],
-      },
+      errors: [
+        'USER_AMBIGUOUS',
+        'UNAUTHORIZED',
+        'API_KEY_LEGACY_NOT_SUPPORTED',
+        'ACCOUNT_INACTIVE',
+        'USER_NOT_FOUND',
+      ],
     },
     (deps, input) => loginServer(deps, input.secretKey, input.cccd),
   );
@@ -136,10 +132,12 @@ export function authRoutes(limiter: RateLimiter) {
     request: { body: json(PartnerLoginBody) },
     responses: {
       201: jsonContent(envelope(PartnerLoginData), 'HTTP 201 with body statusCode 200'),
-      ...errorResponses({ 401: guardErrors[401] }, bodyErrors, tenantCodeErrors, {
-        403: ['SUPER_ADMIN_NOT_ALLOWED', 'ACCOUNT_LOCKED'],
-        404: ['USER_NOT_FOUND'],
-      }),
+      ...errorResponses(
+        ['UNAUTHORIZED', 'API_KEY_LEGACY_NOT_SUPPORTED'],
+        bodyErrors,
+        tenantCodeErrors,
+        ['SUPER_ADMIN_NOT_ALLOWED', 'ACCOUNT_LOCKED', 'USER_NOT_FOUND'],
+      ),
     },
   });
   router.openapi(partnerLoginRoute, async (c) => {

@@ -1,5 +1,5 @@
 import type { AppDeps, Principal } from '../context';
-import { ApiError, errors, unauthorizedMessages } from '../errors/apiError';
+import { DomainError, errors, unauthorizedMessages } from '../errors/domainError';
 import { verifyPassword } from '../platform/passwords';
 import { allPermissions } from '../tenancy/permissionCatalog';
 import { resolveTenant } from '../tenancy/resolveTenant';
@@ -24,7 +24,7 @@ export interface SessionTokens {
 
 function assertCanSignIn(user: UserRow): void {
   if (user.status !== userStatus.active) {
-    throw new ApiError(403, 'ACCOUNT_INACTIVE', 'The account is not active');
+    throw new DomainError('ACCOUNT_INACTIVE', 'The account is not active');
   }
 }
 
@@ -88,10 +88,10 @@ export async function loginServer(deps: AppDeps, secretKey: string, cccd: string
   const tenantId = owner.is_super_admin ? null : (key.tenantId ?? owner.tenant_id);
   const matches = await usersByIdentityNumber(deps.db, cccd, tenantId);
   if (matches.length === 0) {
-    throw new ApiError(404, 'USER_NOT_FOUND', 'No user with this citizen id', { field: 'cccd' });
+    throw new DomainError('USER_NOT_FOUND', 'No user with this citizen id', { field: 'cccd' });
   }
   if (matches.length > 1) {
-    throw new ApiError(400, 'USER_AMBIGUOUS', 'Several users share this citizen id', {
+    throw new DomainError('USER_AMBIGUOUS', 'Several users share this citizen id', {
       field: 'cccd',
     });
   }
@@ -115,19 +115,18 @@ export async function partnerLogin(
   const candidates = await findUsersByLogin(deps.db, username);
   const user = candidates.find((candidate) => candidate.tenant_id === tenant.id) ?? candidates[0];
   if (user?.is_super_admin) {
-    throw new ApiError(
-      403,
+    throw new DomainError(
       'SUPER_ADMIN_NOT_ALLOWED',
       'A system administrator cannot get a partner token',
     );
   }
   if (!user || user.tenant_id !== tenant.id) {
-    throw new ApiError(404, 'USER_NOT_FOUND', `No user ${username} in tenant ${tenant.code}`, {
+    throw new DomainError('USER_NOT_FOUND', `No user ${username} in tenant ${tenant.code}`, {
       field: 'username',
     });
   }
   if (user.status === userStatus.locked) {
-    throw new ApiError(403, 'ACCOUNT_LOCKED', 'The account is locked');
+    throw new DomainError('ACCOUNT_LOCKED', 'The account is locked');
   }
   const members = await userMembers(deps.db, [user.id]);
   const permissions = await permissionsOfUser(deps.db, user.id);

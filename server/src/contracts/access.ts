@@ -4,7 +4,7 @@ import type { AuditActor, AuditOrigin } from '../audit/subject';
 import { requireActor } from '../auth/authenticate';
 import { holdsPermission } from '../auth/permissions';
 import type { Actor, AppDeps, AppEnv, Principal } from '../context';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import type { Permission } from '../tenancy/permissionCatalog';
 import { type ContractRow, type ContractScope, contractByUuid } from './queries';
 
@@ -38,7 +38,7 @@ export async function callerOfPrincipal(
   const actor = requireActor(principal);
   const tenantId = principal.kind === 'apiKey' ? principal.tenantId : actor.tenantId;
   if (tenantId === null) {
-    throw new ApiError(403, 'FORBIDDEN', 'The account belongs to no tenant');
+    throw new DomainError('FORBIDDEN', 'The account belongs to no tenant');
   }
   const seesAll = await holdsPermission(deps, principal, 'contract:view-all');
   return {
@@ -50,8 +50,8 @@ export async function callerOfPrincipal(
   };
 }
 
-export function contractNotFound(id: string): ApiError {
-  return new ApiError(404, 'CONTRACT_NOT_FOUND', `No contract ${id}`, { field: 'id' });
+export function contractNotFound(id: string): DomainError {
+  return new DomainError('CONTRACT_NOT_FOUND', `No contract ${id}`, { field: 'id' });
 }
 
 /** The contract in the caller's scope, or 404 (another tenant's contract is not revealed). */

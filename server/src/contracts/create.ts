@@ -4,7 +4,7 @@ import { appendAuditEvent, genesisHash } from '../audit/chain';
 import { contractTrail } from '../audit/subject';
 import type { AppDeps } from '../context';
 import { inTransaction } from '../db/database';
-import { ApiError, validationError } from '../errors/apiError';
+import { DomainError, validationError } from '../errors/domainError';
 import { inspectSignablePdf } from '../pdf/inspection';
 import type { StoredFile } from '../storage/fileStore';
 import type { ContractCaller } from './access';
@@ -31,8 +31,8 @@ export function contractFileUrl(
   return `${deps.config.publicUrl}/api/contracts/${id}/download?type=${type}`;
 }
 
-function fieldError(field: string, code: string, message: string): ApiError {
-  return new ApiError(400, 'VALIDATION_ERROR', message, { field, detailCode: code });
+function fieldError(field: string, code: string, message: string): DomainError {
+  return new DomainError('VALIDATION_ERROR', message, { field, detailCode: code });
 }
 
 /**
@@ -87,8 +87,7 @@ export async function createContract(
     }
     const type = await contractTypeByNumber(deps.db, caller.scope.tenantId, fields.contractTypeId);
     if (!type) {
-      throw new ApiError(
-        404,
+      throw new DomainError(
         'CONTRACT_TYPE_NOT_FOUND',
         `No contract type ${fields.contractTypeId} in the tenant`,
         { field: 'contractTypeId' },

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { pdfInspectionCodes } from '../pdf/inspection';
 import type { DocxConversionSettings } from '../platform/config';
 import { assertDocxWithinLimits, docxArchiveCodes } from './docxArchive';
@@ -40,11 +40,10 @@ class ConversionSlots {
       // The slot is handed over by the conversion that ends (running stays the same).
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     } else {
-      throw new ApiError(
-        503,
+      throw new DomainError(
         documentCodes.conversionBusy,
         `Every document converter is busy (${this.settings.concurrency} running, ${this.settings.queueLength} waiting); try again shortly or upload a PDF`,
-        { field: 'file', headers: { 'Retry-After': String(busyRetryAfterSeconds) } },
+        { field: 'file', retryAfterSeconds: busyRetryAfterSeconds },
       );
     }
     try {
@@ -76,7 +75,7 @@ async function assertZip(filePath: string): Promise<void> {
     const head = Buffer.alloc(4);
     await handle.read(head, 0, 4, 0);
     if (!head.equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))) {
-      throw new ApiError(415, documentCodes.notDocx, 'The file is not a Word document (.docx)', {
+      throw new DomainError(documentCodes.notDocx, 'The file is not a Word document (.docx)', {
         field: 'file',
       });
     }
@@ -121,8 +120,7 @@ export async function convertDocx(
   const output = path.join(workDir, 'contract.pdf');
   const produced = await fs.stat(output).catch(() => null);
   if (!produced?.isFile() || produced.size === 0) {
-    throw new ApiError(
-      422,
+    throw new DomainError(
       documentCodes.conversionFailed,
       'LibreOffice could not convert the document to PDF',
       { field: 'file' },
@@ -149,9 +147,8 @@ async function programPath(command: string): Promise<string | null> {
   return null;
 }
 
-function conversionUnavailable(): ApiError {
-  return new ApiError(
-    415,
+function conversionUnavailable(): DomainError {
+  return new DomainError(
     documentCodes.conversionUnavailable,
     `.docx uploads need LibreOffice, which is not installed on this server (Debian package ${libreOfficePackage}); upload a PDF instead`,
     { field: 'file' },
@@ -171,8 +168,7 @@ async function runSoffice(
   // util-linux: part of every Debian system. Without it no conversion runs unbounded.
   const prlimit = await programPath('prlimit');
   if (prlimit === null) {
-    throw new ApiError(
-      415,
+    throw new DomainError(
       documentCodes.conversionUnavailable,
       '.docx uploads need prlimit (Debian package util-linux) to cap the converter’s memory; upload a PDF instead',
       { field: 'file' },
@@ -205,8 +201,7 @@ async function runSoffice(
       clearTimeout(timer);
       if (timedOut) {
         reject(
-          new ApiError(
-            422,
+          new DomainError(
             documentCodes.conversionTimeout,
             `The conversion of the document took longer than ${settings.timeoutMs / 1000} s`,
             { field: 'file' },
@@ -216,8 +211,7 @@ async function runSoffice(
         reject(conversionUnavailable());
       } else if (code !== 0) {
         reject(
-          new ApiError(
-            422,
+          new DomainError(
             documentCodes.conversionFailed,
             `LibreOffice could not convert the document (exit ${code})`,
             { field: 'file' },

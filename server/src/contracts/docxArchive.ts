@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import zlib from 'node:zlib';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 
 /**
  * What a .docx (a ZIP package) may hold before LibreOffice is asked to open it. A Word contract
@@ -40,18 +40,16 @@ const localHeader = 0x04034b50;
 /** The end record (22 bytes) and the longest comment after it. */
 const endSearchBytes = 22 + 0xffff;
 
-function tooLarge(reason: string): ApiError {
-  return new ApiError(
-    422,
+function tooLarge(reason: string): DomainError {
+  return new DomainError(
     docxArchiveCodes.tooLarge,
     `The Word document is refused before conversion: ${reason}`,
     { field: 'file' },
   );
 }
 
-function unreadable(reason: string): ApiError {
-  return new ApiError(
-    422,
+function unreadable(reason: string): DomainError {
+  return new DomainError(
     'DOCX_CONVERSION_FAILED',
     `The Word document is not a valid ZIP package: ${reason}`,
     {
@@ -217,7 +215,7 @@ function inflatedSize(
   return new Promise((resolve, reject) => {
     const inflate = zlib.createInflateRaw();
     let size = 0;
-    const stop = (error: ApiError) => {
+    const stop = (error: DomainError) => {
       compressed.destroy();
       inflate.destroy();
       reject(error);

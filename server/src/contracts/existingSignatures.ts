@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppDeps } from '../context';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { type SignatureVerification, verifyPdfSignatures } from '../signing/verification';
 import { ExistingSignature } from './schemas';
 
@@ -46,8 +46,7 @@ export async function verifyExistingSignatures(
     const reasons = failed
       .map((signature) => `${signature.fieldName}: ${signature.problems[0] ?? 'not valid'}`)
       .join('; ');
-    throw new ApiError(
-      422,
+    throw new DomainError(
       existingSignatureCodes.invalid,
       `The PDF carries ${failed.length === 1 ? 'a signature that is' : `${failed.length} signatures that are`} not valid (${reasons}); send acceptInvalidSignatures=true to upload it anyway`,
       { field: 'file' },

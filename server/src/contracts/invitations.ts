@@ -3,7 +3,7 @@ import { appendAuditEvent } from '../audit/chain';
 import { contractTrail } from '../audit/subject';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { type ContractMailKind, contractMail, queueMail } from '../notify';
 import { type ContractCaller, contractInScope } from './access';
 import {
@@ -148,15 +148,14 @@ export async function resendInvitation(
     const contract = (await contractById(trx, found.id))!;
     const signer = (await signersOf(trx, contract.id)).find((s) => s.position === position);
     if (!signer) {
-      throw new ApiError(404, 'SIGNER_NOT_FOUND', `The contract has no signer ${position}`, {
+      throw new DomainError('SIGNER_NOT_FOUND', `The contract has no signer ${position}`, {
         field: 'signer',
       });
     }
     const now = deps.clock.now();
     const availableAt = resendAvailableAt(contract, signer, now);
     if (availableAt === null) {
-      throw new ApiError(
-        409,
+      throw new DomainError(
         'SIGNER_NOT_INVITED',
         `No invitation to send again: the contract is ${contract.status} and the signer ${signer.status}`,
         { field: 'signer' },
@@ -164,11 +163,10 @@ export async function resendInvitation(
     }
     if (availableAt > now) {
       const seconds = Math.ceil((availableAt.getTime() - now.getTime()) / 1000);
-      throw new ApiError(
-        429,
+      throw new DomainError(
         'INVITATION_RESENT_RECENTLY',
         `The signer was invited less than ${resendIntervalSeconds / 60} minutes ago; try again in ${seconds} s`,
-        { field: 'signer', headers: { 'Retry-After': String(seconds) } },
+        { field: 'signer', retryAfterSeconds: seconds },
       );
     }
     await inviteSigners(trx, deps, contract, [signer], caller.auditActor.name);

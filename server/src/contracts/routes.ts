@@ -42,7 +42,7 @@ import { tooLarge, uploadCodes, uploadLimits } from './upload';
 /** Contract API: `Authorization: Bearer` or `X-API-Key` (spec 01, "Which credentials"). */
 export const contractSecurity: Record<string, string[]>[] = [{ ApiKey: [] }, { Bearer: [] }];
 
-const notFound = { 404: ['CONTRACT_NOT_FOUND'] } as const;
+const notFound = ['CONTRACT_NOT_FOUND'] as const;
 
 const pdfBytes = {
   description:
@@ -67,25 +67,22 @@ export function contractRoutes(limiter: RateLimiter) {
     ],
   });
 
-  const creationErrors = errorResponses(guardErrors, pdfReadErrors, {
-    400: ['VALIDATION_ERROR', uploadCodes.badMultipart],
-    404: ['CONTRACT_TYPE_NOT_FOUND'],
-    413: [uploadCodes.tooLarge],
-    415: [
-      'UNSUPPORTED_MEDIA_TYPE',
-      uploadCodes.unsupportedType,
-      documentCodes.notDocx,
-      documentCodes.conversionUnavailable,
-    ],
-    422: [
-      documentCodes.activeContent,
-      existingSignatureCodes.invalid,
-      documentCodes.tooLarge,
-      documentCodes.conversionFailed,
-      documentCodes.conversionTimeout,
-    ],
-    503: [documentCodes.conversionBusy],
-  });
+  const creationErrors = errorResponses(guardErrors, pdfReadErrors, [
+    'VALIDATION_ERROR',
+    uploadCodes.badMultipart,
+    'CONTRACT_TYPE_NOT_FOUND',
+    uploadCodes.tooLarge,
+    'UNSUPPORTED_MEDIA_TYPE',
+    uploadCodes.unsupportedType,
+    documentCodes.notDocx,
+    documentCodes.conversionUnavailable,
+    documentCodes.activeContent,
+    existingSignatureCodes.invalid,
+    documentCodes.tooLarge,
+    documentCodes.conversionFailed,
+    documentCodes.conversionTimeout,
+    documentCodes.conversionBusy,
+  ]);
   const createGuard = guarded('contract:create', rateLimit(limiter, 'upload'));
   const create = createRoute({
     ...createGuard,
@@ -128,7 +125,7 @@ export function contractRoutes(limiter: RateLimiter) {
     request: { query: ContractListQuery },
     responses: {
       200: jsonContent(ContractListEnvelope, 'One page, with meta'),
-      ...errorResponses(guardErrors, { 400: ['VALIDATION_ERROR'] }),
+      ...errorResponses(guardErrors, ['VALIDATION_ERROR']),
     },
   });
   router.openapi(list, async (c) => {
@@ -170,9 +167,7 @@ export function contractRoutes(limiter: RateLimiter) {
     request: { params: ContractIdParam },
     responses: {
       200: jsonContent(ContractSentEnvelope, 'The contract, now signing'),
-      ...errorResponses(guardErrors, notFound, {
-        409: ['CONTRACT_NOT_DRAFT', 'CONTRACT_DEADLINE_PASSED'],
-      }),
+      ...errorResponses(guardErrors, notFound, ['CONTRACT_NOT_DRAFT', 'CONTRACT_DEADLINE_PASSED']),
     },
   });
   router.openapi(send, async (c) => {
@@ -195,9 +190,7 @@ export function contractRoutes(limiter: RateLimiter) {
     },
     responses: {
       200: jsonContent(ContractCancelledEnvelope, 'The contract, now cancelled'),
-      ...errorResponses(guardErrors, jsonBodyErrors, notFound, {
-        409: ['CONTRACT_NOT_CANCELLABLE'],
-      }),
+      ...errorResponses(guardErrors, jsonBodyErrors, notFound, ['CONTRACT_NOT_CANCELLABLE']),
     },
   });
   router.openapi(cancel, async (c) => {
@@ -219,11 +212,12 @@ export function contractRoutes(limiter: RateLimiter) {
     responses: {
       200: pdfBytes,
       // Sealing the audit trail reads the rendered PDF, in the pool like every read.
-      ...errorResponses(guardErrors, pdfReadErrors, {
-        400: ['VALIDATION_ERROR'],
-        404: ['CONTRACT_NOT_FOUND', 'SIGNED_FILE_NOT_AVAILABLE'],
-        502: ['TIMESTAMP_FAILED'],
-      }),
+      ...errorResponses(guardErrors, pdfReadErrors, [
+        'VALIDATION_ERROR',
+        'CONTRACT_NOT_FOUND',
+        'SIGNED_FILE_NOT_AVAILABLE',
+        'TIMESTAMP_FAILED',
+      ]),
     },
   });
   router.openapi(download, async (c) => {

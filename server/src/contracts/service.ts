@@ -6,7 +6,7 @@ import { type AuditOrigin, contractTrail } from '../audit/subject';
 import { findUserById } from '../auth/queries';
 import type { AppDeps } from '../context';
 import { inTransaction } from '../db/database';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { fileResponse, temporaryFileResponse } from '../files/download';
 import { type ContractCaller, contractInScope } from './access';
 import { auditPdf } from './auditPdf';
@@ -131,8 +131,8 @@ export async function contractDetail(deps: AppDeps, caller: ContractCaller, id: 
   };
 }
 
-function wrongState(code: string, contract: ContractRow, wanted: string): ApiError {
-  return new ApiError(409, code, `The contract is ${contract.status}; it must be ${wanted}`, {
+function wrongState(code: string, contract: ContractRow, wanted: string): DomainError {
+  return new DomainError(code, `The contract is ${contract.status}; it must be ${wanted}`, {
     detailCode: contract.status.toUpperCase(),
   });
 }
@@ -149,8 +149,7 @@ export async function sendContract(deps: AppDeps, caller: ContractCaller, id: st
     const contract = (await contractById(trx, found.id))!;
     if (contract.status !== 'draft') throw wrongState('CONTRACT_NOT_DRAFT', contract, 'draft');
     if (contract.expired_at <= now) {
-      throw new ApiError(
-        409,
+      throw new DomainError(
         'CONTRACT_DEADLINE_PASSED',
         'The signing deadline (expiredAt) has passed',
       );
@@ -263,8 +262,7 @@ export async function downloadContract(
     type === 'original' ? 'original' : 'newest',
   );
   if (!version || (type === 'signed' && version.version === 1)) {
-    throw new ApiError(
-      404,
+    throw new DomainError(
       'SIGNED_FILE_NOT_AVAILABLE',
       'The contract has no signature yet; download type=original instead',
       { field: 'type' },
@@ -285,12 +283,11 @@ export async function downloadContract(
  */
 export async function resolveInvitation(deps: Pick<AppDeps, 'db' | 'clock'>, token: string) {
   const signer = await signerByInvitation(deps.db, invitationTokenHash(token));
-  if (!signer) throw new ApiError(404, 'INVITATION_NOT_FOUND', 'Unknown signing link');
+  if (!signer) throw new DomainError('INVITATION_NOT_FOUND', 'Unknown signing link');
   const contract = (await contractById(deps.db, signer.contract_id))!;
   const now = deps.clock.now().toISOString();
   if (contract.status !== 'signing' || (signer.invitation_expires_at ?? '') <= now) {
-    throw new ApiError(
-      410,
+    throw new DomainError(
       'INVITATION_EXPIRED',
       `The signing link no longer works: the contract is ${contract.status}`,
     );

@@ -1,5 +1,5 @@
 import { type Db, inTransaction } from '../db/database';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import {
   type ContractTypeRow,
   contractTypeByName,
@@ -27,8 +27,7 @@ export async function createContractType(
   const trimmed = name.normalize('NFC').trim();
   return inTransaction(db, async (trx) => {
     if (await contractTypeByName(trx, tenantId, trimmed)) {
-      throw new ApiError(
-        409,
+      throw new DomainError(
         'CONTRACT_TYPE_EXISTS',
         `The tenant already has a contract type "${trimmed}"`,
       );

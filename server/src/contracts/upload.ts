@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Busboy as BusboyFactory, BusboyFileStream } from '@fastify/busboy';
 import type { ContractSourceKind } from '../db/schema';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 
 /** The upload limits of contract creation. */
 export const uploadLimits = {
@@ -42,8 +42,7 @@ export interface ReceivedUpload {
 
 /** 413 FILE_TOO_LARGE: the file, or the whole upload by its Content-Length. */
 export const tooLarge = () =>
-  new ApiError(
-    413,
+  new DomainError(
     uploadCodes.tooLarge,
     `The file exceeds ${uploadLimits.fileBytes / 1024 / 1024} MB`,
     { field: 'file' },
@@ -55,8 +54,8 @@ function kindOf(fileName: string): ContractSourceKind | null {
 }
 
 /** 400 INVALID_MULTIPART naming the part at fault. */
-function invalidPart(field: string, problem: string): ApiError {
-  return new ApiError(400, uploadCodes.badMultipart, `${field}: ${problem}`, { field });
+function invalidPart(field: string, problem: string): DomainError {
+  return new DomainError(uploadCodes.badMultipart, `${field}: ${problem}`, { field });
 }
 
 /**
@@ -74,8 +73,7 @@ export async function receiveUpload(
 ): Promise<ReceivedUpload> {
   const contentType = request.headers.get('content-type') ?? '';
   if (!/^multipart\/form-data\s*;/i.test(contentType) || request.body === null) {
-    throw new ApiError(
-      415,
+    throw new DomainError(
       'UNSUPPORTED_MEDIA_TYPE',
       'Send the contract as multipart/form-data with a file part named "file"',
     );
@@ -116,7 +114,7 @@ export async function receiveUpload(
         },
       });
     } catch (error) {
-      reject(new ApiError(400, uploadCodes.badMultipart, (error as Error).message));
+      reject(new DomainError(uploadCodes.badMultipart, (error as Error).message));
       return;
     }
     busboy.on('file', (name: string, stream: BusboyFileStream, fileName: string) => {
@@ -138,7 +136,7 @@ export async function receiveUpload(
       if (kind === null) {
         stream.resume();
         fail(
-          new ApiError(415, uploadCodes.unsupportedType, 'The file must be a .pdf or a .docx', {
+          new DomainError(uploadCodes.unsupportedType, 'The file must be a .pdf or a .docx', {
             field: 'file',
           }),
         );
@@ -176,9 +174,7 @@ export async function receiveUpload(
     busboy.on('filesLimit', () => fail(invalidPart('file', 'must be sent once')));
     busboy.on('fieldsLimit', () => fail(invalidPart('form', 'has too many fields')));
     busboy.on('error', (error: unknown) =>
-      fail(
-        new ApiError(400, uploadCodes.badMultipart, `Malformed multipart body: ${String(error)}`),
-      ),
+      fail(new DomainError(uploadCodes.badMultipart, `Malformed multipart body: ${String(error)}`)),
     );
     busboy.on('finish', () => {
       written.then(
@@ -206,8 +202,8 @@ export async function receiveUpload(
   return { fields, file };
 }
 
-function errorOfField(field: string, problem: string): ApiError {
-  return new ApiError(400, 'VALIDATION_ERROR', `${field}: ${problem}`, {
+function errorOfField(field: string, problem: string): DomainError {
+  return new DomainError('VALIDATION_ERROR', `${field}: ${problem}`, {
     field,
     detailCode: 'INVALID',
   });

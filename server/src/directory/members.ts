@@ -1,5 +1,5 @@
 import type { Db } from '../db/database';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { type OrganizationRow, organizationByCode } from '../tenancy/service';
 import { rolesOfOrganization } from './queries/users';
 import type { MemberInput } from './schemas';
@@ -32,8 +32,7 @@ async function roleOfRow(
   const field = `${at}.${roleName !== undefined ? 'roleName' : 'roleCode'}`;
   const named = await rolesOfOrganization(db, organization.id, by, (roleName ?? roleCode)!);
   if (named.length === 0) {
-    throw new ApiError(
-      404,
+    throw new DomainError(
       'ROLE_NOT_FOUND_IN_ORGANIZATION',
       `No role ${roleName ?? roleCode} in organization ${organization.code}`,
       { field },
@@ -44,16 +43,14 @@ async function roleOfRow(
       ? named.filter((role) => role.code === roleCode)
       : named;
   if (matches.length === 0) {
-    throw new ApiError(
-      400,
+    throw new DomainError(
       'MEMBER_ROLE_MISMATCH',
       `roleCode ${roleCode} and roleName ${roleName} name different roles in ${organization.code}`,
       { field: `${at}.roleCode` },
     );
   }
   if (matches.length > 1) {
-    throw new ApiError(
-      400,
+    throw new DomainError(
       'ROLE_AMBIGUOUS_IN_ORGANIZATION',
       `Several roles of ${organization.code} match ${roleName ?? roleCode}; use roleName`,
       { field },
@@ -75,14 +72,9 @@ export async function resolveMembers(
   for (const [index, row] of rows.entries()) {
     const at = `members.${index}`;
     if (present(row.roleCode) === undefined && present(row.roleName) === undefined) {
-      throw new ApiError(
-        400,
-        'MEMBER_ROLE_REQUIRED',
-        'Send roleName (or roleCode) in each member',
-        {
-          field: `${at}.roleName`,
-        },
-      );
+      throw new DomainError('MEMBER_ROLE_REQUIRED', 'Send roleName (or roleCode) in each member', {
+        field: `${at}.roleName`,
+      });
     }
     const organization = await organizationByCode(
       db,
@@ -91,8 +83,7 @@ export async function resolveMembers(
       `${at}.organizationCode`,
     );
     if (resolved.some((member) => member.organizationId === organization.id)) {
-      throw new ApiError(
-        409,
+      throw new DomainError(
         'MEMBER_ORGANIZATION_DUPLICATED',
         `Organization ${organization.code} appears twice in members: one role per organization`,
         { field: `${at}.organizationCode` },

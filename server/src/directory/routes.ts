@@ -48,23 +48,22 @@ function tenantOf(c: Context<AppEnv>, tenantCode: string | undefined) {
 }
 
 /** An organization code of the tenant (tenancy organizationByCode): filters and member rows. */
-const organizationCodeErrors: ErrorCodes = {
-  400: ['ORGANIZATION_CODE_AMBIGUOUS'],
-  404: ['ORGANIZATION_CODE_NOT_FOUND'],
-};
+const organizationCodeErrors: ErrorCodes = [
+  'ORGANIZATION_CODE_AMBIGUOUS',
+  'ORGANIZATION_CODE_NOT_FOUND',
+];
 
 /** The user named by the path's `code`. */
-const userCodeErrors: ErrorCodes = {
-  400: ['USER_CODE_AMBIGUOUS'],
-  404: ['USER_CODE_NOT_FOUND'],
-};
+const userCodeErrors: ErrorCodes = ['USER_CODE_AMBIGUOUS', 'USER_CODE_NOT_FOUND'];
 
 /** `members[]` rows of a write (directory/members), besides their organization codes. */
-const memberErrors: ErrorCodes = {
-  400: ['MEMBER_ROLE_REQUIRED', 'MEMBER_ROLE_MISMATCH', 'ROLE_AMBIGUOUS_IN_ORGANIZATION'],
-  404: ['ROLE_NOT_FOUND_IN_ORGANIZATION'],
-  409: ['MEMBER_ORGANIZATION_DUPLICATED'],
-};
+const memberErrors: ErrorCodes = [
+  'MEMBER_ROLE_REQUIRED',
+  'MEMBER_ROLE_MISMATCH',
+  'ROLE_AMBIGUOUS_IN_ORGANIZATION',
+  'ROLE_NOT_FOUND_IN_ORGANIZATION',
+  'MEMBER_ORGANIZATION_DUPLICATED',
+];
 
 /** Bodies above the default (http/bodyLimit): 50 member rows, 200 user rows. */
 const directoryBodyLimits = {
@@ -112,7 +111,7 @@ export function directoryRoutes(limiter: RateLimiter) {
         200: jsonContent(list, 'One page: items, page, pageSize, total'),
         ...errorResponses(
           guardErrors,
-          { 400: ['VALIDATION_ERROR'] },
+          ['VALIDATION_ERROR'],
           tenantCodeErrors,
           organizationCodeErrors,
         ),
@@ -160,12 +159,7 @@ export function directoryRoutes(limiter: RateLimiter) {
     request: { params: UserCodeParam, query: TenantQuery },
     responses: {
       200: jsonContent(UserSchema, 'The user'),
-      ...errorResponses(
-        guardErrors,
-        { 400: ['VALIDATION_ERROR'] },
-        tenantCodeErrors,
-        userCodeErrors,
-      ),
+      ...errorResponses(guardErrors, ['VALIDATION_ERROR'], tenantCodeErrors, userCodeErrors),
     },
   });
   router.openapi(userRoute, async (c) => {
@@ -187,7 +181,7 @@ export function directoryRoutes(limiter: RateLimiter) {
         tenantCodeErrors,
         organizationCodeErrors,
         memberErrors,
-        { 409: ['USER_CODE_ALREADY_EXISTS', 'USERNAME_ALREADY_EXISTS', 'EMAIL_ALREADY_EXISTS'] },
+        ['USER_CODE_ALREADY_EXISTS', 'USERNAME_ALREADY_EXISTS', 'EMAIL_ALREADY_EXISTS'],
       ),
     },
   });
@@ -212,7 +206,7 @@ export function directoryRoutes(limiter: RateLimiter) {
         userCodeErrors,
         organizationCodeErrors,
         memberErrors,
-        { 409: ['IDENTITY_IMMUTABLE'] },
+        ['IDENTITY_IMMUTABLE'],
       ),
     },
   });
@@ -248,9 +242,9 @@ export function directoryRoutes(limiter: RateLimiter) {
     request: { body: jsonBody(UserBulkBody) },
     responses: {
       200: jsonContent(BulkResultSchema, 'Per-row results; failed rows undo nothing else'),
-      ...errorResponses(guardErrors, jsonBodyErrors, tenantCodeErrors, {
-        400: ['USER_CODE_DUPLICATED_IN_PAYLOAD'],
-      }),
+      ...errorResponses(guardErrors, jsonBodyErrors, tenantCodeErrors, [
+        'USER_CODE_DUPLICATED_IN_PAYLOAD',
+      ]),
     },
   });
   router.openapi(bulkRoute, async (c) => {

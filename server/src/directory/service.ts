@@ -4,7 +4,7 @@ import { identityKey, userMembers, userStatus } from '../auth/queries';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import type { UsersTable, UserType } from '../db/schema';
-import { ApiError, validationError } from '../errors/apiError';
+import { DomainError, validationError } from '../errors/domainError';
 import { isoNow } from '../platform/clock';
 import type { TenantRow } from '../tenancy/resolveTenant';
 import { resolveMembers, sameMembers } from './members';
@@ -113,7 +113,7 @@ async function findUserByCode(
 ): Promise<UserRow | undefined> {
   const matches = await usersWithCode(db, tenant.id, code);
   if (matches.length > 1) {
-    throw new ApiError(400, 'USER_CODE_AMBIGUOUS', `User code ${code} is shared by several users`, {
+    throw new DomainError('USER_CODE_AMBIGUOUS', `User code ${code} is shared by several users`, {
       field: 'code',
     });
   }
@@ -123,7 +123,7 @@ async function findUserByCode(
 async function userByCode(db: Db, tenant: TenantRow, code: string): Promise<UserRow> {
   const user = await findUserByCode(db, tenant, code);
   if (!user) {
-    throw new ApiError(404, 'USER_CODE_NOT_FOUND', `No user with code ${code} in the tenant`, {
+    throw new DomainError('USER_CODE_NOT_FOUND', `No user with code ${code} in the tenant`, {
       field: 'code',
     });
   }
@@ -134,7 +134,7 @@ async function rootOrganizationId(db: Db, tenant: TenantRow): Promise<number> {
   const roots = await rootOrganizations(db, tenant.id);
   const root = roots.find((organization) => organization.code === tenant.code) ?? roots[0];
   if (!root) {
-    throw new ApiError(404, 'ORGANIZATION_CODE_NOT_FOUND', `Tenant ${tenant.code} has no root`);
+    throw new DomainError('ORGANIZATION_CODE_NOT_FOUND', `Tenant ${tenant.code} has no root`);
   }
   return root.id;
 }
@@ -187,7 +187,7 @@ function assertIdentityUnchanged(user: UserRow, patch: UserPatch): void {
   ] as const;
   for (const [field, sent, current] of fixed) {
     if (sent !== undefined && identityKey(sent) !== current) {
-      throw new ApiError(409, 'IDENTITY_IMMUTABLE', `${field} cannot be changed`, { field });
+      throw new DomainError('IDENTITY_IMMUTABLE', `${field} cannot be changed`, { field });
     }
   }
 }
@@ -226,7 +226,7 @@ async function updateDirectoryUser(
 /**
  * Creates a user of `tenant` (endpoint 13, and the operator CLI). By default, as rule 3 says:
  * internal, placed at the tenant root, status 1 (waiting: no password yet). `code` is optional
- * here (the route requires it). Validates `input` like the API does; throws `ApiError`.
+ * here (the route requires it). Validates `input` like the API does; throws `DomainError`.
  */
 export async function createUser(
   deps: AppDeps,
@@ -269,7 +269,7 @@ export async function setUserStatus(
   status: number,
 ): Promise<UserView> {
   if (status !== userStatus.active && status !== userStatus.locked) {
-    throw new ApiError(400, 'VALIDATION_ERROR', 'status: only 2 (active) or 3 (locked)', {
+    throw new DomainError('VALIDATION_ERROR', 'status: only 2 (active) or 3 (locked)', {
       field: 'status',
     });
   }
@@ -294,8 +294,7 @@ function assertCodesUnique(rows: unknown[]): void {
     const code = bulkCode(row);
     if (code === null || code === '') continue;
     if (seen.has(code)) {
-      throw new ApiError(
-        400,
+      throw new DomainError(
         'USER_CODE_DUPLICATED_IN_PAYLOAD',
         `User code ${code} appears more than once in users`,
         { field: `users.${index}.code` },
@@ -323,7 +322,7 @@ async function upsertRow(deps: AppDeps, tenant: TenantRow, row: unknown): Promis
     return { code, action };
   } catch (error) {
     // A refused row is reported in its result; anything else is a fault and propagates.
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof DomainError)) throw error;
     return { code, action: 'failed', errorCode: error.code, message: error.message };
   }
 }

@@ -2,7 +2,7 @@ import type { Insertable } from 'kysely';
 import { identityKey, type UserRow } from '../auth/queries';
 import type { Db } from '../db/database';
 import type { UsersTable, UserType } from '../db/schema';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import {
   deleteMemberships,
   insertMemberships,
@@ -32,8 +32,8 @@ export interface UserFields {
   passwordHash?: string | null | undefined;
 }
 
-function identityTaken(message: string, code: string, field: string): ApiError {
-  return new ApiError(409, code, message, { field });
+function identityTaken(message: string, code: string, field: string): DomainError {
+  return new DomainError(code, message, { field });
 }
 
 /**

@@ -48,7 +48,7 @@ export function fileRoutes(limiter: RateLimiter) {
     request: { params: FileUuidParam },
     responses: {
       200: fileBytes,
-      ...errorResponses(guardErrors, { 404: ['FILE_NOT_FOUND'] }),
+      ...errorResponses(guardErrors, ['FILE_NOT_FOUND']),
     },
   });
   router.openapi(download, async (c) => {
@@ -75,12 +75,12 @@ export function fileRoutes(limiter: RateLimiter) {
     request: { params: FileUuidParam, query: PresignedQuery },
     responses: {
       200: fileBytes,
-      ...errorResponses({
-        403: [presignedUrlCodes.invalid],
-        404: ['FILE_NOT_FOUND'],
-        410: [presignedUrlCodes.expired],
-        429: ['RATE_LIMITED'],
-      }),
+      ...errorResponses([
+        presignedUrlCodes.invalid,
+        'FILE_NOT_FOUND',
+        presignedUrlCodes.expired,
+        'RATE_LIMITED',
+      ]),
     },
   });
   router.openapi(presigned, async (c) => {

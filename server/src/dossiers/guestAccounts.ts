@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { identityKey, userStatus } from '../auth/queries';
 import type { Db } from '../db/database';
 import { insertUser } from '../directory/userRecords';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { signerLoginHolders } from './queries';
 import type { GuestAccountSpec } from './signers';
 
@@ -40,8 +40,7 @@ export async function guestAccountId(
   const own = holders.find((user) => user.tenant_id === tenantId && user.type === 'external');
   if (own) return own.id;
   if (holders.length > 0) {
-    throw new ApiError(
-      409,
+    throw new DomainError(
       'SIGNER_ACCOUNT_CONFLICT',
       `The signer's login name ${spec.username} belongs to an internal account`,
       { field: spec.usernameField },

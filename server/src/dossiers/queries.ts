@@ -11,16 +11,15 @@ import type {
   UserType,
 } from '../db/schema';
 import { plainMatches } from '../directory/queries/search';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { filesWithNewestVersion, type NewestFile } from '../files/queries';
 import type { PlannedTurn } from './signers';
 import type { SourceFile } from './sourceFiles';
 
 /** SQL of the dossier domain: creation writes, the reads of lookups and the caller's scope. */
 
-export function duplicateDocumentId(documentId: string): ApiError {
-  return new ApiError(
-    409,
+export function duplicateDocumentId(documentId: string): DomainError {
+  return new DomainError(
     'DUPLICATE_DOCUMENT_ID',
     `documentId ${documentId} is already used in the organization`,
     { field: 'documentId' },

@@ -60,31 +60,31 @@ export function dossierRoutes(limiter: RateLimiter) {
     },
     responses: {
       201: jsonContent(DossierCreatedEnvelope, 'HTTP 201 with body statusCode 200'),
-      ...errorResponses(guardErrors, jsonBodyErrors, pdfReadErrors, {
-        400: [
-          'SIGNER_REQUIRED',
-          'STEP_CODE_NOT_FOUND',
-          'USERNAME_NOT_FOUND',
-          'USER_LOCKED',
-          'TEMPLATE_NOT_FOUND',
-          'TEMPLATE_FIELD_UNKNOWN',
-          'TEMPLATE_DATA_INVALID',
-          fileUrlCodes.invalid,
-          fileUrlCodes.forbiddenAddress,
-        ],
-        404: ['PROCESS_NOT_FOUND'],
-        409: ['DUPLICATE_DOCUMENT_ID', 'SIGNER_ACCOUNT_CONFLICT'],
-        413: ['PAYLOAD_TOO_LARGE', fileUrlCodes.tooLarge],
-        415: [fileUrlCodes.notPdf],
-        422: ['MISSING_ECM_CLASS_CODE', 'PROCESS_HAS_NO_STEPS', pdfInspectionCodes.activeContent],
-        502: [
-          fileUrlCodes.redirect,
-          fileUrlCodes.httpStatus,
-          fileUrlCodes.timeout,
-          fileUrlCodes.tls,
-          fileUrlCodes.unreachable,
-        ],
-      }),
+      ...errorResponses(guardErrors, jsonBodyErrors, pdfReadErrors, [
+        'SIGNER_REQUIRED',
+        'STEP_CODE_NOT_FOUND',
+        'USERNAME_NOT_FOUND',
+        'USER_LOCKED',
+        'TEMPLATE_NOT_FOUND',
+        'TEMPLATE_FIELD_UNKNOWN',
+        'TEMPLATE_DATA_INVALID',
+        fileUrlCodes.invalid,
+        fileUrlCodes.forbiddenAddress,
+        'PROCESS_NOT_FOUND',
+        'DUPLICATE_DOCUMENT_ID',
+        'SIGNER_ACCOUNT_CONFLICT',
+        'PAYLOAD_TOO_LARGE',
+        fileUrlCodes.tooLarge,
+        fileUrlCodes.notPdf,
+        'MISSING_ECM_CLASS_CODE',
+        'PROCESS_HAS_NO_STEPS',
+        pdfInspectionCodes.activeContent,
+        fileUrlCodes.redirect,
+        fileUrlCodes.httpStatus,
+        fileUrlCodes.timeout,
+        fileUrlCodes.tls,
+        fileUrlCodes.unreachable,
+      ]),
     },
   });
   router.openapi(create, async (c) => {
@@ -108,10 +108,7 @@ export function dossierRoutes(limiter: RateLimiter) {
     request: { params: DocumentIdParam },
     responses: {
       200: jsonContent(DossierStartedEnvelope, 'The dossier, now PENDING_SIGN'),
-      ...errorResponses(guardErrors, {
-        400: ['DOSSIER_NOT_PENDING'],
-        404: ['DOCUMENT_NOT_FOUND'],
-      }),
+      ...errorResponses(guardErrors, ['DOSSIER_NOT_PENDING', 'DOCUMENT_NOT_FOUND']),
     },
   });
   router.openapi(start, async (c) => {
@@ -129,7 +126,7 @@ export function dossierRoutes(limiter: RateLimiter) {
     request: { params: DocumentIdParam },
     responses: {
       200: jsonContent(DossierLookupEnvelope, 'The dossier with files and signers'),
-      ...errorResponses(guardErrors, { 404: ['DOCUMENT_NOT_FOUND'] }),
+      ...errorResponses(guardErrors, ['DOCUMENT_NOT_FOUND']),
     },
   });
   router.openapi(lookup, async (c) => {
@@ -147,7 +144,7 @@ export function dossierRoutes(limiter: RateLimiter) {
     request: { params: DocumentIdParam },
     responses: {
       200: jsonContent(DossierFileListEnvelope, 'MAIN files and attachments'),
-      ...errorResponses(guardErrors, { 404: ['DOCUMENT_NOT_FOUND'] }),
+      ...errorResponses(guardErrors, ['DOCUMENT_NOT_FOUND']),
     },
   });
   router.openapi(files, async (c) => {

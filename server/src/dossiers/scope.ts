@@ -4,7 +4,7 @@ import { holdsPermission } from '../auth/permissions';
 import { findUserById } from '../auth/queries';
 import type { AppDeps, AppEnv, Principal } from '../context';
 import type { Db } from '../db/database';
-import { ApiError, errors } from '../errors/apiError';
+import { DomainError, errors } from '../errors/domainError';
 import type { Permission } from '../tenancy/permissionCatalog';
 import {
   type DossierRow,
@@ -26,7 +26,7 @@ export async function scopeOf(db: Db, principal: Principal): Promise<DossierScop
     };
   }
   if (actor.tenantId === null)
-    throw new ApiError(403, 'FORBIDDEN', 'The account belongs to no tenant');
+    throw new DomainError('FORBIDDEN', 'The account belongs to no tenant');
   const memberships = await scopeMemberships(db, actor.id);
   return {
     tenantId: actor.tenantId,
@@ -45,7 +45,7 @@ export async function dossierByDocumentId(
 ): Promise<DossierRow> {
   const dossier = await scopedDossierByDocumentId(db, scope, documentId);
   if (!dossier) {
-    throw new ApiError(404, 'DOCUMENT_NOT_FOUND', `No dossier with documentId ${documentId}`, {
+    throw new DomainError('DOCUMENT_NOT_FOUND', `No dossier with documentId ${documentId}`, {
       field: 'documentId',
     });
   }
@@ -60,7 +60,7 @@ export async function dossierInScopeById(
 ): Promise<DossierRow> {
   const dossier = await scopedDossierById(db, scope, dossierId);
   if (!dossier) {
-    throw new ApiError(404, 'DOCUMENT_NOT_FOUND', `No dossier ${dossierId}`, { field: 'folderId' });
+    throw new DomainError('DOCUMENT_NOT_FOUND', `No dossier ${dossierId}`, { field: 'folderId' });
   }
   return dossier;
 }

@@ -6,7 +6,7 @@ import { type AuditOrigin, dossierTrail } from '../audit/subject';
 import { requireActor } from '../auth/authenticate';
 import type { AppDeps, Principal } from '../context';
 import { type Db, inTransaction } from '../db/database';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { dossierFiles } from '../files/queries';
 import { isoNow } from '../platform/clock';
 import { type LoadedProcess, loadProcess } from '../processes/queries';
@@ -72,13 +72,13 @@ async function creatorOf(db: Db, principal: Principal): Promise<Creator> {
   } else {
     const user = await creatorPlacement(db, actor.id);
     if (user.type === 'external') {
-      throw new ApiError(403, 'FORBIDDEN', 'Outside signers cannot create dossiers');
+      throw new DomainError('FORBIDDEN', 'Outside signers cannot create dossiers');
     }
     tenantId = user.tenant_id;
     organizationId = user.organization_id;
   }
   if (tenantId === null || organizationId === null) {
-    throw new ApiError(403, 'FORBIDDEN', 'The caller belongs to no organization');
+    throw new DomainError('FORBIDDEN', 'The caller belongs to no organization');
   }
   const tenant = await tenantCodeOf(db, tenantId);
   return {
@@ -90,8 +90,8 @@ async function creatorOf(db: Db, principal: Principal): Promise<Creator> {
   };
 }
 
-function processNotFound(code: string): ApiError {
-  return new ApiError(404, 'PROCESS_NOT_FOUND', `No process ${code} in the organization`, {
+function processNotFound(code: string): DomainError {
+  return new DomainError('PROCESS_NOT_FOUND', `No process ${code} in the organization`, {
     field: 'processDefCode',
   });
 }
@@ -103,8 +103,7 @@ function processNotFound(code: string): ApiError {
 function mainFileClass(process: LoadedProcess, input: FileInputValue, at: string): string | null {
   if (input.ecmClassCode !== undefined) return input.ecmClassCode;
   if (process.documentClasses.length <= 1) return process.documentClasses[0] ?? null;
-  throw new ApiError(
-    422,
+  throw new DomainError(
     'MISSING_ECM_CLASS_CODE',
     `${at}.ecmClassCode is required: process ${process.process.code} signs ${process.documentClasses.join(', ')}`,
     { field: `${at}.ecmClassCode` },
@@ -221,14 +220,9 @@ export async function createDossier(
     deps.logger,
   );
   if (turns.length === 0) {
-    throw new ApiError(
-      422,
-      'PROCESS_HAS_NO_STEPS',
-      `Process ${process.process.code} has no steps`,
-      {
-        field: 'processDefCode',
-      },
-    );
+    throw new DomainError('PROCESS_HAS_NO_STEPS', `Process ${process.process.code} has no steps`, {
+      field: 'processDefCode',
+    });
   }
   const files = await storeFiles(deps, creator.organizationId, requests);
   let dossierId: number;
@@ -267,8 +261,7 @@ export async function startDossier(
     // Read again under the write lock: a concurrent start may have won.
     const { status } = await dossierById(trx, found.id);
     if (status !== 'PENDING') {
-      throw new ApiError(
-        400,
+      throw new DomainError(
         'DOSSIER_NOT_PENDING',
         `The dossier is ${status}; only a PENDING dossier (created with disableStart) can be started`,
       );

@@ -1,7 +1,7 @@
 import { identityKey, userStatus } from '../auth/queries';
 import type { Db } from '../db/database';
 import { internalUserByLoginName } from '../directory/queries/users';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import type { Logger } from '../platform/logger';
 import type { StepRow } from '../processes/queries';
 import type { SignerInputValue } from './schemas';
@@ -45,13 +45,10 @@ export interface PlannedTurn {
   assignee: TurnAssignee;
 }
 
-function signerRequired(step: StepRow, field: string, what: string): ApiError {
-  return new ApiError(
-    400,
-    'SIGNER_REQUIRED',
-    `Step ${step.step_code} (${step.kind}) needs ${what}`,
-    { field },
-  );
+function signerRequired(step: StepRow, field: string, what: string): DomainError {
+  return new DomainError('SIGNER_REQUIRED', `Step ${step.step_code} (${step.kind}) needs ${what}`, {
+    field,
+  });
 }
 
 function submitted(signer: SignerInputValue | undefined): SubmittedSigner {
@@ -73,12 +70,12 @@ async function internalUser(
 ): Promise<number> {
   const user = await internalUserByLoginName(db, tenantId, identityKey(username));
   if (!user) {
-    throw new ApiError(400, 'USERNAME_NOT_FOUND', `No internal user ${username} in the tenant`, {
+    throw new DomainError('USERNAME_NOT_FOUND', `No internal user ${username} in the tenant`, {
       field,
     });
   }
   if (user.status === userStatus.locked) {
-    throw new ApiError(400, 'USER_LOCKED', `User ${username} is locked and cannot sign`, {
+    throw new DomainError('USER_LOCKED', `User ${username} is locked and cannot sign`, {
       field,
     });
   }
@@ -123,8 +120,7 @@ async function assigneeOf(
     case 'phone_guest': {
       const needed = step.kind === 'guest' ? 'email' : 'phone';
       if (signer[needed] === undefined) {
-        throw new ApiError(
-          400,
+        throw new DomainError(
           'VALIDATION_ERROR',
           `${at}.${needed}: is required for ${step.kind} step ${step.step_code}`,
           { field: `${at}.${needed}`, detailCode: 'REQUIRED' },
@@ -189,7 +185,7 @@ export async function planTurns(
     const at = `signers.${index}`;
     const step = byCode.get(signer.stepCode);
     if (!step) {
-      throw new ApiError(400, 'STEP_CODE_NOT_FOUND', `The process has no step ${signer.stepCode}`, {
+      throw new DomainError('STEP_CODE_NOT_FOUND', `The process has no step ${signer.stepCode}`, {
         field: `${at}.stepCode`,
       });
     }

@@ -2,11 +2,11 @@ import fs from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { AppDeps } from '../context';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import type { NewestFile } from './queries';
 
-export function fileNotFound(fileUuid: string): ApiError {
-  return new ApiError(404, 'FILE_NOT_FOUND', `No file ${fileUuid}`, { field: 'fileUuid' });
+export function fileNotFound(fileUuid: string): DomainError {
+  return new DomainError('FILE_NOT_FOUND', `No file ${fileUuid}`, { field: 'fileUuid' });
 }
 
 /** The download name: the title, NFC, without path separators or controls, with `.pdf` for PDFs. */

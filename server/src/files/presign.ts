@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { AppDeps } from '../context';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 
 /**
  * Presigned file URLs: `{PUBLIC_URL}/api/files/{fileUuid}?expires=<unix seconds>&signature=<hex>`,
@@ -56,15 +56,14 @@ export function verifyPresigned(
   signature: string | undefined,
 ): void {
   const invalid = () =>
-    new ApiError(403, presignedUrlCodes.invalid, 'The presigned URL is not valid (bad signature)');
+    new DomainError(presignedUrlCodes.invalid, 'The presigned URL is not valid (bad signature)');
   if (expires === undefined || !/^\d{1,12}$/.test(expires)) throw invalid();
   if (signature === undefined || !/^[0-9a-f]{64}$/i.test(signature)) throw invalid();
   const expected = Buffer.from(signatureOf(deps, fileUuid, Number(expires)), 'hex');
   const presented = Buffer.from(signature.toLowerCase(), 'hex');
   if (!crypto.timingSafeEqual(expected, presented)) throw invalid();
   if (deps.clock.now().getTime() >= Number(expires) * 1000) {
-    throw new ApiError(
-      410,
+    throw new DomainError(
       presignedUrlCodes.expired,
       'The presigned URL has expired; ask for a new one (lookup or file listing) or use downloadUrl',
     );

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 
 /**
  * Request body limits: one mechanism for every route.
@@ -19,18 +19,16 @@ export const bodyLimits = {
 } as const;
 
 /** A refusal of a body over `maxBytes`; the connection closes after it (nothing more is read). */
-export type BodyRefusal = (maxBytes: number) => ApiError;
+export type BodyRefusal = (maxBytes: number) => DomainError;
 
 export const payloadTooLarge: BodyRefusal = (maxBytes) =>
-  new ApiError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds ${maxBytes} bytes`, {
-    headers: { Connection: 'close' },
-  });
+  new DomainError('PAYLOAD_TOO_LARGE', `The request body exceeds ${maxBytes} bytes`);
 
 interface BodyGuard {
   limit: number;
   refusal: BodyRefusal;
   /** Set once the body was refused: the answer, whatever the reader made of the failed read. */
-  refused: ApiError | null;
+  refused: DomainError | null;
 }
 
 const guards = new WeakMap<Context, BodyGuard>();
@@ -113,6 +111,6 @@ export function limitBody(
 }
 
 /** The refusal of this request's body, if it was refused: the error handler answers it. */
-export function bodyRefusalOf(c: Context): ApiError | null {
+export function bodyRefusalOf(c: Context): DomainError | null {
   return guards.get(c)?.refused ?? null;
 }

@@ -1,7 +1,8 @@
 import { OpenAPIHono, type RouteConfig, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../context';
-import { ApiError, type ErrorStatus, validationError } from '../errors/apiError';
+import { DomainError, validationError } from '../errors/domainError';
+import { type ErrorStatus, statusOfCode } from './errorStatuses';
 
 /**
  * A router whose zod schemas both validate and document: every domain builds its routes on
@@ -28,8 +29,8 @@ export function createRouter(): OpenAPIHono<AppEnv> {
  * A query parameter given twice (`?page=1&page=2`) is refused, not guessed at: 400
  * VALIDATION_ERROR naming it, details.code REPEATED.
  */
-function repeatedQueryParameter(name: string): ApiError {
-  return new ApiError(400, 'VALIDATION_ERROR', `${name}: must be given once`, {
+function repeatedQueryParameter(name: string): DomainError {
+  return new DomainError('VALIDATION_ERROR', `${name}: must be given once`, {
     field: name,
     detailCode: 'REPEATED',
   });
@@ -45,9 +46,9 @@ function repeatedQueryParameter(name: string): ApiError {
 function withTransportAnswers<R extends RouteConfig>(route: R): R {
   const { params, query, body } = route.request ?? {};
   const answers: ErrorCodes[] = [
-    { 400: ['BAD_REQUEST_TARGET'], 408: ['REQUEST_TIMEOUT'], 431: ['HEADERS_TOO_LARGE'] },
-    ...(params || query ? [{ 400: ['VALIDATION_ERROR'] } as const] : []),
-    ...(body && !route.responses[413] ? [{ 413: ['PAYLOAD_TOO_LARGE'] } as const] : []),
+    ['BAD_REQUEST_TARGET', 'REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE'],
+    ...(params || query ? [['VALIDATION_ERROR']] : []),
+    ...(body && !route.responses[413] ? [['PAYLOAD_TOO_LARGE']] : []),
   ];
   const own = route.responses as Record<string, ResponseConfig>;
   for (const [status, response] of Object.entries(errorResponses(...answers))) {
@@ -113,28 +114,31 @@ const errorDescriptions: Record<ErrorStatus, string> = {
   503: 'Service unavailable',
 };
 
-/** Per HTTP status, the `code` values an operation can answer with it. */
-export type ErrorCodes = { readonly [S in ErrorStatus]?: readonly string[] };
+/** The `code` values an operation can answer; the status of each is the edge table's. */
+export type ErrorCodes = readonly string[];
 
 /** What every route behind `authenticate`, `rateLimit` and a permission can answer first. */
-export const guardErrors = {
-  401: ['UNAUTHORIZED', 'API_KEY_LEGACY_NOT_SUPPORTED'],
-  403: ['FORBIDDEN'],
-  429: ['RATE_LIMITED'],
-} as const satisfies ErrorCodes;
+export const guardErrors = [
+  'UNAUTHORIZED',
+  'API_KEY_LEGACY_NOT_SUPPORTED',
+  'FORBIDDEN',
+  'RATE_LIMITED',
+] as const satisfies ErrorCodes;
 
 /** What a route with a JSON body answers before its handler: bad JSON, media type, schema. */
-export const jsonBodyErrors = {
-  400: ['VALIDATION_ERROR', 'INVALID_JSON'],
-  415: ['UNSUPPORTED_MEDIA_TYPE'],
-} as const satisfies ErrorCodes;
+export const jsonBodyErrors = [
+  'VALIDATION_ERROR',
+  'INVALID_JSON',
+  'UNSUPPORTED_MEDIA_TYPE',
+] as const satisfies ErrorCodes;
 
 /** `tenantCode` resolution (tenancy/resolveTenant): partner login and the directory. */
-export const tenantCodeErrors = {
-  400: ['TENANT_CODE_REQUIRED', 'TENANT_CODE_AMBIGUOUS'],
-  403: ['TENANT_CODE_MISMATCH'],
-  404: ['TENANT_CODE_NOT_FOUND'],
-} as const satisfies ErrorCodes;
+export const tenantCodeErrors = [
+  'TENANT_CODE_REQUIRED',
+  'TENANT_CODE_AMBIGUOUS',
+  'TENANT_CODE_MISMATCH',
+  'TENANT_CODE_NOT_FOUND',
+] as const satisfies ErrorCodes;
 
 /** Sent with every 429 (auth/rateLimit), so a generated client can wait exactly that long. */
 const retryAfter = {
@@ -176,17 +180,17 @@ function errorBodyWithCodes(codes: string[]): z.ZodType {
 /**
  * The error responses of a route, for the OpenAPI document: each status with the `code` values
  * the route can answer (an enum in the schema), merged from several lists in order, e.g.
- * `errorResponses(guardErrors, { 404: ['DOCUMENT_NOT_FOUND'] })`. A 429 documents Retry-After,
+ * `errorResponses(guardErrors, ['DOCUMENT_NOT_FOUND'])`. A 429 documents Retry-After,
  * a 503 the Retry-After its busy answers send.
  */
 export function errorResponses(...lists: ErrorCodes[]) {
   const merged = new Map<ErrorStatus, string[]>();
-  for (const list of lists) {
-    for (const [key, codes] of Object.entries(list) as [`${ErrorStatus}`, readonly string[]][]) {
-      const status = Number(key) as ErrorStatus;
-      const known = merged.get(status) ?? [];
-      merged.set(status, [...known, ...codes.filter((code) => !known.includes(code))]);
-    }
+  for (const code of lists.flat()) {
+    const status = statusOfCode(code);
+    if (status === 500)
+      throw new Error(`Error code ${code} has no status in http/errorStatuses.ts`);
+    const known = merged.get(status) ?? [];
+    if (!known.includes(code)) merged.set(status, [...known, code]);
   }
   return Object.fromEntries(
     [...merged].map(([status, codes]) => [

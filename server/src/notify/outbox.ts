@@ -1,7 +1,7 @@
 import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
 import type { NotifyChannel, NotifyRoute, NotifyStatus } from '../db/schema';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { enqueue } from '../jobs/queue';
 import { isoNow } from '../platform/clock';
 import type { NotifyLocale } from '../platform/config';
@@ -75,8 +75,8 @@ export function normalizePhone(value: string): string | null {
   return /^\+?\d{8,15}$/.test(compact) ? compact : null;
 }
 
-function invalid(field: string, message: string): ApiError {
-  return new ApiError(400, 'VALIDATION_ERROR', message, { field });
+function invalid(field: string, message: string): DomainError {
+  return new DomainError('VALIDATION_ERROR', message, { field });
 }
 
 interface Route {

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../context';
 import type { NotifyChannel } from '../db/schema';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { lastMessages, messageById, type OutboxFilter, type OutboxRowWithTenant } from './queries';
 import { devSmsIdPrefix, readDevSms } from './sms';
 
@@ -87,6 +87,6 @@ export async function lastOutboxMessages(
 /** One e-mail with both parts (unless sensitive). */
 export async function mailDetail(deps: Pick<AppDeps, 'db'>, id: number): Promise<MailDetailView> {
   const row = await messageById(deps.db, 'mail', id);
-  if (!row) throw new ApiError(404, 'NOTIFY_MESSAGE_NOT_FOUND', `No e-mail ${id} in the outbox`);
+  if (!row) throw new DomainError('NOTIFY_MESSAGE_NOT_FOUND', `No e-mail ${id} in the outbox`);
   return { ...view(row, undefined), html: row.sensitive === 1 ? null : row.html_body };
 }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { ApiError, type ErrorStatus } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import type { Allowlist } from './addressPolicy';
 import { outboundCodes, type Resolver, type SafeResponse, safeHttpsRequest } from './safeFetch';
 
@@ -43,19 +43,19 @@ export interface DownloadedPdf {
 }
 
 /** Outbound failures as the integration API reports them. */
-const translations: Record<string, [ErrorStatus, string]> = {
-  [outboundCodes.invalidUrl]: [400, fileUrlCodes.invalid],
-  [outboundCodes.forbiddenAddress]: [400, fileUrlCodes.forbiddenAddress],
-  [outboundCodes.timeout]: [502, fileUrlCodes.timeout],
-  [outboundCodes.tls]: [502, fileUrlCodes.tls],
-  [outboundCodes.unreachable]: [502, fileUrlCodes.unreachable],
-  [outboundCodes.tooLarge]: [413, fileUrlCodes.tooLarge],
+const translations: Record<string, string> = {
+  [outboundCodes.invalidUrl]: fileUrlCodes.invalid,
+  [outboundCodes.forbiddenAddress]: fileUrlCodes.forbiddenAddress,
+  [outboundCodes.timeout]: fileUrlCodes.timeout,
+  [outboundCodes.tls]: fileUrlCodes.tls,
+  [outboundCodes.unreachable]: fileUrlCodes.unreachable,
+  [outboundCodes.tooLarge]: fileUrlCodes.tooLarge,
 };
 
 /**
  * Downloads a partner's `fileUrl` to a temp file under `destination`, streaming: the bytes are
  * hashed and written as they arrive, and the download stops as soon as it is known to be too
- * large or not a PDF. Throws ApiError (400, 413, 415 or 502) with `details.field` = `field`.
+ * large or not a PDF. Throws DomainError (400, 413, 415 or 502) with `details.field` = `field`.
  */
 export async function downloadPdf(
   url: string,
@@ -63,22 +63,16 @@ export async function downloadPdf(
 ): Promise<DownloadedPdf> {
   const maxBytes = options.maxBytes ?? fileUrlLimits.maxBytes;
   const timeoutMs = options.timeoutMs ?? fileUrlLimits.timeoutMs;
-  const fail = (status: ErrorStatus, code: string, message: string): ApiError =>
-    new ApiError(
-      status,
-      code,
-      message,
-      options.field === undefined ? {} : { field: options.field },
-    );
+  const fail = (code: string, message: string): DomainError =>
+    new DomainError(code, message, options.field === undefined ? {} : { field: options.field });
   const translate = (error: unknown): unknown => {
-    const translation = error instanceof ApiError ? translations[error.code] : undefined;
-    if (translation === undefined) return error;
-    const [status, code] = translation;
+    const code = error instanceof DomainError ? translations[error.code] : undefined;
+    if (code === undefined) return error;
     const message =
       code === fileUrlCodes.tooLarge
         ? `The file is larger than ${maxBytes} bytes`
-        : (error as ApiError).message;
-    return fail(status, code, message);
+        : (error as DomainError).message;
+    return fail(code, message);
   };
 
   let response: SafeResponse;
@@ -137,33 +131,31 @@ export async function downloadPdf(
   return { path: tempPath, size, sha256: hash.digest('hex') };
 }
 
-function notPdf(fail: (status: 415, code: string, message: string) => ApiError): ApiError {
-  return fail(415, fileUrlCodes.notPdf, 'The file is not a PDF (it does not start with %PDF-)');
+function notPdf(fail: (code: string, message: string) => DomainError): DomainError {
+  return fail(fileUrlCodes.notPdf, 'The file is not a PDF (it does not start with %PDF-)');
 }
 
 /** What the status line and headers already rule out: redirects, errors, announced size. */
 function refuseBeforeBody(
   response: SafeResponse,
   maxBytes: number,
-  fail: (status: ErrorStatus, code: string, message: string) => ApiError,
-): ApiError | null {
+  fail: (code: string, message: string) => DomainError,
+): DomainError | null {
   if (response.status >= 300 && response.status < 400) {
     return fail(
-      502,
       fileUrlCodes.redirect,
       `The file URL answered with a redirect (${response.status}); redirects are not followed`,
     );
   }
   if (response.status !== 200) {
     return fail(
-      502,
       fileUrlCodes.httpStatus,
       `The file URL answered with HTTP status ${response.status} instead of 200`,
     );
   }
   const announced = Number(response.headers['content-length'] ?? Number.NaN);
   if (announced > maxBytes) {
-    return fail(413, fileUrlCodes.tooLarge, `The file is larger than ${maxBytes} bytes`);
+    return fail(fileUrlCodes.tooLarge, `The file is larger than ${maxBytes} bytes`);
   }
   return null;
 }

@@ -3,7 +3,7 @@ import http, { type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
 import { type Readable, Transform } from 'node:stream';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { type Allowlist, emptyAllowlist, mayConnect, normalizeHost } from './addressPolicy';
 
 /**
@@ -76,7 +76,7 @@ export interface SafeRequestOptions {
 export interface SafeResponse {
   status: number;
   headers: IncomingHttpHeaders;
-  /** The body as it arrives; it fails with an ApiError at the cap or the deadline. */
+  /** The body as it arrives; it fails with an DomainError at the cap or the deadline. */
   body: Readable;
   /** The whole body in memory (bounded by maxResponseBytes); for small answers only. */
   readAll(): Promise<Buffer>;
@@ -86,39 +86,38 @@ export interface SafeResponse {
 
 const forbiddenHeaders = new Set(['authorization', 'proxy-authorization', 'cookie', 'host']);
 
-export function invalidUrl(message: string): ApiError {
-  return new ApiError(400, outboundCodes.invalidUrl, message);
+export function invalidUrl(message: string): DomainError {
+  return new DomainError(outboundCodes.invalidUrl, message);
 }
 
-function forbiddenAddress(): ApiError {
-  return new ApiError(
-    400,
+function forbiddenAddress(): DomainError {
+  return new DomainError(
     outboundCodes.forbiddenAddress,
     'The URL points to an address the server may not connect to (internal, reserved or special-purpose range)',
   );
 }
 
-function timeout(ms: number): ApiError {
-  return new ApiError(502, outboundCodes.timeout, `No complete answer within ${ms} ms`);
+function timeout(ms: number): DomainError {
+  return new DomainError(outboundCodes.timeout, `No complete answer within ${ms} ms`);
 }
 
-function tooLarge(limit: number): ApiError {
-  return new ApiError(502, outboundCodes.tooLarge, `The response body exceeds ${limit} bytes`);
+function tooLarge(limit: number): DomainError {
+  return new DomainError(outboundCodes.tooLarge, `The response body exceeds ${limit} bytes`);
 }
 
-function unreachable(detail: string): ApiError {
-  return new ApiError(502, outboundCodes.unreachable, `Could not fetch the URL: ${detail}`);
+function unreachable(detail: string): DomainError {
+  return new DomainError(outboundCodes.unreachable, `Could not fetch the URL: ${detail}`);
 }
 
 /** Where the connection was when it failed; a failure during the handshake is a TLS failure. */
 type Phase = 'connecting' | 'handshake' | 'connected';
 
-function describeFailure(error: unknown, phase: Phase): ApiError {
-  if (error instanceof ApiError) return error;
+function describeFailure(error: unknown, phase: Phase): DomainError {
+  if (error instanceof DomainError) return error;
   const code = (error as NodeJS.ErrnoException).code ?? 'ERROR';
   const message = error instanceof Error ? error.message : String(error);
   if (phase === 'handshake') {
-    return new ApiError(502, outboundCodes.tls, `TLS handshake failed: ${message} (${code})`);
+    return new DomainError(outboundCodes.tls, `TLS handshake failed: ${message} (${code})`);
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') {
     return unreachable(`the host name does not resolve (${code})`);
@@ -237,7 +236,7 @@ function byteCap(limit: number): Transform {
 
 /**
  * Sends one request and resolves with the status and headers; 3xx answers are returned as
- * they are, never followed. Rejects with an ApiError carrying one of `outboundCodes`.
+ * they are, never followed. Rejects with an DomainError carrying one of `outboundCodes`.
  */
 export async function safeHttpsRequest(
   rawUrl: string,

@@ -25,7 +25,9 @@ export async function inspectSignablePdf(filePath: string, field: string): Promi
     if (error instanceof ApiError && error.field === undefined && error.status < 500) {
       throw new ApiError(error.status, error.code, error.message, {
         field,
-        headers: error.headers,
+        ...(error.retryAfterSeconds === undefined
+          ? {}
+          : { retryAfterSeconds: error.retryAfterSeconds }),
       });
     }
     throw error;

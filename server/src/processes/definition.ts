@@ -1,6 +1,6 @@
 import { type ZodError, z } from 'zod';
 import type { SignType, StepKind } from '../db/schema';
-import { validationError } from '../errors/apiError';
+import { validationError } from '../errors/domainError';
 
 /**
  * The process definition file the operator loads (`admin process create --file process.json`),

@@ -3,7 +3,7 @@ import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import type { SignType, StepKind } from '../db/schema';
 import { rolesOfOrganization } from '../directory/queries/users';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { isoNow } from '../platform/clock';
 import type { TenantRow } from '../tenancy/resolveTenant';
 import { organizationByCode } from '../tenancy/service';
@@ -82,16 +82,14 @@ async function roleOfStep(
   );
   const roles = await rolesOfOrganization(db, organization.id, 'name', step.roleName!);
   if (roles.length === 0) {
-    throw new ApiError(
-      404,
+    throw new DomainError(
       'ROLE_NOT_FOUND_IN_ORGANIZATION',
       `No role ${step.roleName} in organization ${organization.code}`,
       { field: `${at}.roleName` },
     );
   }
   if (roles.length > 1) {
-    throw new ApiError(
-      400,
+    throw new DomainError(
       'ROLE_AMBIGUOUS_IN_ORGANIZATION',
       `Several roles of ${organization.code} are named ${step.roleName}`,
       { field: `${at}.roleName` },
@@ -109,13 +107,12 @@ async function defaultUserOfStep(
 ): Promise<number> {
   const user = await tenantUserByLoginName(db, tenantId, identityKey(username));
   if (!user) {
-    throw new ApiError(400, 'USERNAME_NOT_FOUND', `No user ${username} in the tenant`, {
+    throw new DomainError('USERNAME_NOT_FOUND', `No user ${username} in the tenant`, {
       field: `${at}.defaultUsername`,
     });
   }
   if (user.type !== 'internal') {
-    throw new ApiError(
-      400,
+    throw new DomainError(
       'USER_NOT_INTERNAL',
       `${username} is an outside signer account; an internal step needs an internal user`,
       { field: `${at}.defaultUsername` },
@@ -207,8 +204,7 @@ export async function createProcess(
           await updateStep(trx, existing.steps[index]!.id, step);
         }
       } else {
-        throw new ApiError(
-          409,
+        throw new DomainError(
           'PROCESS_IN_USE',
           `Process ${parsed.code} is used by dossiers: its steps (stepCode, kind, signType in order) cannot change; load it under a new code`,
           { field: 'code' },

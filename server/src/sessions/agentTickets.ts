@@ -7,7 +7,7 @@ import {
 } from '@esign/shared';
 import { SignJWT } from 'jose';
 import type { AppDeps } from '../context';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { randomToken, type ServiceSecrets } from '../platform/secrets';
 import { normalizeOrigin } from '../tenancy/embeddingOrigins';
 import { listEmbeddingOrigins } from '../tenancy/queries';
@@ -116,8 +116,7 @@ export async function ticketOrigin(
   if (origin === own) return own;
   const registered = await listEmbeddingOrigins(deps.db, tenantId);
   if (!registered.some((entry) => entry.origin === origin)) {
-    throw new ApiError(
-      400,
+    throw new DomainError(
       'ORIGIN_NOT_REGISTERED',
       `${requested} is not an embedding origin of this tenant; register it (admin domain add) or leave origin out to sign on the signing page`,
       { field: 'origin' },

@@ -1,72 +1,68 @@
 import type { ContractStatus } from '../db/schema';
-import { ApiError } from '../errors/apiError';
+import { DomainError, Unauthenticated } from '../errors/domainError';
 
 /**
  * The refusals of the signing sessions, one code per cause, so that a partner or the signing
  * page can tell what to do: wait for the turn, initiate again, ask another code, stop.
  */
 export const sessionErrors = {
-  sessionNotFound: () => new ApiError(404, 'SESSION_NOT_FOUND', 'No such signing session'),
+  sessionNotFound: () => new DomainError('SESSION_NOT_FOUND', 'No such signing session'),
   signerNotFound: (email: string) =>
-    new ApiError(404, 'SIGNER_NOT_FOUND', `${email} is not a signer of this contract`, {
+    new DomainError('SIGNER_NOT_FOUND', `${email} is not a signer of this contract`, {
       field: 'signerEmail',
     }),
   notASigner: () =>
-    new ApiError(409, 'SIGNER_IS_VIEWER', 'A viewer does not sign', { field: 'signerEmail' }),
+    new DomainError('SIGNER_IS_VIEWER', 'A viewer does not sign', { field: 'signerEmail' }),
   alreadySigned: () =>
-    new ApiError(409, 'SIGNER_ALREADY_SIGNED', 'This signer has already signed the contract', {
+    new DomainError('SIGNER_ALREADY_SIGNED', 'This signer has already signed the contract', {
       field: 'signerEmail',
     }),
   notYourTurn: (waitingFor: number) =>
-    new ApiError(
-      409,
+    new DomainError(
       'NOT_SIGNER_TURN',
       `It is not this signer's turn: the signers of order ${waitingFor} have not all signed`,
       { field: 'signerEmail' },
     ),
   expired: (at: string) =>
-    new ApiError(410, 'SESSION_EXPIRED', `The signing session expired at ${at}; initiate again`),
+    new DomainError('SESSION_EXPIRED', `The signing session expired at ${at}; initiate again`),
   used: (state: string) =>
-    new ApiError(409, 'SESSION_ALREADY_USED', `The signing session is over (${state})`, {
+    new DomainError('SESSION_ALREADY_USED', `The signing session is over (${state})`, {
       detailCode: state.toUpperCase(),
     }),
   superseded: () =>
-    new ApiError(
-      409,
+    new DomainError(
       'SESSION_SUPERSEDED',
       'A newer signing session of this signer replaced this one; use the newer session',
     ),
   locked: () =>
-    new ApiError(
-      409,
+    new DomainError(
       'SESSION_LOCKED',
       'Too many wrong codes: the session is locked; initiate a new session',
     ),
   methodMismatch: (method: string, step: string) =>
-    new ApiError(409, 'SIGNING_METHOD_MISMATCH', `A ${method} session has no ${step} step`, {
+    new DomainError('SIGNING_METHOD_MISMATCH', `A ${method} session has no ${step} step`, {
       detailCode: method.toUpperCase(),
     }),
   otpNotSent: () =>
-    new ApiError(409, 'OTP_NOT_SENT', 'No code was sent for this session; call send-otp first', {
+    new DomainError('OTP_NOT_SENT', 'No code was sent for this session; call send-otp first', {
       field: 'otp',
     }),
   otpRequired: () =>
-    new ApiError(400, 'VALIDATION_ERROR', 'otp: is required (6 digits)', {
+    new DomainError('VALIDATION_ERROR', 'otp: is required (6 digits)', {
       field: 'otp',
       detailCode: 'REQUIRED',
     }),
   imageRequired: () =>
-    new ApiError(400, 'VALIDATION_ERROR', 'signatureImage: is required (a PNG or JPEG data URL)', {
+    new DomainError('VALIDATION_ERROR', 'signatureImage: is required (a PNG or JPEG data URL)', {
       field: 'signatureImage',
       detailCode: 'REQUIRED',
     }),
   otpExpired: (at: string) =>
-    new ApiError(410, 'OTP_EXPIRED', `The code expired at ${at}; ask for a new one`, {
+    new DomainError('OTP_EXPIRED', `The code expired at ${at}; ask for a new one`, {
       field: 'otp',
     }),
   otpInvalid: (remaining: number, then: 'session' | 'signer') =>
-    new ApiError(
-      422,
+    new DomainError(
       'OTP_INVALID',
       `Wrong code; ${remaining} more wrong ${remaining === 1 ? 'try' : 'tries'} ${
         then === 'session' ? 'lock the session' : 'and no code is taken for a while'
@@ -74,66 +70,55 @@ export const sessionErrors = {
       { field: 'otp', triesLeft: remaining },
     ),
   otpFailureLimit: (seconds: number, count: number) =>
-    new ApiError(
-      429,
+    new DomainError(
       'OTP_FAILURE_LIMIT_REACHED',
       `${count} wrong codes for this signer in 24 hours, whatever the session; try again in ${seconds} s`,
-      { headers: { 'Retry-After': String(seconds) } },
+      { retryAfterSeconds: seconds },
     ),
   otpSendLimit: (seconds: number, count: number) =>
-    new ApiError(
-      429,
+    new DomainError(
       'OTP_SEND_LIMIT_REACHED',
       `${count} codes were sent to this signer in the last hour, whatever the session; ask again in ${seconds} s`,
-      { headers: { 'Retry-After': String(seconds) } },
+      { retryAfterSeconds: seconds },
     ),
   otpTooSoon: (seconds: number) =>
-    new ApiError(
-      429,
+    new DomainError(
       'OTP_RESEND_TOO_SOON',
       `A code was sent less than a minute ago; ask again in ${seconds} s`,
-      { headers: { 'Retry-After': String(seconds) } },
+      { retryAfterSeconds: seconds },
     ),
   documentChanged: () =>
-    new ApiError(
-      409,
+    new DomainError(
       'DOCUMENT_CHANGED',
       'Another signer signed the contract since this session was prepared; initiate again to sign the newest version',
     ),
   keyNotEnrolled: (email: string) =>
-    new ApiError(
-      409,
+    new DomainError(
       'SIGNER_KEY_NOT_ENROLLED',
       `${email} has no cloud signing key with a certificate yet; the operator enrols it (admin signer-key create, then import-certificate)`,
     ),
   imageTooLarge: (limit: number) =>
-    new ApiError(413, 'IMAGE_TOO_LARGE', `The signature image is larger than ${limit} bytes`, {
+    new DomainError('IMAGE_TOO_LARGE', `The signature image is larger than ${limit} bytes`, {
       field: 'signatureImage',
     }),
   imageNotDataUrl: () =>
-    new ApiError(
-      400,
+    new DomainError(
       'VALIDATION_ERROR',
       'signatureImage: must be a data URL, data:image/png;base64,… or data:image/jpeg;base64,…',
       { field: 'signatureImage', detailCode: 'INVALID_DATA_URL' },
     ),
   noOtpChannel: (name: string) =>
-    new ApiError(
-      409,
+    new DomainError(
       'SIGNER_UNREACHABLE',
       `${name} has neither a phone nor an e-mail address to receive the code`,
     ),
-  linkNotFound: () => new ApiError(404, 'SIGNING_LINK_NOT_FOUND', 'Unknown signing link'),
+  linkNotFound: () => new DomainError('SIGNING_LINK_NOT_FOUND', 'Unknown signing link'),
   linkUsed: () =>
-    new ApiError(
-      409,
-      'SIGNING_LINK_USED',
-      'The signing link has been opened already; it works once',
-    ),
+    new DomainError('SIGNING_LINK_USED', 'The signing link has been opened already; it works once'),
   linkExpired: (at: string) =>
-    new ApiError(410, 'SIGNING_LINK_EXPIRED', `The signing link expired at ${at}`),
+    new DomainError('SIGNING_LINK_EXPIRED', `The signing link expired at ${at}`),
   pageCredentialInvalid: () =>
-    new ApiError(401, 'UNAUTHORIZED', 'The signing page credential is not valid for this session'),
+    new Unauthenticated('The signing page credential is not valid for this session'),
 };
 
 /** What a contract that is no longer being signed answers, by its state (409 with its code). */
@@ -145,8 +130,8 @@ export const contractStateCodes: Record<Exclude<ContractStatus, 'signing'>, stri
   cancelled: 'CONTRACT_CANCELLED',
 };
 
-export function contractNotSigning(status: Exclude<ContractStatus, 'signing'>): ApiError {
-  return new ApiError(409, contractStateCodes[status], `The contract is ${status}, not signing`, {
+export function contractNotSigning(status: Exclude<ContractStatus, 'signing'>): DomainError {
+  return new DomainError(contractStateCodes[status], `The contract is ${status}, not signing`, {
     detailCode: status.toUpperCase(),
   });
 }

@@ -4,7 +4,7 @@ import { signersOf } from '../contracts/queries';
 import { signingMethods } from '../contracts/schemas';
 import { openInvitation, resolveInvitation } from '../contracts/service';
 import type { SigningMethod } from '../db/schema';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { contractSubject, signerActor } from './contractSubject';
 import { exchangeSigningLink, openContractSession } from './initiate';
 import { enrolledCloudKey } from './keys';
@@ -25,7 +25,7 @@ export async function methodsFor(
   const cloudKey = await enrolledCloudKey(deps, subject, false).then(
     () => true,
     (error: unknown) => {
-      if (error instanceof ApiError && error.code === 'SIGNER_KEY_NOT_ENROLLED') return false;
+      if (error instanceof DomainError && error.code === 'SIGNER_KEY_NOT_ENROLLED') return false;
       throw error;
     },
   );

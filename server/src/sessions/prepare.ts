@@ -1,6 +1,6 @@
 import type { AppDeps } from '../context';
 import type { SigningMethod } from '../db/schema';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import type { SignatureImage } from '../pdf/signing';
 import { runPdfTask } from '../pdf/worker/pool';
 import { pageBoxTask } from '../pdf/worker/tasks';
@@ -73,6 +73,6 @@ export async function dropPreparation(
   tenantId: number,
 ): Promise<void> {
   await abandonPreparation(deps, id, tenantId).catch((error: unknown) => {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof DomainError)) throw error;
   });
 }

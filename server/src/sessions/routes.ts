@@ -71,62 +71,58 @@ const taskSigningSecurity: Record<string, string[]>[] = [
 ];
 
 /** What every step answers before its own work: the session, its contract, its state. */
-const sessionStateErrors = {
-  404: ['SESSION_NOT_FOUND'],
-  409: [
-    'CONTRACT_CANCELLED',
-    'CONTRACT_EXPIRED',
-    'CONTRACT_COMPLETED',
-    'CONTRACT_REJECTED',
-    'SESSION_ALREADY_USED',
-    'SESSION_SUPERSEDED',
-    'SESSION_LOCKED',
-    'SIGNING_METHOD_MISMATCH',
-  ],
-  410: ['SESSION_EXPIRED'],
-} as const;
+const sessionStateErrors = [
+  'SESSION_NOT_FOUND',
+  'CONTRACT_CANCELLED',
+  'CONTRACT_EXPIRED',
+  'CONTRACT_COMPLETED',
+  'CONTRACT_REJECTED',
+  'SESSION_ALREADY_USED',
+  'SESSION_SUPERSEDED',
+  'SESSION_LOCKED',
+  'SIGNING_METHOD_MISMATCH',
+  'SESSION_EXPIRED',
+] as const;
 
 /** What the engine's finalize refuses a token signature with (docs/signing-with-a-token.md). */
-const tokenRefusals = {
-  400: [
-    'INVALID_BASE64',
-    'SIGNATURE_MALFORMED',
-    'CERTIFICATE_MALFORMED',
-    'TIMESTAMP_TOKEN_MALFORMED',
-    'SIGNED_DATA_MALFORMED',
-  ],
-  409: ['PREPARATION_NOT_OPEN', 'DOCUMENT_CHANGED', 'PREPARATION_STALE'],
-  410: ['PREPARATION_EXPIRED'],
-  422: [
-    'SIGNATURE_INVALID',
-    'SIGNER_CERTIFICATE_NOT_FIRST',
-    'DOCUMENT_DIGEST_MISMATCH',
-    'SIGNING_CERTIFICATE_MISMATCH',
-    'SIGNED_ATTRIBUTES_ABSENT',
-    'SIGNED_ATTRIBUTES_WRONG_TAG',
-    'SIGNED_ATTRIBUTES_UNSORTED',
-    'SIGNED_ATTRIBUTES_MISSING',
-    'SIGNED_ATTRIBUTES_EXTRA',
-    'SIGNATURE_HASH_MISMATCH',
-    'SIGNED_ATTRIBUTES_MISMATCH',
-    'SIGNER_IDENTITY_MISMATCH',
-    'CERTIFICATE_NOT_PREPARED',
-    'CERTIFICATE_NAME_NOT_PREPARED',
-    'SIGNATURE_SCHEME_MISMATCH',
-    'CERTIFICATE_CHAIN_EMPTY',
-    'CERTIFICATE_CHAIN_INVALID',
-    'CERTIFICATE_INVALID',
-    'CERTIFICATE_EXPIRED',
-    'CERTIFICATE_NOT_YET_VALID',
-    'CERTIFICATE_KEY_USAGE',
-    'CERTIFICATE_KEY_UNSUPPORTED',
-    'CERTIFICATE_UNTRUSTED',
-    'CERTIFICATE_REVOKED',
-    'TIMESTAMP_INVALID',
-    'TIMESTAMP_IMPRINT_MISMATCH',
-    'PDF_SIGNATURE_TOO_LARGE',
-  ],
-} as const;
+const tokenRefusals = [
+  'INVALID_BASE64',
+  'SIGNATURE_MALFORMED',
+  'CERTIFICATE_MALFORMED',
+  'TIMESTAMP_TOKEN_MALFORMED',
+  'SIGNED_DATA_MALFORMED',
+  'PREPARATION_NOT_OPEN',
+  'DOCUMENT_CHANGED',
+  'PREPARATION_STALE',
+  'PREPARATION_EXPIRED',
+  'SIGNATURE_INVALID',
+  'SIGNER_CERTIFICATE_NOT_FIRST',
+  'DOCUMENT_DIGEST_MISMATCH',
+  'SIGNING_CERTIFICATE_MISMATCH',
+  'SIGNED_ATTRIBUTES_ABSENT',
+  'SIGNED_ATTRIBUTES_WRONG_TAG',
+  'SIGNED_ATTRIBUTES_UNSORTED',
+  'SIGNED_ATTRIBUTES_MISSING',
+  'SIGNED_ATTRIBUTES_EXTRA',
+  'SIGNATURE_HASH_MISMATCH',
+  'SIGNED_ATTRIBUTES_MISMATCH',
+  'SIGNER_IDENTITY_MISMATCH',
+  'CERTIFICATE_NOT_PREPARED',
+  'CERTIFICATE_NAME_NOT_PREPARED',
+  'SIGNATURE_SCHEME_MISMATCH',
+  'CERTIFICATE_CHAIN_EMPTY',
+  'CERTIFICATE_CHAIN_INVALID',
+  'CERTIFICATE_INVALID',
+  'CERTIFICATE_EXPIRED',
+  'CERTIFICATE_NOT_YET_VALID',
+  'CERTIFICATE_KEY_USAGE',
+  'CERTIFICATE_KEY_UNSUPPORTED',
+  'CERTIFICATE_UNTRUSTED',
+  'CERTIFICATE_REVOKED',
+  'TIMESTAMP_INVALID',
+  'TIMESTAMP_IMPRINT_MISMATCH',
+  'PDF_SIGNATURE_TOO_LARGE',
+] as const;
 
 /** The picture and the body it comes in: 512 KB decoded is about 700 KB of base64. */
 const confirmBodyLimit = 800 * 1024;
@@ -181,18 +177,18 @@ export function sessionRoutes(limiter: RateLimiter) {
     },
     responses: {
       200: jsonContent(TaskSessionStartedEnvelope, 'The session'),
-      ...errorResponses(guardErrors, jsonBodyErrors, pdfPreparationErrors, {
-        404: ['TASK_NOT_FOUND'],
-        409: [
-          'DOSSIER_ENDED',
-          'TASK_ALREADY_HANDLED',
-          'TASK_EXPIRED',
-          'NOT_YOUR_TURN',
-          'MAIN_FILE_NOT_SINGLE',
-          'SIGNER_KEY_NOT_ENROLLED',
-        ],
-        422: ['SIGNATURE_NOT_EXPECTED', 'SIGNING_METHOD_NOT_ALLOWED', 'SIGNER_IDENTITY_MISMATCH'],
-      }),
+      ...errorResponses(guardErrors, jsonBodyErrors, pdfPreparationErrors, [
+        'TASK_NOT_FOUND',
+        'DOSSIER_ENDED',
+        'TASK_ALREADY_HANDLED',
+        'TASK_EXPIRED',
+        'NOT_YOUR_TURN',
+        'MAIN_FILE_NOT_SINGLE',
+        'SIGNER_KEY_NOT_ENROLLED',
+        'SIGNATURE_NOT_EXPECTED',
+        'SIGNING_METHOD_NOT_ALLOWED',
+        'SIGNER_IDENTITY_MISMATCH',
+      ]),
     },
   });
   router.openapi(taskInitiate, async (c) => {
@@ -224,18 +220,17 @@ export function sessionRoutes(limiter: RateLimiter) {
     },
     responses: {
       200: jsonContent(SessionStartedEnvelope, 'The session'),
-      ...errorResponses(guardErrors, jsonBodyErrors, pdfPreparationErrors, {
-        400: ['ORIGIN_NOT_REGISTERED'],
-        404: ['CONTRACT_NOT_FOUND', 'SIGNER_NOT_FOUND'],
-        409: [
-          ...Object.values(contractStateCodes),
-          'SIGNER_IS_VIEWER',
-          'SIGNER_ALREADY_SIGNED',
-          'NOT_SIGNER_TURN',
-          'SIGNER_KEY_NOT_ENROLLED',
-        ],
-        422: ['SIGNER_IDENTITY_MISMATCH'],
-      }),
+      ...errorResponses(guardErrors, jsonBodyErrors, pdfPreparationErrors, [
+        'ORIGIN_NOT_REGISTERED',
+        'CONTRACT_NOT_FOUND',
+        'SIGNER_NOT_FOUND',
+        ...Object.values(contractStateCodes),
+        'SIGNER_IS_VIEWER',
+        'SIGNER_ALREADY_SIGNED',
+        'NOT_SIGNER_TURN',
+        'SIGNER_KEY_NOT_ENROLLED',
+        'SIGNER_IDENTITY_MISMATCH',
+      ]),
     },
   });
   router.openapi(initiate, async (c) => {
@@ -259,13 +254,14 @@ export function sessionRoutes(limiter: RateLimiter) {
     },
     responses: {
       200: jsonContent(PageCredentialEnvelope, 'The page credential'),
-      ...errorResponses(jsonBodyErrors, {
-        404: ['SIGNING_LINK_NOT_FOUND'],
-        409: [...sessionStateErrors[409], 'SIGNING_LINK_USED'],
-        410: ['SIGNING_LINK_EXPIRED', 'SESSION_EXPIRED'],
-        413: ['PAYLOAD_TOO_LARGE'],
-        429: ['RATE_LIMITED'],
-      }),
+      ...errorResponses(jsonBodyErrors, sessionStateErrors, [
+        'SIGNING_LINK_NOT_FOUND',
+        'SIGNING_LINK_USED',
+        'SIGNING_LINK_EXPIRED',
+        'SESSION_EXPIRED',
+        'PAYLOAD_TOO_LARGE',
+        'RATE_LIMITED',
+      ]),
     },
   });
   router.openapi(exchange, async (c) => {
@@ -275,12 +271,12 @@ export function sessionRoutes(limiter: RateLimiter) {
     return c.json(envelopeOf(c, data), 200);
   });
 
-  const invitationErrors = {
-    404: ['INVITATION_NOT_FOUND'],
-    410: ['INVITATION_EXPIRED'],
-    413: ['PAYLOAD_TOO_LARGE'],
-    429: ['RATE_LIMITED'],
-  } as const;
+  const invitationErrors = [
+    'INVITATION_NOT_FOUND',
+    'INVITATION_EXPIRED',
+    'PAYLOAD_TOO_LARGE',
+    'RATE_LIMITED',
+  ] as const;
   const readInvitationRoute = createRoute({
     tags: ['Signing sessions'],
     security: [],
@@ -321,16 +317,14 @@ export function sessionRoutes(limiter: RateLimiter) {
     },
     responses: {
       200: jsonContent(PageCredentialEnvelope, 'The session and its page credential'),
-      ...errorResponses(jsonBodyErrors, invitationErrors, pdfPreparationErrors, {
-        409: [
-          ...Object.values(contractStateCodes),
-          'SIGNER_IS_VIEWER',
-          'SIGNER_ALREADY_SIGNED',
-          'NOT_SIGNER_TURN',
-          'SIGNER_KEY_NOT_ENROLLED',
-        ],
-        422: ['SIGNER_IDENTITY_MISMATCH'],
-      }),
+      ...errorResponses(jsonBodyErrors, invitationErrors, pdfPreparationErrors, [
+        ...Object.values(contractStateCodes),
+        'SIGNER_IS_VIEWER',
+        'SIGNER_ALREADY_SIGNED',
+        'NOT_SIGNER_TURN',
+        'SIGNER_KEY_NOT_ENROLLED',
+        'SIGNER_IDENTITY_MISMATCH',
+      ]),
     },
   });
   router.openapi(startInvitationRoute, async (c) => {
@@ -350,9 +344,11 @@ export function sessionRoutes(limiter: RateLimiter) {
     request: { params: SessionIdParam },
     responses: {
       200: jsonContent(OtpSentEnvelope, 'The code is on its way'),
-      ...errorResponses(guardErrors, sessionStateErrors, {
-        429: ['OTP_RESEND_TOO_SOON', 'OTP_SEND_LIMIT_REACHED', 'OTP_FAILURE_LIMIT_REACHED'],
-      }),
+      ...errorResponses(guardErrors, sessionStateErrors, [
+        'OTP_RESEND_TOO_SOON',
+        'OTP_SEND_LIMIT_REACHED',
+        'OTP_FAILURE_LIMIT_REACHED',
+      ]),
     },
   });
   router.openapi(sendOtpRoute, async (c) => {
@@ -378,21 +374,23 @@ export function sessionRoutes(limiter: RateLimiter) {
     },
     responses: {
       200: jsonContent(SignatureResultEnvelope, 'The signature'),
-      ...errorResponses(guardErrors, jsonBodyErrors, sessionStateErrors, pdfPreparationErrors, {
-        409: [
-          'OTP_NOT_SENT',
-          'SIGNER_KEY_NOT_ENROLLED',
-          'DOCUMENT_CHANGED',
-          'SEAL_CERTIFICATE_MISSING',
-          'PREPARATION_NOT_OPEN',
-        ],
-        410: ['OTP_EXPIRED', 'PREPARATION_EXPIRED'],
-        413: ['PAYLOAD_TOO_LARGE', 'IMAGE_TOO_LARGE'],
-        415: ['IMAGE_TYPE_UNSUPPORTED'],
-        422: ['OTP_INVALID', 'IMAGE_UNREADABLE', 'SIGNER_IDENTITY_MISMATCH'],
-        429: ['OTP_FAILURE_LIMIT_REACHED'],
-        502: ['TIMESTAMP_FAILED'],
-      }),
+      ...errorResponses(guardErrors, jsonBodyErrors, sessionStateErrors, pdfPreparationErrors, [
+        'OTP_NOT_SENT',
+        'SIGNER_KEY_NOT_ENROLLED',
+        'DOCUMENT_CHANGED',
+        'SEAL_CERTIFICATE_MISSING',
+        'PREPARATION_NOT_OPEN',
+        'OTP_EXPIRED',
+        'PREPARATION_EXPIRED',
+        'PAYLOAD_TOO_LARGE',
+        'IMAGE_TOO_LARGE',
+        'IMAGE_TYPE_UNSUPPORTED',
+        'OTP_INVALID',
+        'IMAGE_UNREADABLE',
+        'SIGNER_IDENTITY_MISMATCH',
+        'OTP_FAILURE_LIMIT_REACHED',
+        'TIMESTAMP_FAILED',
+      ]),
     },
   });
   router.openapi(confirmRoute, async (c) => {
@@ -423,7 +421,7 @@ export function sessionRoutes(limiter: RateLimiter) {
         sessionStateErrors,
         tokenRefusals,
         pdfReadErrors,
-        { 413: ['PAYLOAD_TOO_LARGE'] },
+        ['PAYLOAD_TOO_LARGE'],
       ),
     },
   });
@@ -453,11 +451,14 @@ export function sessionRoutes(limiter: RateLimiter) {
     },
     responses: {
       200: jsonContent(TokenPreparedEnvelope, 'The new revision to sign'),
-      ...errorResponses(guardErrors, jsonBodyErrors, sessionStateErrors, pdfPreparationErrors, {
-        400: ['INVALID_BASE64', 'CERTIFICATE_MALFORMED', 'ORIGIN_NOT_REGISTERED'],
-        413: ['PAYLOAD_TOO_LARGE'],
-        422: ['CERTIFICATE_INVALID', 'SIGNER_IDENTITY_MISMATCH'],
-      }),
+      ...errorResponses(guardErrors, jsonBodyErrors, sessionStateErrors, pdfPreparationErrors, [
+        'INVALID_BASE64',
+        'CERTIFICATE_MALFORMED',
+        'ORIGIN_NOT_REGISTERED',
+        'PAYLOAD_TOO_LARGE',
+        'CERTIFICATE_INVALID',
+        'SIGNER_IDENTITY_MISMATCH',
+      ]),
     },
   });
   router.openapi(prepareRoute, async (c) => {
@@ -512,9 +513,7 @@ export function sessionRoutes(limiter: RateLimiter) {
     request: { params: VerifyParam },
     responses: {
       200: jsonContent(VerificationEnvelope, 'The verification result'),
-      ...errorResponses(guardErrors, pdfReadErrors, {
-        404: ['CONTRACT_NOT_FOUND', 'CONTRACT_NOT_SIGNED'],
-      }),
+      ...errorResponses(guardErrors, pdfReadErrors, ['CONTRACT_NOT_FOUND', 'CONTRACT_NOT_SIGNED']),
     },
   });
   router.openapi(verify, async (c) => {
@@ -545,7 +544,7 @@ export function agentKeyRoutes(limiter: RateLimiter) {
       'ES256 keys: the one signing tickets now and the next one (AGENT_TICKET_KEY_GENERATION + 1), so that agents which pinned this set on first use keep accepting tickets across one rotation.',
     responses: {
       200: jsonContent(AgentTicketKeySet, 'The key set'),
-      ...errorResponses({ 429: ['RATE_LIMITED'] }),
+      ...errorResponses(['RATE_LIMITED']),
     },
   });
   router.openapi(keys, (c) => {

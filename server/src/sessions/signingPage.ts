@@ -20,7 +20,7 @@ import { openInvitation } from '../contracts/service';
 import { inTransaction } from '../db/database';
 import type { ContractStatus, DossierStatus, SigningMethod } from '../db/schema';
 import { recordFileDownload } from '../dossiers/downloads';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { dossierFiles, type NewestFile } from '../files/queries';
 import { constantTimeEqual } from '../platform/secrets';
 import { verifyPdfSignatures } from '../signing/verification';
@@ -160,8 +160,8 @@ export async function contractSignerView(
   };
 }
 
-function taskNotFound(): ApiError {
-  return new ApiError(404, 'TASK_NOT_FOUND', 'No such task', { field: 'taskId' });
+function taskNotFound(): DomainError {
+  return new DomainError('TASK_NOT_FOUND', 'No such task', { field: 'taskId' });
 }
 
 /** Who the active turn waits for: the signer as submitted, the account, else the role. */

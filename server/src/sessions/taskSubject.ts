@@ -1,7 +1,7 @@
 import { appendAuditEvent } from '../audit/chain';
 import { dossierTrail } from '../audit/subject';
 import type { SigningMethod } from '../db/schema';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { dossierFiles } from '../files/queries';
 import { contractMail, queueMail } from '../notify';
 import type { Clock } from '../platform/clock';
@@ -39,21 +39,18 @@ export const methodsOfStep: Record<string, readonly SigningMethod[]> = {
 
 export const taskSessionErrors = {
   notSigned: (signType: string) =>
-    new ApiError(
-      422,
+    new DomainError(
       'SIGNATURE_NOT_EXPECTED',
       `Only digital_signature and image_signature steps are signed (this step is ${signType})`,
     ),
   methodNotAllowed: (signType: string, method: SigningMethod) =>
-    new ApiError(
-      422,
+    new DomainError(
       'SIGNING_METHOD_NOT_ALLOWED',
       `A ${signType} step is not signed with ${method}; use ${methodsOfStep[signType]!.join(' or ')}`,
       { field: 'signingMethod' },
     ),
   mainFiles: (count: number) =>
-    new ApiError(
-      409,
+    new DomainError(
       'MAIN_FILE_NOT_SINGLE',
       `A signing session signs one MAIN file; this dossier has ${count}`,
     ),

@@ -2,7 +2,7 @@ import type { AppDeps } from '../context';
 import { type ContractCaller, contractInScope } from '../contracts/access';
 import { existingSignaturesOf } from '../contracts/existingSignatures';
 import { type ContractRow, fileVersion, signedVersionsOf, signersOf } from '../contracts/queries';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import type { IdentityBinding } from '../signing/certificates/identity';
 import { signedSummaries } from '../signing/finalize';
 import { verifyPdfSignatures } from '../signing/verification';
@@ -31,7 +31,7 @@ export async function verifyContract(deps: AppDeps, caller: ContractCaller, cont
 export async function verifyContractRow(deps: AppDeps, contract: ContractRow) {
   const newest = await fileVersion(deps.db, contract.id, 'newest');
   if (!newest || newest.version === 1) {
-    throw new ApiError(404, 'CONTRACT_NOT_SIGNED', 'The contract has no signature yet', {
+    throw new DomainError('CONTRACT_NOT_SIGNED', 'The contract has no signature yet', {
       field: 'contractId',
     });
   }

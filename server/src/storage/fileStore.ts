@@ -3,7 +3,7 @@ import { createReadStream, type ReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { type Clock, systemClock } from '../platform/clock';
 
 /**
@@ -171,7 +171,7 @@ export class FileStore {
       handle = await fs.open(this.pathOf(sha256), 'r');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      throw new ApiError(500, 'FILE_CONTENT_MISSING', 'The stored file content is missing');
+      throw new DomainError('FILE_CONTENT_MISSING', 'The stored file content is missing');
     }
     try {
       const { size } = await handle.stat();

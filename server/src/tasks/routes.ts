@@ -46,7 +46,7 @@ export function taskRoutes(limiter: RateLimiter) {
     request: { query: TaskListQuery },
     responses: {
       200: jsonContent(TaskListEnvelope, 'One page of task items'),
-      ...errorResponses(guardErrors, { 400: ['VALIDATION_ERROR'] }),
+      ...errorResponses(guardErrors, ['VALIDATION_ERROR']),
     },
   });
   router.openapi(list, async (c) => {
@@ -65,10 +65,7 @@ export function taskRoutes(limiter: RateLimiter) {
     request: { params: TaskCodeParam },
     responses: {
       200: jsonContent(TaskDetailEnvelope, 'The task item with assignee, files, history'),
-      ...errorResponses(guardErrors, {
-        400: ['VALIDATION_ERROR'],
-        404: ['TASK_NOT_FOUND'],
-      }),
+      ...errorResponses(guardErrors, ['VALIDATION_ERROR', 'TASK_NOT_FOUND']),
     },
   });
   router.openapi(detail, async (c) => {
@@ -88,7 +85,7 @@ export function taskRoutes(limiter: RateLimiter) {
     request: { params: DocumentIdParam },
     responses: {
       200: jsonContent(DossierHistoryEnvelope, 'The dossier state and every history record'),
-      ...errorResponses(guardErrors, { 404: ['DOCUMENT_NOT_FOUND'] }),
+      ...errorResponses(guardErrors, ['DOCUMENT_NOT_FOUND']),
     },
   });
   router.openapi(history, async (c) => {

@@ -4,7 +4,7 @@ import type { HistoryAction } from '../db/schema';
 import { fileItems } from '../dossiers/fileItems';
 import { openStepsOf, scopedDossierById } from '../dossiers/queries';
 import { dossierByDocumentId, dossierInScopeById, scopeOf } from '../dossiers/scope';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { taskStatusNames } from '../workflow/actions';
 import {
   isInternalAccountStep,
@@ -142,10 +142,10 @@ export async function listTasks(deps: TaskDeps, scope: TaskScope, filter: TaskLi
 /** A task by its code (the API) or its numeric id (the web app's pages and deep links). */
 export type TaskKey = { code: string } | { id: number };
 
-function taskNotFound(key: TaskKey): ApiError {
+function taskNotFound(key: TaskKey): DomainError {
   return 'code' in key
-    ? new ApiError(404, 'TASK_NOT_FOUND', `No task ${key.code}`, { field: 'taskCode' })
-    : new ApiError(404, 'TASK_NOT_FOUND', `No task ${key.id}`, { field: 'taskId' });
+    ? new DomainError('TASK_NOT_FOUND', `No task ${key.code}`, { field: 'taskCode' })
+    : new DomainError('TASK_NOT_FOUND', `No task ${key.id}`, { field: 'taskId' });
 }
 
 export function toHistoryItem(row: HistoryRow): HistoryItemValue {

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
-import { ApiError, errors } from '../errors/apiError';
+import { DomainError, errors } from '../errors/domainError';
 import {
   fillTemplate,
   readFormFields,
@@ -76,14 +76,14 @@ function checkedText(value: string, field: string, max: number): string {
 /** The bytes of the file at `pdfPath`, at most maxTemplateBytes. */
 async function readTemplateFile(pdfPath: string): Promise<Buffer> {
   const handle = await fs.open(pdfPath, 'r').catch((error: NodeJS.ErrnoException) => {
-    throw new ApiError(400, 'TEMPLATE_FILE_UNREADABLE', `Cannot read ${pdfPath}: ${error.code}`, {
+    throw new DomainError('TEMPLATE_FILE_UNREADABLE', `Cannot read ${pdfPath}: ${error.code}`, {
       field: 'file',
     });
   });
   try {
     const { size } = await handle.stat();
     if (size > maxTemplateBytes) {
-      throw new ApiError(413, 'TEMPLATE_TOO_LARGE', 'A template may hold at most 50 MiB', {
+      throw new DomainError('TEMPLATE_TOO_LARGE', 'A template may hold at most 50 MiB', {
         field: 'file',
       });
     }
@@ -113,7 +113,7 @@ export async function registerTemplate(
     fields = (await readFormFields(bytes)).map((field) => field.name);
   } catch (error) {
     if (!(error instanceof TemplatePdfError)) throw error;
-    throw new ApiError(400, pdfProblems[error.problem], error.message, { field: 'file' });
+    throw new DomainError(pdfProblems[error.problem], error.message, { field: 'file' });
   }
   const stored = await deps.files.put(Readable.from(bytes));
   try {
@@ -217,14 +217,9 @@ export async function renderTemplate(
   const item = field.endsWith('.templateCode') ? field.slice(0, -'.templateCode'.length) : field;
   const template = await templateByCode(deps.db, organizationId, templateCode);
   if (!template) {
-    throw new ApiError(
-      400,
-      'TEMPLATE_NOT_FOUND',
-      `No template ${templateCode} in the organization`,
-      {
-        field: `${item}.templateCode`,
-      },
-    );
+    throw new DomainError('TEMPLATE_NOT_FOUND', `No template ${templateCode} in the organization`, {
+      field: `${item}.templateCode`,
+    });
   }
   const values = templateValues(templateData, `${item}.templateData`);
   const opened = await deps.files.open(template.sha256);
@@ -234,8 +229,7 @@ export async function renderTemplate(
     rendered = await fillTemplate(source, values);
   } catch (error) {
     if (!(error instanceof TemplateValueError)) throw error;
-    throw new ApiError(
-      400,
+    throw new DomainError(
       error.reason === 'UNKNOWN_FIELD' ? 'TEMPLATE_FIELD_UNKNOWN' : 'TEMPLATE_DATA_INVALID',
       `${item}.templateData.${error.key}: ${error.message}`,
       { field: `${item}.templateData.${error.key}` },

@@ -1,5 +1,5 @@
 import { type Db, inTransaction } from '../db/database';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import {
   deleteEmbeddingOrigin,
   insertEmbeddingOrigin,
@@ -9,8 +9,8 @@ import {
 
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-function invalidOrigin(message: string): ApiError {
-  return new ApiError(400, 'VALIDATION_ERROR', message, { field: 'origin' });
+function invalidOrigin(message: string): DomainError {
+  return new DomainError('VALIDATION_ERROR', message, { field: 'origin' });
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Principal } from '../context';
 import type { Db } from '../db/database';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { findTenantsByCode, type TenantRow, tenantById } from './queries';
 
 export type { TenantRow };
@@ -9,13 +9,12 @@ export type { TenantRow };
 export async function tenantByCode(db: Db, code: string): Promise<TenantRow> {
   const matches = await findTenantsByCode(db, code);
   if (matches.length === 0) {
-    throw new ApiError(404, 'TENANT_CODE_NOT_FOUND', `No tenant with code ${code}`, {
+    throw new DomainError('TENANT_CODE_NOT_FOUND', `No tenant with code ${code}`, {
       field: 'tenantCode',
     });
   }
   if (matches.length > 1) {
-    throw new ApiError(
-      400,
+    throw new DomainError(
       'TENANT_CODE_AMBIGUOUS',
       `Tenant code ${code} is shared by several organizations`,
       {
@@ -26,15 +25,10 @@ export async function tenantByCode(db: Db, code: string): Promise<TenantRow> {
   return matches[0]!;
 }
 
-function mismatch(code: string): ApiError {
-  return new ApiError(
-    403,
-    'TENANT_CODE_MISMATCH',
-    `tenantCode ${code} does not match the API key`,
-    {
-      field: 'tenantCode',
-    },
-  );
+function mismatch(code: string): DomainError {
+  return new DomainError('TENANT_CODE_MISMATCH', `tenantCode ${code} does not match the API key`, {
+    field: 'tenantCode',
+  });
 }
 
 /**
@@ -55,14 +49,9 @@ export async function resolveTenant(
         : null;
   const isGlobalKey = principal.kind === 'apiKey' && principal.keyKind === 'global';
   if (isGlobalKey && !tenantCode) {
-    throw new ApiError(
-      400,
-      'TENANT_CODE_REQUIRED',
-      'tenantCode is required with a global API key',
-      {
-        field: 'tenantCode',
-      },
-    );
+    throw new DomainError('TENANT_CODE_REQUIRED', 'tenantCode is required with a global API key', {
+      field: 'tenantCode',
+    });
   }
   if (!isGlobalKey && fixedTenantId !== null) {
     const tenant = await tenantById(db, fixedTenantId);
@@ -70,7 +59,7 @@ export async function resolveTenant(
     return tenant;
   }
   if (!tenantCode) {
-    throw new ApiError(400, 'TENANT_CODE_REQUIRED', 'tenantCode is required', {
+    throw new DomainError('TENANT_CODE_REQUIRED', 'tenantCode is required', {
       field: 'tenantCode',
     });
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Db, inTransaction } from '../db/database';
-import { ApiError, validationError } from '../errors/apiError';
+import { DomainError, validationError } from '../errors/domainError';
 import { allPermissions, isKnownPermission } from './permissionCatalog';
 import {
   findOrganizationsByCode,
@@ -50,16 +50,12 @@ export async function organizationByCode(
 ): Promise<OrganizationRow> {
   const matches = await findOrganizationsByCode(db, tenantId, code);
   if (matches.length === 0) {
-    throw new ApiError(
-      404,
-      'ORGANIZATION_CODE_NOT_FOUND',
-      `No organization ${code} in the tenant`,
-      { field },
-    );
+    throw new DomainError('ORGANIZATION_CODE_NOT_FOUND', `No organization ${code} in the tenant`, {
+      field,
+    });
   }
   if (matches.length > 1) {
-    throw new ApiError(
-      400,
+    throw new DomainError(
       'ORGANIZATION_CODE_AMBIGUOUS',
       `Organization code ${code} is shared by several records`,
       {
@@ -79,7 +75,7 @@ export async function createTenant(
   return inTransaction(db, async (trx) => {
     const existing = await tenantIdByCode(trx, input.code);
     if (existing)
-      throw new ApiError(409, 'TENANT_CODE_ALREADY_EXISTS', `Tenant ${input.code} already exists`);
+      throw new DomainError('TENANT_CODE_ALREADY_EXISTS', `Tenant ${input.code} already exists`);
     const tenant = await insertTenant(trx, {
       code: input.code,
       name: input.name,
@@ -134,8 +130,7 @@ export async function createOrganization(
     );
     const clash = await organizationIdByCode(trx, tenant.id, input.code);
     if (clash) {
-      throw new ApiError(
-        409,
+      throw new DomainError(
         'ORGANIZATION_CODE_ALREADY_EXISTS',
         `Organization ${input.code} already exists`,
         {
@@ -150,7 +145,7 @@ export async function createOrganization(
 function validatePermissions(permissions: string[]): string[] {
   const unknown = permissions.filter((permission) => !isKnownPermission(permission));
   if (unknown.length > 0) {
-    throw new ApiError(400, 'UNKNOWN_PERMISSION', `Unknown permission(s): ${unknown.join(', ')}`, {
+    throw new DomainError('UNKNOWN_PERMISSION', `Unknown permission(s): ${unknown.join(', ')}`, {
       field: 'permissions',
     });
   }
@@ -190,8 +185,7 @@ export async function createRole(
     const organization = await organizationByCode(trx, tenant.id, input.organizationCode);
     const clash = await roleIdByName(trx, organization.id, input.name);
     if (clash) {
-      throw new ApiError(
-        409,
+      throw new DomainError(
         'ROLE_NAME_ALREADY_EXISTS',
         `Role ${input.name} already exists in ${organization.code}`,
         {

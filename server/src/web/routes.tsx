@@ -1,6 +1,8 @@
+import { CodedError } from '@esign/shared';
 import { Hono } from 'hono';
 import type { RateLimiter } from '../auth/rateLimit';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
+import { errorAnswer, isErrorCode } from '../http/errorStatuses';
 import { appBase, assetRoutes } from './assets';
 import type { WebContext, WebEnv } from './context';
 import { frameForViewer } from './embedding';
@@ -36,18 +38,20 @@ function answerFailure(error: Error, c: WebContext): Response {
   const t = c.get('t');
   if (error instanceof CsrfRefused) {
     if (wantsJson(c)) {
-      return c.json(new ApiError(403, 'CSRF_REFUSED', t.common.error.csrf).toBody(), 403);
+      const answer = errorAnswer(new DomainError('CSRF_REFUSED', t.common.error.csrf));
+      return c.json(answer.body, answer.status);
     }
     return problemPage(c, 403, t.common.error.csrf);
   }
-  if (error instanceof ApiError) {
+  if (error instanceof CodedError && isErrorCode(error.code)) {
+    const answer = errorAnswer(error);
     if (wantsJson(c)) {
-      for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-      return c.json(error.toBody(), error.status);
+      for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
+      return c.json(answer.body, answer.status);
     }
-    if (error.status === 404 || error.status === 403) return notFoundPage(c);
-    if (pageStatuses.has(error.status as PageStatus)) {
-      return problemPage(c, error.status as PageStatus, t.common.error.retry, error.message);
+    if (answer.status === 404 || answer.status === 403) return notFoundPage(c);
+    if (pageStatuses.has(answer.status as PageStatus)) {
+      return problemPage(c, answer.status as PageStatus, t.common.error.retry, error.message);
     }
   }
   c.get('logger').error({ err: error }, 'web page failed');

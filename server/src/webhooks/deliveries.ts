@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import type { WebhookDeliveryStatus } from '../db/schema';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { jobById, rescheduleJob } from '../jobs/queries';
 import { signalJobWrite } from '../jobs/queue';
 import {
@@ -91,8 +91,8 @@ export async function listDeliveries(
   return (await deliveryRows(db, filter)).map(view);
 }
 
-function deliveryNotFound(id: number): ApiError {
-  return new ApiError(404, 'WEBHOOK_DELIVERY_NOT_FOUND', `No webhook delivery ${id}`);
+function deliveryNotFound(id: number): DomainError {
+  return new DomainError('WEBHOOK_DELIVERY_NOT_FOUND', `No webhook delivery ${id}`);
 }
 
 /** One delivery with every attempt. */
@@ -131,22 +131,19 @@ export function redeliver(
     if (!row || !job) throw deliveryNotFound(id);
     const now = deps.clock.now().toISOString();
     if (row.event_id.startsWith('evt_test_')) {
-      throw new ApiError(
-        409,
+      throw new DomainError(
         'WEBHOOK_TEST_NOT_REDELIVERABLE',
         'webhook.test is sent once; call the test endpoint again instead',
       );
     }
     if (row.active !== 1) {
-      throw new ApiError(
-        409,
+      throw new DomainError(
         'WEBHOOK_SUBSCRIPTION_DISABLED',
         'The subscription of this delivery is disabled',
       );
     }
     if (job.status === 'pending' && job.lease_id !== null && job.run_at > now) {
-      throw new ApiError(
-        409,
+      throw new DomainError(
         'WEBHOOK_DELIVERY_IN_FLIGHT',
         `Delivery ${id} is being sent right now; look again in a few seconds`,
       );

@@ -55,10 +55,10 @@ export function webhookRoutes(limiter: RateLimiter) {
     ] as const,
     responses: {
       200: jsonContent(WebhookTestEnvelope, 'One result per subscription'),
-      ...errorResponses(guardErrors, {
-        400: ['ORGANIZATION_KEY_REQUIRED'],
-        404: ['WEBHOOK_SUBSCRIPTION_NOT_FOUND'],
-      }),
+      ...errorResponses(guardErrors, [
+        'ORGANIZATION_KEY_REQUIRED',
+        'WEBHOOK_SUBSCRIPTION_NOT_FOUND',
+      ]),
     },
   });
   router.openapi(testRoute, async (c) => {
@@ -81,7 +81,7 @@ export function webhookRoutes(limiter: RateLimiter) {
     request: { params: SandboxTagParam },
     responses: {
       201: jsonContent(SandboxReceiptEnvelope, 'Recorded'),
-      ...errorResponses({ 429: ['RATE_LIMITED'] }),
+      ...errorResponses(['RATE_LIMITED']),
     },
   });
   router.openapi(sandboxRoute, async (c) => {

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../context';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import {
   type OutboundPool,
   type Resolver,
@@ -86,7 +86,7 @@ async function excerptOf(response: SafeResponse, limit: number): Promise<string>
 }
 
 function failureText(error: unknown): string {
-  if (error instanceof ApiError) return `${error.code}: ${error.message}`;
+  if (error instanceof DomainError) return `${error.code}: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
 }
 

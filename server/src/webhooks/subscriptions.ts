@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { isoNow } from '../platform/clock';
 import { decryptSecret, encryptSecret, type ServiceSecrets } from '../platform/secrets';
 import type { TenantRow } from '../tenancy/resolveTenant';
@@ -39,17 +39,17 @@ export function webhookUrl(raw: string): string {
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new ApiError(400, 'VALIDATION_ERROR', `url is not an absolute URL: "${raw}"`, {
+    throw new DomainError('VALIDATION_ERROR', `url is not an absolute URL: "${raw}"`, {
       field: 'url',
     });
   }
   if (url.protocol !== 'https:') {
-    throw new ApiError(400, 'VALIDATION_ERROR', `url must use https, got ${url.protocol}`, {
+    throw new DomainError('VALIDATION_ERROR', `url must use https, got ${url.protocol}`, {
       field: 'url',
     });
   }
   if (url.username || url.password) {
-    throw new ApiError(400, 'VALIDATION_ERROR', 'url must not carry a user name or password', {
+    throw new DomainError('VALIDATION_ERROR', 'url must not carry a user name or password', {
       field: 'url',
     });
   }
@@ -62,23 +62,22 @@ export function webhookEvents(requested: string[] | undefined): SubscribableEven
   const events = [...new Set(requested.map((event) => event.trim()).filter(Boolean))];
   const unknown = events.filter((event) => !isSubscribable(event));
   if (unknown.length > 0) {
-    throw new ApiError(
-      400,
+    throw new DomainError(
       'VALIDATION_ERROR',
       `Unknown event(s): ${unknown.join(', ')}; allowed: ${subscribableEvents.join(', ')}`,
       { field: 'events' },
     );
   }
   if (events.length === 0) {
-    throw new ApiError(400, 'VALIDATION_ERROR', 'events must list at least one event', {
+    throw new DomainError('VALIDATION_ERROR', 'events must list at least one event', {
       field: 'events',
     });
   }
   return events as SubscribableEvent[];
 }
 
-function subscriptionNotFound(id: string): ApiError {
-  return new ApiError(404, 'WEBHOOK_SUBSCRIPTION_NOT_FOUND', `No webhook subscription ${id}`);
+function subscriptionNotFound(id: string): DomainError {
+  return new DomainError('WEBHOOK_SUBSCRIPTION_NOT_FOUND', `No webhook subscription ${id}`);
 }
 
 /** What an operator may see of a subscription: never its secret. */
@@ -167,8 +166,7 @@ export const maxRotationGraceHours = 720;
 /** `--grace-hours`: a whole number of hours from 0 (no grace) to 720. */
 export function rotationGraceHours(raw: string): number {
   if (!/^\d{1,4}$/.test(raw) || Number(raw) > maxRotationGraceHours) {
-    throw new ApiError(
-      400,
+    throw new DomainError(
       'VALIDATION_ERROR',
       `grace-hours must be a whole number from 0 to ${maxRotationGraceHours}, got "${raw}"`,
       { field: 'graceHours' },

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { AppDeps, Principal } from '../context';
 import { type Db, inTransaction } from '../db/database';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { type ClaimedJob, enqueueClaimed, finishedOf, recordResults } from '../jobs/queue';
 import { envelopeBytes, newEventId, retryDelaysMs, webhookJobKind } from './events';
 import { type DeliveryWork, webhookDeliveryKind } from './outbox';
@@ -34,9 +34,8 @@ export interface WebhookTestReport {
 }
 
 /** 400 for a global key: the test concerns one organization's subscriptions. */
-export function organizationKeyRequired(): ApiError {
-  return new ApiError(
-    400,
+export function organizationKeyRequired(): DomainError {
+  return new DomainError(
     'ORGANIZATION_KEY_REQUIRED',
     'The webhook test needs an organization API key; a global key belongs to no organization',
   );
@@ -54,8 +53,7 @@ export async function sendWebhookTest(
   if (organizationId === null || actor === null) throw organizationKeyRequired();
   const subscriptions = await activeSubscriptions(deps.db, organizationId);
   if (subscriptions.length === 0) {
-    throw new ApiError(
-      404,
+    throw new DomainError(
       'WEBHOOK_SUBSCRIPTION_NOT_FOUND',
       'The organization has no active webhook subscription',
     );

@@ -3,7 +3,7 @@ import { type AuditActor, type AuditOrigin, dossierTrail } from '../audit/subjec
 import { findUserById, type UserRow, userStatus } from '../auth/queries';
 import { type Db, inTransaction } from '../db/database';
 import type { DossierStatus, HistoryAction, SignType } from '../db/schema';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import type { Clock } from '../platform/clock';
 import {
   type ArchiveDeps,
@@ -118,18 +118,18 @@ type ActionDeps = EventDeps;
 function cleanText(value: string | undefined, field: string, required: boolean): string | null {
   const text = value?.trim() ?? '';
   if (required && text === '') {
-    throw new ApiError(400, 'VALIDATION_ERROR', `${field} is required`, { field });
+    throw new DomainError('VALIDATION_ERROR', `${field} is required`, { field });
   }
   if (text.length > commentMaxLength) {
-    throw new ApiError(400, 'VALIDATION_ERROR', `${field} is longer than ${commentMaxLength}`, {
+    throw new DomainError('VALIDATION_ERROR', `${field} is longer than ${commentMaxLength}`, {
       field,
     });
   }
   return text === '' ? null : text;
 }
 
-function taskNotFound(taskCode: string): ApiError {
-  return new ApiError(404, 'TASK_NOT_FOUND', `No task ${taskCode}`, { field: 'taskCode' });
+function taskNotFound(taskCode: string): DomainError {
+  return new DomainError('TASK_NOT_FOUND', `No task ${taskCode}`, { field: 'taskCode' });
 }
 
 /** The active turn of a task, its context, and the user about to perform it. */
@@ -168,19 +168,17 @@ async function actingTurn(
   const participant = await participantAt(trx, actor.id, now);
   if (!takesPart(participant, context.turns)) throw taskNotFound(taskCode);
   if (actor.status === userStatus.locked) {
-    throw new ApiError(403, 'ACCOUNT_LOCKED', `${actor.username} is locked`);
+    throw new DomainError('ACCOUNT_LOCKED', `${actor.username} is locked`);
   }
   const dossierStatus = context.dossier.status;
   if (endedStatuses.includes(dossierStatus)) {
-    throw new ApiError(
-      409,
+    throw new DomainError(
       'DOSSIER_ENDED',
       `The dossier is ${dossierStatus}; its lifecycle has ended`,
     );
   }
   if (context.task.status !== 1) {
-    throw new ApiError(
-      409,
+    throw new DomainError(
       'TASK_ALREADY_HANDLED',
       `Task ${taskCode} is ${taskStatusNames[context.task.status]}`,
     );
@@ -188,20 +186,19 @@ async function actingTurn(
   if (context.task.expireAt !== null && context.task.expireAt <= now) return 'overdue';
   const turn = context.turns.find((candidate) => candidate.status === 'ACTIVE');
   if (!turn || !mayPerform(participant, turn)) {
-    throw new ApiError(409, 'NOT_YOUR_TURN', `Task ${taskCode} waits for another signer`);
+    throw new DomainError('NOT_YOUR_TURN', `Task ${taskCode} waits for another signer`);
   }
   return { context, turn, actor };
 }
 
-function taskExpired(taskCode: string): ApiError {
-  return new ApiError(409, 'TASK_EXPIRED', `The deadline of task ${taskCode} has passed`);
+function taskExpired(taskCode: string): DomainError {
+  return new DomainError('TASK_EXPIRED', `The deadline of task ${taskCode} has passed`);
 }
 
 /** 422 unless the step's sign type is one of `allowed`. */
 function requireSignType(acting: Acting, allowed: SignType[], code: string, message: string) {
   if (!allowed.includes(acting.context.step.sign_type)) {
-    throw new ApiError(
-      422,
+    throw new DomainError(
       code,
       `${message} (step ${acting.context.step.step_code} is ${acting.context.step.sign_type})`,
     );
@@ -485,7 +482,7 @@ export async function completeSignedTurn(
     'Only digital_signature and image_signature steps are signed',
   );
   if (input.newFileVersions.length === 0) {
-    throw new ApiError(400, 'VALIDATION_ERROR', 'A signature produces at least one file version', {
+    throw new DomainError('VALIDATION_ERROR', 'A signature produces at least one file version', {
       field: 'newFileVersions',
     });
   }
@@ -494,8 +491,7 @@ export async function completeSignedTurn(
     const field = `newFileVersions.${index}`;
     const file = await mainFileOfDossier(trx, version.fileId, acting.context.dossier.id);
     if (!file) {
-      throw new ApiError(
-        400,
+      throw new DomainError(
         'FILE_NOT_IN_DOSSIER',
         `File ${version.fileId} is not a main file of the dossier`,
         {
@@ -508,8 +504,7 @@ export async function completeSignedTurn(
       !Number.isSafeInteger(version.size) ||
       version.size < 0
     ) {
-      throw new ApiError(
-        400,
+      throw new DomainError(
         'VALIDATION_ERROR',
         'sha256 must be hex SHA-256 and size a byte count',
         {

@@ -1,7 +1,7 @@
 import { findUserByLogin, userStatus } from '../auth/queries';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { isoNow } from '../platform/clock';
 import type { TenantRow } from '../tenancy/resolveTenant';
 import {
@@ -35,8 +35,8 @@ export interface NewDelegation {
   endsAt: string;
 }
 
-function invalid(field: string, message: string): ApiError {
-  return new ApiError(400, 'VALIDATION_ERROR', message, { field });
+function invalid(field: string, message: string): DomainError {
+  return new DomainError('VALIDATION_ERROR', message, { field });
 }
 
 /** An ISO 8601 date-time with `Z` or an offset (what the CLI and the spec call ISO), as UTC. */
@@ -61,13 +61,12 @@ function stateOf(row: DelegationRow, now: string): DelegationState {
 async function delegationUser(db: Db, tenant: TenantRow, username: string, field: string) {
   const user = await findUserByLogin(db, username, tenant.id);
   if (!user || user.tenant_id !== tenant.id) {
-    throw new ApiError(404, 'USER_NOT_FOUND', `No user ${username} in tenant ${tenant.code}`, {
+    throw new DomainError('USER_NOT_FOUND', `No user ${username} in tenant ${tenant.code}`, {
       field,
     });
   }
   if (user.type !== 'internal') {
-    throw new ApiError(
-      422,
+    throw new DomainError(
       'DELEGATION_INTERNAL_ONLY',
       `${username} is an outside signer; only internal staff delegate or receive tasks`,
       { field },
@@ -95,12 +94,12 @@ export async function createDelegation(
     const from = await delegationUser(trx, tenant, input.fromUsername, 'fromUsername');
     const to = await delegationUser(trx, tenant, input.toUsername, 'toUsername');
     if (from.id === to.id) {
-      throw new ApiError(422, 'DELEGATION_TO_SELF', 'A user cannot delegate to themselves', {
+      throw new DomainError('DELEGATION_TO_SELF', 'A user cannot delegate to themselves', {
         field: 'toUsername',
       });
     }
     if (to.status === userStatus.locked) {
-      throw new ApiError(422, 'USER_LOCKED', `${to.username} is locked`, { field: 'toUsername' });
+      throw new DomainError('USER_LOCKED', `${to.username} is locked`, { field: 'toUsername' });
     }
     const row = await insertDelegation(trx, {
       tenant_id: tenant.id,
@@ -155,7 +154,7 @@ export async function revokeDelegation(
     await markDelegationRevoked(trx, id, now);
     const row = await namedDelegation(trx, id);
     if (!row) {
-      throw new ApiError(404, 'DELEGATION_NOT_FOUND', `No delegation with id ${id}`, {
+      throw new DomainError('DELEGATION_NOT_FOUND', `No delegation with id ${id}`, {
         field: 'id',
       });
     }

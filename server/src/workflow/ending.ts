@@ -2,7 +2,7 @@ import { appendAuditEvent } from '../audit/chain';
 import { dossierTrail, systemActor } from '../audit/subject';
 import type { Db } from '../db/database';
 import type { DossierStatus } from '../db/schema';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import type { ArchivedVersion } from './archive';
 import { dossierCompleted, dossierRejected, type EventDeps } from './events';
 import { dossierProgress, updateDossier } from './queries/dossiers';
@@ -44,8 +44,7 @@ export async function dossierEnded(
 ): Promise<void> {
   const dossier = await dossierProgress(trx, dossierId);
   if (!runningStatuses.includes(dossier.status)) {
-    throw new ApiError(
-      409,
+    throw new DomainError(
       'DOSSIER_ENDED',
       `The dossier is ${dossier.status}; its lifecycle has ended`,
     );

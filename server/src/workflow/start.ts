@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database';
-import { ApiError } from '../errors/apiError';
+import { DomainError } from '../errors/domainError';
 import { type EventDeps, turnActivated } from './events';
 import { dossierStatus, updateDossier } from './queries/dossiers';
 import { insertTask } from './queries/tasks';
@@ -19,7 +19,7 @@ export function newTransactionId(): string {
 export async function startWorkflow(trx: Db, deps: EventDeps, dossierId: number): Promise<void> {
   const dossier = await dossierStatus(trx, dossierId);
   if (dossier.status !== 'PENDING') {
-    throw new ApiError(400, 'DOSSIER_NOT_PENDING', `The dossier is ${dossier.status}, not PENDING`);
+    throw new DomainError('DOSSIER_NOT_PENDING', `The dossier is ${dossier.status}, not PENDING`);
   }
   const now = deps.clock.now().toISOString();
   await updateDossier(trx, dossierId, {

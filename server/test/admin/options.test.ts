@@ -9,7 +9,7 @@ import {
 } from '../../src/admin/command';
 import { commands } from '../../src/admin/commands';
 import { roleCodeFromName } from '../../src/admin/commands/role';
-import { ApiError } from '../../src/errors/apiError';
+import { DomainError } from '../../src/errors/domainError';
 
 /** The one option parser of the operator CLI, without a child process or a database. */
 const sample = command({
@@ -23,8 +23,7 @@ const sample = command({
       tags: option.list.optional(),
       member: option.repeated,
       expires: checked(option.text.optional(), (value) => {
-        if (value === 'never')
-          throw new ApiError(400, 'VALIDATION_ERROR', 'expires is in the past');
+        if (value === 'never') throw new DomainError('VALIDATION_ERROR', 'expires is in the past');
         return value;
       }),
       global: option.flag,

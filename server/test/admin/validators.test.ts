@@ -1,5 +1,6 @@
 import { keyExpiry } from '../../src/auth/apiKeys';
-import { ApiError } from '../../src/errors/apiError';
+import { DomainError } from '../../src/errors/domainError';
+import { statusOfCode } from '../../src/http/errorStatuses';
 import { normalizeOrigin } from '../../src/tenancy/embeddingOrigins';
 import { defaultEvents, webhookEvents, webhookUrl } from '../../src/webhooks/subscriptions';
 
@@ -7,7 +8,7 @@ function refusal(check: () => unknown): string {
   try {
     check();
   } catch (error) {
-    if (error instanceof ApiError) return `${error.status} ${error.message}`;
+    if (error instanceof DomainError) return `${statusOfCode(error.code)} ${error.message}`;
     throw error;
   }
   throw new Error('expected a refusal');

@@ -62,7 +62,6 @@ describe('login names and e-mails: internal system-wide, external per tenant', (
 
   it("an internal login name or e-mail of another tenant (or a super-admin's) is refused", async () => {
     await refused(internal(beta, 'LAN.NGUYEN', 'x1@beta.vn')).toMatchObject({
-      status: 409,
       code: 'USERNAME_ALREADY_EXISTS',
       field: 'username',
     });

@@ -1,5 +1,6 @@
 import { inTransaction } from '../../src/db/database';
-import { ApiError } from '../../src/errors/apiError';
+import { DomainError } from '../../src/errors/domainError';
+import { errorAnswer } from '../../src/http/errorStatuses';
 import { queueNotification } from '../../src/notify/notifications';
 import { queueMail, queueSms } from '../../src/notify/outbox';
 import { shouldSendEmail } from '../../src/notify/policy';
@@ -96,8 +97,8 @@ describe('the outbox commits or rolls back with the caller', () => {
         () => null,
         (e: unknown) => e,
       );
-      expect(error).toBeInstanceOf(ApiError);
-      return (error as ApiError).toBody();
+      expect(error).toBeInstanceOf(DomainError);
+      return errorAnswer(error as DomainError).body;
     };
     expect(
       await refused(

@@ -7,7 +7,7 @@ import {
   type TestHttpsServer,
 } from '../../../test/support/httpsServer';
 import { inTransaction } from '../../src/db/database';
-import { ApiError } from '../../src/errors/apiError';
+import { DomainError } from '../../src/errors/domainError';
 import { otpSms } from '../../src/notify/messages';
 import { queueSms } from '../../src/notify/outbox';
 import { devSmsIdPrefix, fillTemplate, httpSmsProvider, readDevSms } from '../../src/notify/sms';
@@ -186,8 +186,8 @@ describe('HTTP SMS gateway against a real HTTPS server', () => {
       },
     );
     const error = await provider.send('0912345678', 'x').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).code).toBe('OUTBOUND_ADDRESS_FORBIDDEN');
+    expect(error).toBeInstanceOf(DomainError);
+    expect((error as DomainError).code).toBe('OUTBOUND_ADDRESS_FORBIDDEN');
     expect(gateway.connections).toEqual([]);
   });
 

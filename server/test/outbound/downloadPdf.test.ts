@@ -10,7 +10,8 @@ import {
   startSilentServer,
   type TestHttpsServer,
 } from '../../../test/support/httpsServer';
-import { ApiError } from '../../src/errors/apiError';
+import { DomainError } from '../../src/errors/domainError';
+import { statusOfCode } from '../../src/http/errorStatuses';
 import { parseAllowlist } from '../../src/outbound/addressPolicy';
 import { type DownloadPdfOptions, downloadPdf } from '../../src/outbound/downloadPdf';
 import type { Resolver } from '../../src/outbound/safeFetch';
@@ -42,13 +43,14 @@ function options(extra: Partial<DownloadPdfOptions> = {}): DownloadPdfOptions {
   return { destination, allowlist: loopbackAllowed, field, ...extra };
 }
 
-/** The ApiError a download fails with. */
-async function failure(url: string, extra: Partial<DownloadPdfOptions> = {}): Promise<ApiError> {
+/** The DomainError a download fails with. */
+async function failure(url: string, extra: Partial<DownloadPdfOptions> = {}): Promise<DomainError> {
   const error = await downloadPdf(url, options(extra)).then(
     () => null,
     (e: unknown) => e,
   );
-  if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`);
+  if (!(error instanceof DomainError))
+    throw new Error(`expected an DomainError, got ${String(error)}`);
   return error;
 }
 
@@ -130,7 +132,7 @@ describe('fileUrl checks: HTTPS, well formed', () => {
     ['credentials in the URL', () => server.url('/x.pdf').replace('https://', 'https://u:p@')],
   ])('refuses a URL with %s as 400 FILE_URL_INVALID before any connection', async (_name, url) => {
     const error = await failure(url());
-    expect(error.status).toBe(400);
+    expect(statusOfCode(error.code)).toBe(400);
     expect(error.code).toBe('FILE_URL_INVALID');
     expect(error.field).toBe(field);
     expect(socketConnects).not.toHaveBeenCalled();
@@ -156,7 +158,7 @@ describe('fileUrl checks: must not point into internal IP ranges', () => {
     ['unspecified', () => `https://0.0.0.0:${port()}/x.pdf`],
   ])('refuses a %s as 400 FILE_URL_FORBIDDEN_ADDRESS without connecting', async (_name, url) => {
     const error = await failure(url(), { allowlist: parseAllowlist('') });
-    expect(error.status).toBe(400);
+    expect(statusOfCode(error.code)).toBe(400);
     expect(error.code).toBe('FILE_URL_FORBIDDEN_ADDRESS');
     expect(error.field).toBe(field);
     expect(socketConnects).not.toHaveBeenCalled();
@@ -228,7 +230,7 @@ describe('fileUrl checks: no redirect', () => {
       server.route('/moved-perm.pdf', routes.redirect(target.url('/real.pdf'), 301));
       for (const route of ['/moved.pdf', '/moved-perm.pdf']) {
         const error = await failure(server.url(route));
-        expect(error.status).toBe(502);
+        expect(statusOfCode(error.code)).toBe(502);
         expect(error.code).toBe('FILE_URL_REDIRECT');
         expect(error.field).toBe(field);
       }
@@ -245,7 +247,7 @@ describe('fileUrl checks: no redirect', () => {
     server.route('/partial.pdf', routes.status(206));
     for (const route of ['/missing.pdf', '/auth.pdf', '/partial.pdf']) {
       const error = await failure(server.url(route));
-      expect(error.status).toBe(502);
+      expect(statusOfCode(error.code)).toBe(502);
       expect(error.code).toBe('FILE_URL_HTTP_STATUS');
     }
     expect(server.requests.map((r) => r.headers.authorization)).toEqual([
@@ -274,7 +276,7 @@ describe('fileUrl checks: under 50 MB', () => {
     const big = routes.stream(20 * cap, { contentLength: 20 * cap });
     server.route('/announced.pdf', big.route);
     const error = await failure(server.url('/announced.pdf'), { maxBytes: cap });
-    expect(error.status).toBe(413);
+    expect(statusOfCode(error.code)).toBe(413);
     expect(error.code).toBe('FILE_TOO_LARGE');
     expect(error.field).toBe(field);
     expect(leftovers()).toEqual([]);
@@ -286,7 +288,7 @@ describe('fileUrl checks: under 50 MB', () => {
     const big = routes.stream(40 * cap);
     server.route('/chunked.pdf', big.route);
     const error = await failure(server.url('/chunked.pdf'), { maxBytes: cap });
-    expect(error.status).toBe(413);
+    expect(statusOfCode(error.code)).toBe(413);
     expect(error.code).toBe('FILE_TOO_LARGE');
     expect(leftovers()).toEqual([]);
     await waitFor(() => big.clientLeft());
@@ -296,7 +298,7 @@ describe('fileUrl checks: under 50 MB', () => {
   it('fails a body shorter than its Content-Length as 502 FILE_URL_UNREACHABLE', async () => {
     server.route('/short.pdf', routes.shortBody(5000, 1000));
     const error = await failure(server.url('/short.pdf'));
-    expect(error.status).toBe(502);
+    expect(statusOfCode(error.code)).toBe(502);
     expect(error.code).toBe('FILE_URL_UNREACHABLE');
     expect(leftovers()).toEqual([]);
   });
@@ -307,7 +309,7 @@ describe('fileUrl checks: answers within 30 seconds', () => {
     server.route('/hang.pdf', routes.hang());
     const started = Date.now();
     const error = await failure(server.url('/hang.pdf'), { timeoutMs: 300 });
-    expect(error.status).toBe(502);
+    expect(statusOfCode(error.code)).toBe(502);
     expect(error.code).toBe('FILE_URL_TIMEOUT');
     expect(Date.now() - started).toBeLessThan(2000);
   });
@@ -347,7 +349,7 @@ describe('fileUrl checks: recognised as PDF by its leading bytes', () => {
       routes.bytes(Buffer.from('<html>not a pdf</html>'), 'application/pdf'),
     );
     const error = await failure(server.url('/fake.pdf'));
-    expect(error.status).toBe(415);
+    expect(statusOfCode(error.code)).toBe(415);
     expect(error.code).toBe('FILE_NOT_PDF');
     expect(error.field).toBe(field);
     expect(leftovers()).toEqual([]);
@@ -375,7 +377,7 @@ describe('fileUrl download: network failures', () => {
   it('reports a dropped connection as 502 FILE_URL_UNREACHABLE', async () => {
     server.route('/reset.pdf', routes.reset());
     const error = await failure(server.url('/reset.pdf'));
-    expect(error.status).toBe(502);
+    expect(statusOfCode(error.code)).toBe(502);
     expect(error.code).toBe('FILE_URL_UNREACHABLE');
   });
 
@@ -400,7 +402,7 @@ describe('fileUrl download: network failures', () => {
     const error = await failure(`https://other.test:${server.port}/other.pdf`, {
       resolver: resolveTo('127.0.0.1'),
     });
-    expect(error.status).toBe(502);
+    expect(statusOfCode(error.code)).toBe(502);
     expect(error.code).toBe('FILE_URL_TLS');
     expect(server.requests).toHaveLength(0);
   });

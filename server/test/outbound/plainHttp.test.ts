@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiError } from '../../src/errors/apiError';
+import { DomainError } from '../../src/errors/domainError';
 import { parseAllowlist } from '../../src/outbound/addressPolicy';
 import {
   OutboundPool,
@@ -60,12 +60,13 @@ function revocationFetch(extra: Partial<SafeRequestOptions> = {}): SafeRequestOp
   };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+async function rejection(promise: Promise<unknown>): Promise<DomainError> {
   const error = await promise.then(
     () => null,
     (e: unknown) => e,
   );
-  if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`);
+  if (!(error instanceof DomainError))
+    throw new Error(`expected an DomainError, got ${String(error)}`);
   return error;
 }
 

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { routes, startHttpsServer, type TestHttpsServer } from '../../../test/support/httpsServer';
-import { ApiError } from '../../src/errors/apiError';
+import { DomainError } from '../../src/errors/domainError';
 import { type Allowlist, parseAllowlist } from '../../src/outbound/addressPolicy';
 import {
   OutboundPool,
@@ -70,12 +70,13 @@ async function text(url: string, options: SafeRequestOptions): Promise<string> {
   return (await response.readAll()).toString();
 }
 
-async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+async function rejection(promise: Promise<unknown>): Promise<DomainError> {
   const error = await promise.then(
     () => null,
     (e: unknown) => e,
   );
-  if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`);
+  if (!(error instanceof DomainError))
+    throw new Error(`expected an DomainError, got ${String(error)}`);
   return error;
 }
 

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { routes, startHttpsServer, type TestHttpsServer } from '../../../test/support/httpsServer';
-import { ApiError } from '../../src/errors/apiError';
+import { DomainError } from '../../src/errors/domainError';
 import { parseAllowlist } from '../../src/outbound/addressPolicy';
 import {
   outboundCodes,
@@ -39,12 +39,13 @@ function webhook(extra: Partial<SafeRequestOptions> = {}): SafeRequestOptions {
   };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+async function rejection(promise: Promise<unknown>): Promise<DomainError> {
   const error = await promise.then(
     () => null,
     (e: unknown) => e,
   );
-  if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`);
+  if (!(error instanceof DomainError))
+    throw new Error(`expected an DomainError, got ${String(error)}`);
   return error;
 }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ApiError } from '../../src/errors/apiError';
+import { statusOfCode } from '../../src/http/errorStatuses';
 import { defaultPdfLimits } from '../../src/pdf/signing/budget';
 import { prepareUpdateTask } from '../../src/pdf/signing/prepare';
 import { defaultPdfPoolOptions, PdfWorkerPool } from '../../src/pdf/worker/pool';
@@ -122,10 +123,10 @@ describe('the PDF worker pool', () => {
     const workers = pool({ size: 1, maxQueue: 2 });
     const running = [1, 2, 3].map(() => workers.run(inspectPdfTask, [file]));
     const error = await failure(workers.run(inspectPdfTask, [file]));
-    expect([error.status, error.code, error.headers['Retry-After']]).toEqual([
+    expect([statusOfCode(error.code), error.code, error.retryAfterSeconds]).toEqual([
       503,
       'PDF_READER_BUSY',
-      '5',
+      5,
     ]);
     await expect(Promise.all(running)).resolves.toHaveLength(3);
   });

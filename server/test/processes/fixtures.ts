@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ApiError } from '../../src/errors/apiError';
+import { DomainError } from '../../src/errors/domainError';
+import { statusOfCode } from '../../src/http/errorStatuses';
 import type { TenantRow } from '../../src/tenancy/resolveTenant';
 import { createOrganization, createRole } from '../../src/tenancy/service';
 import { runCli } from '../admin/runCli';
@@ -36,10 +37,10 @@ export async function refusal(work: () => unknown): Promise<{
   try {
     await work();
   } catch (error) {
-    const apiError = error as ApiError;
-    if (apiError.name !== 'ApiError') throw error;
+    const apiError = error as DomainError;
+    if (!(apiError instanceof DomainError)) throw error;
     return {
-      status: apiError.status,
+      status: statusOfCode(apiError.code),
       code: apiError.code,
       field: apiError.field,
       message: apiError.message,

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { ApiError } from '../../src/errors/apiError';
+import { DomainError } from '../../src/errors/domainError';
 import { FileStore } from '../../src/storage/fileStore';
 
 let root: string;
@@ -184,8 +184,8 @@ describe('File store: reading', () => {
     const missing = sha256(Buffer.from('never stored'));
     expect(await store.exists(missing)).toBe(false);
     const error = await store.open(missing).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 500, code: 'FILE_CONTENT_MISSING' });
+    expect(error).toBeInstanceOf(DomainError);
+    expect(error).toMatchObject({ code: 'FILE_CONTENT_MISSING' });
   });
 
   it('accepts only lower-case SHA-256 hex names (no path tricks)', async () => {

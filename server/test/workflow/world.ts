@@ -1,6 +1,7 @@
 import { issueToken } from '../../src/auth/tokens';
 import type { UserRow } from '../../src/directory/userRecords';
-import { ApiError } from '../../src/errors/apiError';
+import { DomainError } from '../../src/errors/domainError';
+import { statusOfCode } from '../../src/http/errorStatuses';
 import type { TenantRow } from '../../src/tenancy/resolveTenant';
 import { createOrganization, createRole } from '../../src/tenancy/service';
 import {
@@ -214,12 +215,12 @@ export function useWorkflowWorld(): { h: Harness; world: WorkflowWorld } {
   return context;
 }
 
-/** The status, code and details.field of the ApiError a call rejects with. */
+/** The status, code and details.field of the DomainError a call rejects with. */
 export async function refusal(call: Promise<unknown>) {
   try {
     await call;
   } catch (error) {
-    if (error instanceof ApiError) return [error.status, error.code, error.field];
+    if (error instanceof DomainError) return [statusOfCode(error.code), error.code, error.field];
     throw error;
   }
   throw new Error('expected a refusal');

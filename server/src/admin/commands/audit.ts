@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { verifyAuditChain } from '../../audit/chain';
 import { subjectByUuid } from '../../audit/queries';
 import type { AuditSubject } from '../../audit/subject';
-import { ApiError } from '../../errors/apiError';
+import { DomainError } from '../../errors/domainError';
 import { type Command, command, option } from '../command';
 
 const brokenLinks = {
@@ -32,11 +32,10 @@ export const auditCommands: Command[] = [
       const { noun, idKey, notFound } = subjects[kind];
       return async (deps) => {
         const subject = await subjectByUuid(deps.db, kind, uuid);
-        if (!subject) throw new ApiError(404, notFound, `No ${noun} ${uuid}`);
+        if (!subject) throw new DomainError(notFound, `No ${noun} ${uuid}`);
         const result = await verifyAuditChain(deps.db, subject);
         if (!result.valid) {
-          throw new ApiError(
-            422,
+          throw new DomainError(
             'AUDIT_CHAIN_BROKEN',
             `The audit trail of ${noun} ${uuid} is broken at event ${result.brokenAt}: it ${brokenLinks[result.reason]}`,
           );

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { findUserByLogin } from '../../auth/queries';
 import type { AppDeps } from '../../context';
-import { ApiError } from '../../errors/apiError';
+import { DomainError } from '../../errors/domainError';
 import { systemClock } from '../../platform/clock';
 import { type TenantRow, tenantByCode } from '../../tenancy/resolveTenant';
 import { type ActionOutcome, acknowledge, approve, reject } from '../../workflow/actions';
@@ -30,7 +30,7 @@ function delegationLine(view: DelegationView): string {
 async function tenantUser(deps: AppDeps, tenant: TenantRow, login: string) {
   const user = await findUserByLogin(deps.db, login, tenant.id);
   if (!user || user.tenant_id !== tenant.id) {
-    throw new ApiError(404, 'USER_NOT_FOUND', `No user ${login} in tenant ${tenant.code}`, {
+    throw new DomainError('USER_NOT_FOUND', `No user ${login} in tenant ${tenant.code}`, {
       field: 'user',
     });
   }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { AppDeps } from '../../context';
-import { ApiError } from '../../errors/apiError';
+import { DomainError } from '../../errors/domainError';
 import { parseProcessDefinition } from '../../processes/definition';
 import { createProcess, listProcesses, type ProcessOutcome } from '../../processes/service';
 import { type TenantRow, tenantByCode } from '../../tenancy/resolveTenant';
@@ -49,7 +49,7 @@ function readDefinition(file: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new ApiError(400, 'INVALID_JSON', `${file} is not JSON: ${(error as Error).message}`, {
+    throw new DomainError('INVALID_JSON', `${file} is not JSON: ${(error as Error).message}`, {
       field: 'file',
     });
   }

@@ -3,7 +3,7 @@ import { inTransaction } from '../../db/database';
 import { UserInputSchema } from '../../directory/schemas';
 import { createUser, type MemberInput, type UserInput } from '../../directory/service';
 import { insertUser } from '../../directory/userRecords';
-import { validationError } from '../../errors/apiError';
+import { validationError } from '../../errors/domainError';
 import { isoNow } from '../../platform/clock';
 import { hashPassword } from '../../platform/passwords';
 import { tenantByCode } from '../../tenancy/resolveTenant';

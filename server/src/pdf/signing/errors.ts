@@ -1,4 +1,4 @@
-import { ApiError, codesByStatus } from '../../errors/apiError';
+import { ApiError } from '../../errors/apiError';
 
 /**
  * The refusals of the PDF signing layer. Each is a distinct 4xx so that a caller (and a partner
@@ -60,10 +60,10 @@ const readAnswers = [
   pdfErrors.tooComplex(''),
   pdfErrors.readerBusy(),
 ];
-export const pdfReadErrors = codesByStatus(...readAnswers);
+export const pdfReadErrors = readAnswers.map((answer) => answer.code);
 
 /**
  * What preparing a signer's revision answers (preparePdfSignature): a read's answers, and 422
  * PDF_CHANGES_NOT_ALLOWED for a certification signature that forbids every change.
  */
-export const pdfPreparationErrors = codesByStatus(...readAnswers, pdfErrors.changesNotAllowed());
+export const pdfPreparationErrors = [...pdfReadErrors, pdfErrors.changesNotAllowed().code];

@@ -59,12 +59,12 @@ export function developmentOcspRoutes(limiter: RateLimiter) {
     },
     responses: {
       ...reply,
-      ...errorResponses({
-        404: ['NOT_FOUND'],
-        413: ['PAYLOAD_TOO_LARGE'],
-        415: ['UNSUPPORTED_MEDIA_TYPE'],
-        429: ['RATE_LIMITED'],
-      }),
+      ...errorResponses([
+        'NOT_FOUND',
+        'PAYLOAD_TOO_LARGE',
+        'UNSUPPORTED_MEDIA_TYPE',
+        'RATE_LIMITED',
+      ]),
     },
   });
   router.openapi(post, async (c) => {
@@ -99,7 +99,7 @@ export function developmentOcspRoutes(limiter: RateLimiter) {
     },
     responses: {
       ...reply,
-      ...errorResponses({ 400: ['VALIDATION_ERROR'], 404: ['NOT_FOUND'], 429: ['RATE_LIMITED'] }),
+      ...errorResponses(['VALIDATION_ERROR', 'NOT_FOUND', 'RATE_LIMITED']),
     },
   });
   router.openapi(get, (c) => answer(c, Buffer.from(c.req.valid('param').request, 'base64')));

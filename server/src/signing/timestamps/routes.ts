@@ -38,13 +38,13 @@ export function developmentTsaRoutes(limiter: RateLimiter) {
           'application/timestamp-reply': { schema: binary('DER TimeStampResp (RFC 3161)') },
         },
       },
-      ...errorResponses({
-        400: ['TIMESTAMP_REQUEST_INVALID'],
-        404: ['NOT_FOUND'],
-        413: ['PAYLOAD_TOO_LARGE'],
-        415: ['UNSUPPORTED_MEDIA_TYPE'],
-        429: ['RATE_LIMITED'],
-      }),
+      ...errorResponses([
+        'TIMESTAMP_REQUEST_INVALID',
+        'NOT_FOUND',
+        'PAYLOAD_TOO_LARGE',
+        'UNSUPPORTED_MEDIA_TYPE',
+        'RATE_LIMITED',
+      ]),
     },
   });
   router.openapi(route, async (c) => {

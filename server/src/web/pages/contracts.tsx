@@ -15,7 +15,7 @@ import {
 } from '../../contracts/schemas';
 import { cancelContract, downloadContract, listContractPage } from '../../contracts/service';
 import type { ContractStatus } from '../../db/schema';
-import { ApiError, errors, validationError } from '../../errors/apiError';
+import { DomainError, errors, validationError } from '../../errors/domainError';
 import type { Permission } from '../../tenancy/permissionCatalog';
 import { appBase } from '../assets';
 import {
@@ -591,7 +591,7 @@ async function acting(c: WebContext, id: string, act: () => Promise<string>) {
   try {
     return backTo(c, id, await act());
   } catch (error) {
-    const refusal = error instanceof ApiError ? refusals[error.code] : undefined;
+    const refusal = error instanceof DomainError ? refusals[error.code] : undefined;
     if (refusal) return backTo(c, id, `problem=${refusal}`);
     throw error;
   }

@@ -4,7 +4,8 @@ import { contractReaders } from '../../contracts/access';
 import { contractsWaitingForOthers, recentContractActivity } from '../../contracts/overview';
 import { dossierCountCap, dossierCounts } from '../../dossiers/counts';
 import { ensurePermissionOrSigner } from '../../dossiers/scope';
-import { ApiError } from '../../errors/apiError';
+import { DomainError } from '../../errors/domainError';
+import { statusOfCode } from '../../http/errorStatuses';
 import { recentTaskActivity, upcomingTasks } from '../../tasks/upcoming';
 import { appBase } from '../assets';
 import { Badge, DateTime } from '../components';
@@ -27,7 +28,7 @@ async function ifAllowed<T>(read: () => Promise<T>): Promise<T | null> {
   try {
     return await read();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 403) return null;
+    if (error instanceof DomainError && statusOfCode(error.code) === 403) return null;
     throw error;
   }
 }

@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { enforceRateLimit, guardCredentialCheck, type RateLimiter } from '../../auth/rateLimit';
 import { userOfPassword } from '../../auth/service';
-import { ApiError } from '../../errors/apiError';
+import { DomainError } from '../../errors/domainError';
 import { appBase } from '../assets';
 import { Notice } from '../components';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
@@ -97,9 +97,9 @@ export function signInPages(app: Hono<WebEnv>, limiter: RateLimiter): void {
       setSessionCookie(c, opened.token);
       return c.redirect(next, 303);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof DomainError)) throw error;
       if (error.code === 'RATE_LIMITED') {
-        const wait = Number(error.headers['Retry-After'] ?? 60);
+        const wait = error.retryAfterSeconds ?? 60;
         c.header('Retry-After', String(wait));
         return show(c, { next, username, problem: { rateLimited: wait }, status: 429 });
       }

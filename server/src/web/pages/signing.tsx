@@ -5,7 +5,7 @@ import { originOf } from '../../audit/origin';
 import { enforceRateLimit, type RateLimiter } from '../../auth/rateLimit';
 import { signingMethods } from '../../contracts/schemas';
 import type { SigningMethod } from '../../db/schema';
-import { ApiError, errors, validationError } from '../../errors/apiError';
+import { DomainError, errors, validationError } from '../../errors/domainError';
 import { fileResponse } from '../../files/download';
 import type { SessionRow } from '../../sessions/queries';
 import { maxImageBytes, otpResendMs } from '../../sessions/rules';
@@ -375,7 +375,7 @@ function linkOverPage(c: WebContext, reason: LinkOver | 'invalid'): Response {
 }
 
 /** The page's files answer like an unknown page to anyone who may not open the page. */
-const noFile = () => new ApiError(404, 'FILE_NOT_FOUND', 'No such file');
+const noFile = () => new DomainError('FILE_NOT_FOUND', 'No such file');
 
 /** Reads the start's JSON body: `{}` or `{ signingMethod }`. */
 async function startBody(c: WebContext): Promise<SigningMethod | undefined> {
@@ -385,7 +385,7 @@ async function startBody(c: WebContext): Promise<SigningMethod | undefined> {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new ApiError(400, 'INVALID_JSON', 'The body must be JSON');
+      throw new DomainError('INVALID_JSON', 'The body must be JSON');
     }
   }
   const parsed = StartBody.safeParse(json);

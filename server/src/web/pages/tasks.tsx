@@ -3,7 +3,8 @@ import type { FC } from 'hono/jsx';
 import { z } from 'zod';
 import { originOf } from '../../audit/origin';
 import { ensurePermissionOrSigner } from '../../dossiers/scope';
-import { ApiError } from '../../errors/apiError';
+import { DomainError } from '../../errors/domainError';
+import { statusOfCode } from '../../http/errorStatuses';
 import { type TaskItemValue, TaskListQuery } from '../../tasks/schemas';
 import {
   actionableTasks,
@@ -100,7 +101,7 @@ const problems = new Set<string>([
   'wrongKind',
 ]);
 
-function problemOf(error: ApiError, text: string): Problem | null {
+function problemOf(error: DomainError, text: string): Problem | null {
   switch (error.code) {
     // The actions refuse a text too long, or a rejection without a reason.
     case 'VALIDATION_ERROR':
@@ -626,7 +627,7 @@ function actionRoute(verb: Verb) {
             });
     } catch (error) {
       const text = (verb === 'reject' ? fields.reason : fields.comment) ?? '';
-      const problem = error instanceof ApiError ? problemOf(error, text) : null;
+      const problem = error instanceof DomainError ? problemOf(error, text) : null;
       if (problem === null || (c.req.header('accept') ?? '').includes('application/json')) {
         throw error;
       }
@@ -661,7 +662,7 @@ export function taskPages(app: Hono<WebEnv>): void {
       await taskDetail(deps, await taskScopeOf(deps, viewer.principal), { id });
       return c.redirect(taskPath(id), 303);
     } catch (error) {
-      if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 403)) {
+      if (!(error instanceof DomainError) || ![403, 404].includes(statusOfCode(error.code))) {
         throw error;
       }
     }

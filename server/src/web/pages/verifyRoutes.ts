@@ -1,11 +1,13 @@
 import fs from 'node:fs/promises';
+import { CodedError } from '@esign/shared';
 import type { Hono } from 'hono';
 import type { UnofficialStatusCode } from 'hono/utils/http-status';
 import { enforceRateLimit, type RateLimiter } from '../../auth/rateLimit';
 import type { AppDeps } from '../../context';
 import { receiveUpload, tooLarge, uploadLimits } from '../../contracts/upload';
-import { ApiError } from '../../errors/apiError';
+import { DomainError } from '../../errors/domainError';
 import { bodyRefusalOf, limitBody } from '../../http/bodyLimit';
+import { errorAnswer } from '../../http/errorStatuses';
 import { clientClosedRequest, isClientAbort } from '../../platform/clientAbort';
 import { type PdfVerification, verifyPdfSignatures } from '../../signing/verification';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
@@ -38,13 +40,13 @@ export function verifyPages(app: Hono<WebEnv>, limiter: RateLimiter): void {
       return verifyPage(c, { megabytes, verified });
     } catch (caught) {
       const error = bodyRefusalOf(c) ?? caught;
-      if (!(error instanceof ApiError) && isClientAbort(error, c.req.raw)) {
+      if (!(error instanceof CodedError) && isClientAbort(error, c.req.raw)) {
         c.get('logger').info({ reason: (error as Error).message }, 'client aborted the upload');
         return c.body(null, clientClosedRequest as UnofficialStatusCode);
       }
-      const answer = error instanceof ApiError ? problemOf(error) : undefined;
+      const answer = error instanceof CodedError ? problemOf(error) : undefined;
       if (!answer) throw error;
-      for (const [name, value] of Object.entries((error as ApiError).headers)) {
+      for (const [name, value] of Object.entries(errorAnswer(error as CodedError).headers)) {
         c.header(name, value);
       }
       return verifyPage(c, { megabytes, ...answer });
@@ -55,7 +57,7 @@ export function verifyPages(app: Hono<WebEnv>, limiter: RateLimiter): void {
 type Answer = { problem: VerifyProblem; status: 400 | 413 | 415 | 422 | 429 | 503 };
 
 /** What the page says for a refusal of the upload or of the file, by the service's code. */
-function problemOf(error: ApiError): Answer | undefined {
+function problemOf(error: CodedError): Answer | undefined {
   switch (error.code) {
     case 'FILE_TOO_LARGE':
     case 'PAYLOAD_TOO_LARGE':
@@ -75,7 +77,10 @@ function problemOf(error: ApiError): Answer | undefined {
       return { problem: { kind: 'unreadable' }, status: 422 };
     case 'RATE_LIMITED':
       return {
-        problem: { kind: 'rateLimited', seconds: Number(error.headers['Retry-After'] ?? 60) },
+        problem: {
+          kind: 'rateLimited',
+          seconds: error instanceof DomainError ? (error.retryAfterSeconds ?? 60) : 60,
+        },
         status: 429,
       };
     case 'PDF_READER_BUSY':

@@ -4,7 +4,7 @@ import { holderOfAnyToken } from '../../auth/authenticate';
 import { findUserById, userStatus } from '../../auth/queries';
 import { enforceRateLimit, guardCredentialCheck, type RateLimiter } from '../../auth/rateLimit';
 import { verifyTokenClaims } from '../../auth/tokens';
-import { ApiError } from '../../errors/apiError';
+import { DomainError } from '../../errors/domainError';
 import { constantTimeEqual } from '../../platform/secrets';
 import { appBase } from '../assets';
 import { asAppContext, type WebEnv } from '../context';
@@ -73,8 +73,8 @@ export function exchangeAccessToken(limiter: RateLimiter): MiddlewareHandler<Web
       );
     } catch (error) {
       let reason: AccessLinkRefusal | undefined;
-      if (error instanceof ApiError && error.code === 'RATE_LIMITED') reason = 'rateLimited';
-      if (error instanceof ApiError && error.code === 'UNAUTHORIZED') {
+      if (error instanceof DomainError && error.code === 'RATE_LIMITED') reason = 'rateLimited';
+      if (error instanceof DomainError && error.code === 'UNAUTHORIZED') {
         reason = (await tokenOfLockedUser(c, token)) ? 'locked' : 'expired';
       }
       if (reason === undefined) throw error;
