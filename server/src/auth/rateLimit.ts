@@ -46,10 +46,11 @@ function secondsLeft(windowStart: number, nowMs: number): number {
   return Math.max(1, Math.ceil((windowStart + windowMs - nowMs) / 1000));
 }
 
-function tooManyRequests(wait: number): DomainError {
-  return new DomainError('RATE_LIMITED', 'Too many requests, retry later', {
-    retryAfterSeconds: wait,
-  });
+/** A caller over its budget: answered 429 with Retry-After, and told apart by the web pages. */
+export class RateLimited extends DomainError {
+  constructor(waitSeconds: number) {
+    super('RATE_LIMITED', 'Too many requests, retry later', { retryAfterSeconds: waitSeconds });
+  }
 }
 
 export function clientAddress(c: Context<AppEnv>): string {
@@ -81,7 +82,7 @@ export function enforceRateLimit(
   const principal = c.var.principal;
   const caller = principal ? principalKey(principal) : `ip:${clientAddress(c)}`;
   const wait = limiter.consume(rateClass, caller, c.get('deps').clock.now().getTime());
-  if (wait > 0) throw tooManyRequests(wait);
+  if (wait > 0) throw new RateLimited(wait);
 }
 
 /** Place after `authenticate` so the limit follows the credential, not the address. */
@@ -121,7 +122,7 @@ export async function guardCredentialCheck<T>(
   const limiter = failedChecksOf(deps);
   const caller = `ip:${clientAddress(c)}`;
   const wait = limiter.waitBefore('auth', caller, deps.clock.now().getTime());
-  if (wait > 0) throw tooManyRequests(wait);
+  if (wait > 0) throw new RateLimited(wait);
   try {
     return await check();
   } catch (error) {

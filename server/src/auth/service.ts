@@ -22,9 +22,16 @@ export interface SessionTokens {
   expiresIn: number;
 }
 
+/** A known account that may not sign in (locked or deactivated by an administrator). */
+export class AccountInactive extends DomainError {
+  constructor() {
+    super('ACCOUNT_INACTIVE', 'The account is not active');
+  }
+}
+
 function assertCanSignIn(user: UserRow): void {
   if (user.status !== userStatus.active) {
-    throw new DomainError('ACCOUNT_INACTIVE', 'The account is not active');
+    throw new AccountInactive();
   }
 }
 

@@ -3,7 +3,13 @@ import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { DomainError } from '../errors/domainError';
 import type { Allowlist } from './addressPolicy';
-import { outboundCodes, type Resolver, type SafeResponse, safeHttpsRequest } from './safeFetch';
+import {
+  OutboundFailure,
+  type OutboundProblem,
+  type Resolver,
+  type SafeResponse,
+  safeHttpsRequest,
+} from './safeFetch';
 
 /** The spec's `fileUrl` limits: under 50 MB, an answer within 30 seconds. */
 export const fileUrlLimits = { maxBytes: 50 * 1024 * 1024, timeoutMs: 30_000 } as const;
@@ -43,13 +49,13 @@ export interface DownloadedPdf {
 }
 
 /** Outbound failures as the integration API reports them. */
-const translations: Record<string, string> = {
-  [outboundCodes.invalidUrl]: fileUrlCodes.invalid,
-  [outboundCodes.forbiddenAddress]: fileUrlCodes.forbiddenAddress,
-  [outboundCodes.timeout]: fileUrlCodes.timeout,
-  [outboundCodes.tls]: fileUrlCodes.tls,
-  [outboundCodes.unreachable]: fileUrlCodes.unreachable,
-  [outboundCodes.tooLarge]: fileUrlCodes.tooLarge,
+const translations: Record<OutboundProblem, string> = {
+  invalidUrl: fileUrlCodes.invalid,
+  forbiddenAddress: fileUrlCodes.forbiddenAddress,
+  timeout: fileUrlCodes.timeout,
+  tls: fileUrlCodes.tls,
+  unreachable: fileUrlCodes.unreachable,
+  tooLarge: fileUrlCodes.tooLarge,
 };
 
 /**
@@ -66,12 +72,10 @@ export async function downloadPdf(
   const fail = (code: string, message: string): DomainError =>
     new DomainError(code, message, options.field === undefined ? {} : { field: options.field });
   const translate = (error: unknown): unknown => {
-    const code = error instanceof DomainError ? translations[error.code] : undefined;
-    if (code === undefined) return error;
+    if (!(error instanceof OutboundFailure)) return error;
+    const code = translations[error.problem];
     const message =
-      code === fileUrlCodes.tooLarge
-        ? `The file is larger than ${maxBytes} bytes`
-        : (error as DomainError).message;
+      error.problem === 'tooLarge' ? `The file is larger than ${maxBytes} bytes` : error.message;
     return fail(code, message);
   };
 

@@ -22,7 +22,7 @@ import { type Allowlist, emptyAllowlist, mayConnect, normalizeHost } from './add
  * signature. Everything else (address policy, deadline, cap, no redirects) is the same.
  */
 
-/** Codes of the errors thrown here; callers such as downloadPdf translate them. */
+/** Codes of the errors thrown here (OutboundFailure); callers such as downloadPdf translate them. */
 export const outboundCodes = {
   invalidUrl: 'OUTBOUND_URL_INVALID',
   forbiddenAddress: 'OUTBOUND_ADDRESS_FORBIDDEN',
@@ -31,6 +31,18 @@ export const outboundCodes = {
   tls: 'OUTBOUND_TLS',
   tooLarge: 'OUTBOUND_RESPONSE_TOO_LARGE',
 } as const;
+
+export type OutboundProblem = keyof typeof outboundCodes;
+
+/** A fetch that failed for one of the reasons callers tell apart (`problem`). */
+export class OutboundFailure extends DomainError {
+  readonly problem: OutboundProblem;
+
+  constructor(problem: OutboundProblem, message: string) {
+    super(outboundCodes[problem], message);
+    this.problem = problem;
+  }
+}
 
 export interface ResolvedAddress {
   address: string;
@@ -86,27 +98,27 @@ export interface SafeResponse {
 
 const forbiddenHeaders = new Set(['authorization', 'proxy-authorization', 'cookie', 'host']);
 
-export function invalidUrl(message: string): DomainError {
-  return new DomainError(outboundCodes.invalidUrl, message);
+export function invalidUrl(message: string): OutboundFailure {
+  return new OutboundFailure('invalidUrl', message);
 }
 
-function forbiddenAddress(): DomainError {
-  return new DomainError(
-    outboundCodes.forbiddenAddress,
+function forbiddenAddress(): OutboundFailure {
+  return new OutboundFailure(
+    'forbiddenAddress',
     'The URL points to an address the server may not connect to (internal, reserved or special-purpose range)',
   );
 }
 
-function timeout(ms: number): DomainError {
-  return new DomainError(outboundCodes.timeout, `No complete answer within ${ms} ms`);
+function timeout(ms: number): OutboundFailure {
+  return new OutboundFailure('timeout', `No complete answer within ${ms} ms`);
 }
 
-function tooLarge(limit: number): DomainError {
-  return new DomainError(outboundCodes.tooLarge, `The response body exceeds ${limit} bytes`);
+function tooLarge(limit: number): OutboundFailure {
+  return new OutboundFailure('tooLarge', `The response body exceeds ${limit} bytes`);
 }
 
-function unreachable(detail: string): DomainError {
-  return new DomainError(outboundCodes.unreachable, `Could not fetch the URL: ${detail}`);
+function unreachable(detail: string): OutboundFailure {
+  return new OutboundFailure('unreachable', `Could not fetch the URL: ${detail}`);
 }
 
 /** Where the connection was when it failed; a failure during the handshake is a TLS failure. */
@@ -117,7 +129,7 @@ function describeFailure(error: unknown, phase: Phase): DomainError {
   const code = (error as NodeJS.ErrnoException).code ?? 'ERROR';
   const message = error instanceof Error ? error.message : String(error);
   if (phase === 'handshake') {
-    return new DomainError(outboundCodes.tls, `TLS handshake failed: ${message} (${code})`);
+    return new OutboundFailure('tls', `TLS handshake failed: ${message} (${code})`);
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') {
     return unreachable(`the host name does not resolve (${code})`);

@@ -1,8 +1,13 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { enforceRateLimit, guardCredentialCheck, type RateLimiter } from '../../auth/rateLimit';
-import { userOfPassword } from '../../auth/service';
-import { DomainError } from '../../errors/domainError';
+import {
+  enforceRateLimit,
+  guardCredentialCheck,
+  RateLimited,
+  type RateLimiter,
+} from '../../auth/rateLimit';
+import { AccountInactive, userOfPassword } from '../../auth/service';
+import { Unauthenticated } from '../../errors/domainError';
 import { appBase } from '../assets';
 import { Notice } from '../components';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
@@ -97,16 +102,15 @@ export function signInPages(app: Hono<WebEnv>, limiter: RateLimiter): void {
       setSessionCookie(c, opened.token);
       return c.redirect(next, 303);
     } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      if (error.code === 'RATE_LIMITED') {
+      if (error instanceof RateLimited) {
         const wait = error.retryAfterSeconds ?? 60;
         c.header('Retry-After', String(wait));
         return show(c, { next, username, problem: { rateLimited: wait }, status: 429 });
       }
-      if (error.code === 'ACCOUNT_INACTIVE') {
+      if (error instanceof AccountInactive) {
         return show(c, { next, username, problem: 'inactive', status: 403 });
       }
-      if (error.code === 'UNAUTHORIZED') {
+      if (error instanceof Unauthenticated) {
         return show(c, { next, username, problem: 'failed', status: 401 });
       }
       throw error;

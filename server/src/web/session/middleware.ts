@@ -2,9 +2,14 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { holderOfAnyToken } from '../../auth/authenticate';
 import { findUserById, userStatus } from '../../auth/queries';
-import { enforceRateLimit, guardCredentialCheck, type RateLimiter } from '../../auth/rateLimit';
+import {
+  enforceRateLimit,
+  guardCredentialCheck,
+  RateLimited,
+  type RateLimiter,
+} from '../../auth/rateLimit';
 import { verifyTokenClaims } from '../../auth/tokens';
-import { DomainError } from '../../errors/domainError';
+import { Unauthenticated } from '../../errors/domainError';
 import { constantTimeEqual } from '../../platform/secrets';
 import { appBase } from '../assets';
 import { asAppContext, type WebEnv } from '../context';
@@ -73,8 +78,8 @@ export function exchangeAccessToken(limiter: RateLimiter): MiddlewareHandler<Web
       );
     } catch (error) {
       let reason: AccessLinkRefusal | undefined;
-      if (error instanceof DomainError && error.code === 'RATE_LIMITED') reason = 'rateLimited';
-      if (error instanceof DomainError && error.code === 'UNAUTHORIZED') {
+      if (error instanceof RateLimited) reason = 'rateLimited';
+      if (error instanceof Unauthenticated) {
         reason = (await tokenOfLockedUser(c, token)) ? 'locked' : 'expired';
       }
       if (reason === undefined) throw error;
