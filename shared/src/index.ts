@@ -8,4 +8,5 @@ export * from './agentTicket';
 export * from './base64';
 export * from './canonicalJson';
 export * from './displayTime';
+export * from './webOrigin';
 export * from './zodIssues';

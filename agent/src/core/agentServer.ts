@@ -15,7 +15,7 @@ import {
   type TokenSummary,
 } from '@esign/shared';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { AgentFailure, errorFrame } from './errors';
+import { AgentFailure, ConfigurationError, errorFrame } from './errors';
 import { OriginApprovals } from './originApprovals';
 
 /** What the socket asks of the core. */
@@ -53,16 +53,6 @@ export interface AgentServerOptions {
 export interface AgentServer {
   port: number;
   close(): Promise<void>;
-}
-
-/** No port of the list could be had: the agent cannot serve pages. */
-export class PortsTakenError extends Error {
-  constructor(readonly ports: readonly number[]) {
-    super(
-      `cannot listen on ${AGENT_HOST}: ports ${ports.join(', ')} are all taken (by another program, or an ESign Agent of another user); free one, or set "port" in the settings`,
-    );
-    this.name = 'PortsTakenError';
-  }
 }
 
 /** WebSocket close code when the origin is refused (4000-4999: application codes). */
@@ -146,7 +136,11 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
       break;
     }
   }
-  if (!bound) throw new PortsTakenError(options.ports);
+  if (!bound) {
+    throw new ConfigurationError(
+      `cannot listen on ${AGENT_HOST}: ports ${options.ports.join(', ')} are all taken (by another program, or an ESign Agent of another user); free one, or set "port" in the settings`,
+    );
+  }
   port = (server.address() as AddressInfo).port;
 
   const connections = new Set<Connection>();
