@@ -9,5 +9,6 @@ export * from './prompts';
 export * from './settings';
 export * from './signingTickets';
 export * from './spentTickets';
+export * from './startAgent';
 export * from './timestamp';
 export * from './tokenSigner';
