@@ -8,13 +8,13 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { softHsmModule, tempDir } from '../../server/test/signing/keys/tools';
 import {
   createOpensslPki,
   type OpensslPki,
   opensslReply,
   readBody,
-} from '../../server/test/signing/timestamps/opensslTsa';
+} from '../../test/support/opensslTsa';
+import { softHsmModule, tempDir } from '../../test/support/tools';
 import { askAgent, HeadlessAgent } from './support/headlessAgent';
 import { SoftHsmLab, TestPki, type TestToken } from './support/testTokens';
 

@@ -17,7 +17,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AGENT_ERROR_MESSAGES, type AgentMessage } from '@esign/shared';
-import { tempDir } from '../../server/test/signing/keys/tools';
+import { tempDir } from '../../test/support/tools';
 import { askAgent } from './support/headlessAgent';
 import {
   OpenCryptokiLab,

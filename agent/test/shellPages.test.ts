@@ -12,13 +12,13 @@ import path from 'node:path';
 import type { AgentMessage } from '@esign/shared';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import WebSocket from 'ws';
-import { softHsmModule, tempDir } from '../../server/test/signing/keys/tools';
 import {
   createOpensslPki,
   type OpensslPki,
   opensslReply,
   readBody,
-} from '../../server/test/signing/timestamps/opensslTsa';
+} from '../../test/support/opensslTsa';
+import { softHsmModule, tempDir } from '../../test/support/tools';
 import type { WindowRequest } from '../src/shell/api';
 import { buildShell } from '../src/shell/build';
 import { AgentChild, SoftHsmLab, TestPki, type TestToken } from './support/testTokens';

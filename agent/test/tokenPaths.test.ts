@@ -21,12 +21,8 @@ import path from 'node:path';
 import { AGENT_ERROR_MESSAGES, type AgentMessage, type TokenCertificate } from '@esign/shared';
 import { buildSignedAttributes } from '@esign/shared/cms';
 import WebSocket from 'ws';
-import { attempt, softHsmModule, tempDir } from '../../server/test/signing/keys/tools';
-import {
-  createOpensslPki,
-  opensslReply,
-  readBody,
-} from '../../server/test/signing/timestamps/opensslTsa';
+import { createOpensslPki, opensslReply, readBody } from '../../test/support/opensslTsa';
+import { attempt, softHsmModule, tempDir } from '../../test/support/tools';
 import { AgentChild, SoftHsmLab, TestPki, type TestToken } from './support/testTokens';
 
 jest.setTimeout(60_000);

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { run } from '../../../server/test/signing/keys/tools';
+import { run } from '../../../test/support/tools';
 import type { TestToken } from './testTokens';
 
 /**

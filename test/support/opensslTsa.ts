@@ -2,12 +2,8 @@ import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { startHttpsServer, type TestHttpsServer } from '../../../../test/support/httpsServer';
-import {
-  derOfPemFile,
-  issueCertificate,
-  openssl as runOpenssl,
-} from '../../../../test/support/openssl';
+import { startHttpsServer, type TestHttpsServer } from './httpsServer';
+import { derOfPemFile, issueCertificate, openssl as runOpenssl } from './openssl';
 
 /**
  * Test PKI and TSAs made with the openssl CLI at run time (nothing committed): a root CA, a TSA
