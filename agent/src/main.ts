@@ -4,8 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { version } from '../package.json';
-import { PortsTakenError, SettingsError } from './core';
-import { PolicyError } from './headless/policy';
+import { ConfigurationError } from './core';
 import { runHeadless } from './headless/runHeadless';
 import { launchElectron } from './launchElectron';
 
@@ -45,13 +44,7 @@ async function main(): Promise<void> {
   try {
     core = await runHeadless({ policyFile: values.policy, version, log });
   } catch (error) {
-    if (
-      error instanceof PolicyError ||
-      error instanceof SettingsError ||
-      error instanceof PortsTakenError
-    ) {
-      fail(error.message, 1);
-    }
+    if (error instanceof ConfigurationError) fail(error.message, 1);
     throw error;
   }
   process.stdout.write(`ESign Agent (headless) listening on ws://127.0.0.1:${core.port}\n`);

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../../server/test/signing/keys/tools';
+import { tempDir } from '../../test/support/tools';
 import { bundledIntermediatesDirectory, ChainBuilder, certificatesIn } from '../src/core';
 import { TestPki } from './support/testTokens';
 

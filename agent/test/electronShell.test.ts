@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { _electron } from 'playwright-core';
-import { tempDir } from '../../server/test/signing/keys/tools';
+import { tempDir } from '../../test/support/tools';
 import { electronBinary } from '../src/launchElectron';
 import { buildShell } from '../src/shell/build';
 

@@ -5,16 +5,9 @@
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { softHsmModule, tempDir } from '../../server/test/signing/keys/tools';
-import {
-  createOpensslPki,
-  type OpensslPki,
-  opensslReply,
-  readBody,
-} from '../../server/test/signing/timestamps/opensslTsa';
+import { startHttpTsa } from '../../test/support/opensslTsa';
+import { softHsmModule, tempDir } from '../../test/support/tools';
 import { askAgent, HeadlessAgent } from './support/headlessAgent';
 import { SoftHsmLab, TestPki, type TestToken } from './support/testTokens';
 
@@ -26,8 +19,7 @@ const token: TestToken = { label: 'Headless RSA', pin: '424242', soPin: '9753186
 
 let work: { dir: string; remove(): void };
 let lab: SoftHsmLab;
-let tsaPki: OpensslPki;
-let tsa: http.Server;
+let tsa: { url: string; close(): Promise<void> };
 let settingsFile: string;
 
 /** `npm run agent -- <args>` to its end: exit code and what it wrote. */
@@ -68,15 +60,7 @@ function signOf(certificateId: string) {
 
 beforeAll(async () => {
   work = tempDir('esign-headless-');
-  tsaPki = createOpensslPki();
-  tsa = http.createServer((request, response) => {
-    void readBody(request).then((query) =>
-      response
-        .writeHead(200, { 'Content-Type': 'application/timestamp-reply' })
-        .end(opensslReply(tsaPki, query)),
-    );
-  });
-  await new Promise<void>((resolve) => tsa.listen(0, '127.0.0.1', resolve));
+  tsa = await startHttpTsa();
   const pki = new TestPki(work.dir);
   const signer = pki.issue('headless', 'rsa', '/C=VN/O=Cong ty C/CN=May ky tu dong', [
     'basicConstraints=CA:FALSE',
@@ -93,14 +77,13 @@ beforeAll(async () => {
     JSON.stringify({
       port: 20000 + crypto.randomInt(20000),
       pkcs11Modules: [{ label: 'SoftHSM2', path: softHsmModule }],
-      tsaUrl: `http://127.0.0.1:${(tsa.address() as AddressInfo).port}/tsa`,
+      tsaUrl: tsa.url,
     }),
   );
 }, 120_000);
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => (tsa ? tsa.close(() => resolve()) : resolve()));
-  tsaPki?.remove();
+  await tsa?.close();
   work?.remove();
 });
 

@@ -9,13 +9,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
-import { softHsmModule, tempDir } from '../../server/test/signing/keys/tools';
 import {
   createOpensslPki,
   type OpensslPki,
   opensslReply,
   readBody,
-} from '../../server/test/signing/timestamps/opensslTsa';
+} from '../../test/support/opensslTsa';
+import { softHsmModule, tempDir } from '../../test/support/tools';
 import { AgentChild, SoftHsmLab, TestPki, type TestToken } from './support/testTokens';
 
 jest.setTimeout(120_000);

@@ -6,19 +6,12 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { AgentMessage } from '@esign/shared';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import WebSocket from 'ws';
-import { softHsmModule, tempDir } from '../../server/test/signing/keys/tools';
-import {
-  createOpensslPki,
-  type OpensslPki,
-  opensslReply,
-  readBody,
-} from '../../server/test/signing/timestamps/opensslTsa';
+import { startHttpTsa } from '../../test/support/opensslTsa';
+import { softHsmModule, tempDir } from '../../test/support/tools';
 import type { WindowRequest } from '../src/shell/api';
 import { buildShell } from '../src/shell/build';
 import { AgentChild, SoftHsmLab, TestPki, type TestToken } from './support/testTokens';
@@ -31,8 +24,7 @@ const PAGE = 'https://esign.example.vn';
 const token: TestToken = { label: 'VNPT-CA Pages', pin: '864200', soPin: '97531864' };
 
 let work: { dir: string; remove(): void };
-let tsaPki: OpensslPki;
-let tsa: http.Server;
+let tsa: { url: string; close(): Promise<void> };
 let harness: AgentChild;
 let agentPort: number;
 let pagesUrl: string;
@@ -165,15 +157,7 @@ beforeAll(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   work = tempDir('esign-shell-pages-');
   await buildShell(path.join(work.dir, 'dist'), { electron: false });
-  tsaPki = createOpensslPki();
-  tsa = http.createServer((request, response) => {
-    void readBody(request).then((query) =>
-      response
-        .writeHead(200, { 'Content-Type': 'application/timestamp-reply' })
-        .end(opensslReply(tsaPki, query)),
-    );
-  });
-  await new Promise<void>((resolve) => tsa.listen(0, '127.0.0.1', resolve));
+  tsa = await startHttpTsa();
   const pki = new TestPki(work.dir);
   const signer = pki.issue('pages', 'rsa', '/C=VN/O=Cong ty D/CN=Pham Van D', [
     'basicConstraints=CA:FALSE',
@@ -193,7 +177,7 @@ beforeAll(async () => {
         { label: 'SoftHSM2', path: softHsmModule },
         { label: 'VNPT-CA', path: path.join(work.dir, 'vnptca_p11_v8.so') },
       ],
-      tsaUrl: `http://127.0.0.1:${(tsa.address() as AddressInfo).port}/tsa`,
+      tsaUrl: tsa.url,
       language: 'vi',
     }),
   );
@@ -211,8 +195,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await harness?.stop();
-  await new Promise<void>((resolve) => (tsa ? tsa.close(() => resolve()) : resolve()));
-  tsaPki?.remove();
+  await tsa?.close();
   work?.remove();
 });
 

@@ -6,7 +6,7 @@
  * path is covered by the decision logic alone.
  */
 import path from 'node:path';
-import { softHsmModule, tempDir } from '../../server/test/signing/keys/tools';
+import { softHsmModule, tempDir } from '../../test/support/tools';
 import { SlotEventWatch } from '../src/core/pkcs11/slotEvents';
 import { AgentChild, SoftHsmLab } from './support/testTokens';
 

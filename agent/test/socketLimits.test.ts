@@ -11,7 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { AGENT_ERROR_MESSAGES, type AgentMessage } from '@esign/shared';
 import WebSocket from 'ws';
-import { softHsmModule, tempDir } from '../../server/test/signing/keys/tools';
+import { softHsmModule, tempDir } from '../../test/support/tools';
 import { AgentChild, SoftHsmLab, TestPki, type TestToken } from './support/testTokens';
 
 jest.setTimeout(60_000);

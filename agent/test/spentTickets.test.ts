@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../../server/test/signing/keys/tools';
+import { tempDir } from '../../test/support/tools';
 import { AgentFailure, SpentTickets, spentTicketsFile } from '../src/core';
 
 let work: { dir: string; remove(): void };

@@ -11,7 +11,7 @@ import {
   opensslReply,
   opensslTokenOf,
   readBody,
-} from '../../server/test/signing/timestamps/opensslTsa';
+} from '../../test/support/opensslTsa';
 import { AgentFailure, checkTimestampToken, requestTimestamp } from '../src/core';
 
 let pki: OpensslPki;

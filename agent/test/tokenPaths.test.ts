@@ -15,18 +15,12 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { AGENT_ERROR_MESSAGES, type AgentMessage, type TokenCertificate } from '@esign/shared';
 import { buildSignedAttributes } from '@esign/shared/cms';
 import WebSocket from 'ws';
-import { attempt, softHsmModule, tempDir } from '../../server/test/signing/keys/tools';
-import {
-  createOpensslPki,
-  opensslReply,
-  readBody,
-} from '../../server/test/signing/timestamps/opensslTsa';
+import { startHttpTsa } from '../../test/support/opensslTsa';
+import { attempt, softHsmModule, tempDir } from '../../test/support/tools';
 import { AgentChild, SoftHsmLab, TestPki, type TestToken } from './support/testTokens';
 
 jest.setTimeout(60_000);
@@ -182,7 +176,7 @@ beforeAll(async () => {
   );
   await plainLab.addKeyAndCertificates(restricted, null, certificateOf(restricted));
 
-  tsa = await stampingTsa();
+  tsa = await startHttpTsa();
   plainAgent = await startAgent(plainLab, 'plain', []);
   avoidAgent = await startAgent(avoidLab, 'avoid', ['CKM_SHA256_RSA_PKCS', 'CKM_ECDSA']);
 }, 120_000);
@@ -193,26 +187,6 @@ afterAll(async () => {
   await tsa?.close();
   work?.remove();
 });
-
-/** A TSA on 127.0.0.1 answering with openssl ts (the agent checks the token it gets). */
-async function stampingTsa(): Promise<{ url: string; close(): Promise<void> }> {
-  const tsaPki = createOpensslPki();
-  const server = http.createServer((request, response) => {
-    void readBody(request).then((query) =>
-      response
-        .writeHead(200, { 'Content-Type': 'application/timestamp-reply' })
-        .end(opensslReply(tsaPki, query)),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/tsa`,
-    close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      tsaPki.remove();
-    },
-  };
-}
 
 /** Signs through the agent and checks the RSA signature with openssl over the attributes. */
 async function signAndVerifyRsa(agent: AgentChild, token: TestToken): Promise<Buffer> {

@@ -11,7 +11,7 @@ import { requestTimestamp } from '../../agent/src/core/timestamp';
 import { HeadlessAgent } from '../../agent/test/support/headlessAgent';
 import { SoftHsmLab, TestPki, type TestToken } from '../../agent/test/support/testTokens';
 import { timestampResponse } from '../../server/src/signing/timestamps/responder';
-import { softHsmModule } from '../../server/test/signing/keys/tools';
+import { softHsmModule } from '../../test/support/tools';
 import { median, printColumns } from './figures';
 
 /**

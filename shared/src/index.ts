@@ -9,4 +9,5 @@ export * from './base64';
 export * from './canonicalJson';
 export * from './codedError';
 export * from './displayTime';
+export * from './webOrigin';
 export * from './zodIssues';

@@ -4,34 +4,17 @@ import {
   AGENT_HOST,
   type AgentDiscovery,
   type AgentInfo,
-  type AgentOutgoing,
-  isAgentRequest,
-  negotiateAgentProtocolVersion,
-  parseAgentMessage,
-  type SignRequest,
-  type SignResult,
   SUPPORTED_AGENT_PROTOCOL_VERSIONS,
-  type TokenCertificate,
-  type TokenSummary,
 } from '@esign/shared';
-import { type WebSocket, WebSocketServer } from 'ws';
-import { AgentFailure, errorFrame } from './errors';
+import { WebSocketServer } from 'ws';
+import { ConfigurationError } from './errors';
 import { OriginApprovals } from './originApprovals';
+import { PageConnection, type RateLimit } from './pageConnection';
+import { type AgentRequestHandlers, answerFrame } from './requestRouting';
 
-/** What the socket asks of the core. */
-export interface AgentRequestHandlers {
-  listCertificates(origin: string): Promise<TokenCertificate[]>;
-  sign(request: SignRequest, origin: string): Promise<Omit<SignResult, 'id' | 'type'>>;
-  tokens(): TokenSummary[];
-  onTokensChanged(listener: () => void): () => void;
-}
-
-export interface AgentServerLimits {
+export interface AgentServerLimits extends RateLimit {
   /** Largest frame a page may send (requests are small; a certificate list goes the other way). */
   maxMessageBytes: number;
-  /** Sustained requests per second per connection, and the burst allowed above it. */
-  messagesPerSecond: number;
-  burst: number;
 }
 
 export const DEFAULT_AGENT_SERVER_LIMITS: AgentServerLimits = {
@@ -53,29 +36,6 @@ export interface AgentServerOptions {
 export interface AgentServer {
   port: number;
   close(): Promise<void>;
-}
-
-/** No port of the list could be had: the agent cannot serve pages. */
-export class PortsTakenError extends Error {
-  constructor(readonly ports: readonly number[]) {
-    super(
-      `cannot listen on ${AGENT_HOST}: ports ${ports.join(', ')} are all taken (by another program, or an ESign Agent of another user); free one, or set "port" in the settings`,
-    );
-    this.name = 'PortsTakenError';
-  }
-}
-
-/** WebSocket close code when the origin is refused (4000-4999: application codes). */
-export const CLOSE_ORIGIN_REFUSED = 4003;
-
-interface Connection {
-  socket: WebSocket;
-  origin: string;
-  admitted: Promise<boolean>;
-  version: number | null;
-  signing: boolean;
-  tokens: number;
-  refilledAt: number;
 }
 
 /** Answers the discovery probe, CORS and Chrome's Private Network Access preflight included. */
@@ -123,10 +83,51 @@ function listen(server: http.Server, port: number): Promise<boolean> {
   });
 }
 
+/** Listens on the first port of the list that is free; the port had. */
+async function listenOnFirstFree(server: http.Server, ports: readonly number[]): Promise<number> {
+  for (const candidate of ports) {
+    if (await listen(server, candidate)) return (server.address() as AddressInfo).port;
+  }
+  throw new ConfigurationError(
+    `cannot listen on ${AGENT_HOST}: ports ${ports.join(', ')} are all taken (by another program, or an ESign Agent of another user); free one, or set "port" in the settings`,
+  );
+}
+
+/** Tells every connection that said hello of the tokens now present. */
+function announceTokens(
+  connections: Iterable<PageConnection>,
+  handlers: AgentRequestHandlers,
+): () => void {
+  let events = 0;
+  return handlers.onTokensChanged(() => {
+    const tokens = handlers.tokens();
+    for (const connection of connections) {
+      if (connection.version === null) continue;
+      events++;
+      connection.send({ id: `evt-${events}`, type: 'tokens.changed', tokens });
+    }
+  });
+}
+
+/** Closes the connections of an origin the user revokes, as for a refused one. */
+function closeRevoked(
+  connections: Iterable<PageConnection>,
+  approvals: OriginApprovals,
+): () => void {
+  return approvals.onRevoke((origin) => {
+    for (const connection of connections) {
+      if (connection.origin === origin) {
+        connection.close(`${origin} was revoked by the user`, 'origin revoked');
+      }
+    }
+  });
+}
+
 /**
  * The agent's local server on 127.0.0.1: discovery over plain HTTP, the protocol over
- * WebSocket. The handshake's Origin decides who may talk; versions, size and rate limits and
- * one `sign` at a time per connection are enforced here, the work is the handlers'.
+ * WebSocket. The handshake's Origin decides who may talk (PageConnection admits it), each frame
+ * is answered by requestRouting; the size and rate limits are enforced here, the work is the
+ * handlers'.
  */
 export async function startAgentServer(options: AgentServerOptions): Promise<AgentServer> {
   const limits = options.limits ?? DEFAULT_AGENT_SERVER_LIMITS;
@@ -139,169 +140,31 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
       port,
     })),
   );
-  let bound = false;
-  for (const candidate of options.ports) {
-    if (await listen(server, candidate)) {
-      bound = true;
-      break;
-    }
-  }
-  if (!bound) throw new PortsTakenError(options.ports);
-  port = (server.address() as AddressInfo).port;
+  port = await listenOnFirstFree(server, options.ports);
 
-  const connections = new Set<Connection>();
+  const connections = new Set<PageConnection>();
   const sockets = new WebSocketServer({
     server,
     maxPayload: limits.maxMessageBytes,
     // A handshake without a web origin (not a browser page) is refused outright.
     verifyClient: (info: { origin?: string }) => OriginApprovals.canonical(info.origin) !== null,
   });
-  let events = 0;
-
-  const send = (connection: Connection, message: AgentOutgoing) => {
-    if (connection.socket.readyState === connection.socket.OPEN) {
-      connection.socket.send(JSON.stringify(message));
-    }
-  };
-
-  const stopTokens = options.handlers.onTokensChanged(() => {
-    const tokens = options.handlers.tokens();
-    for (const connection of connections) {
-      if (connection.version === null) continue;
-      events++;
-      send(connection, { id: `evt-${events}`, type: 'tokens.changed', tokens });
-    }
-  });
-  const stopRevoke = options.approvals.onRevoke((origin) => {
-    for (const connection of connections) {
-      if (connection.origin !== origin) continue;
-      // As for a refused origin: the page learns why before the socket closes.
-      send(
-        connection,
-        errorFrame(
-          null,
-          new AgentFailure('ORIGIN_NOT_ALLOWED', `${origin} was revoked by the user`),
-        ),
-      );
-      connection.socket.close(CLOSE_ORIGIN_REFUSED, 'origin revoked');
-    }
-  });
-
-  const withinRate = (connection: Connection): boolean => {
-    const now = Date.now();
-    connection.tokens = Math.min(
-      limits.burst,
-      connection.tokens + ((now - connection.refilledAt) / 1000) * limits.messagesPerSecond,
-    );
-    connection.refilledAt = now;
-    if (connection.tokens < 1) return false;
-    connection.tokens -= 1;
-    return true;
-  };
-
-  const answer = async (connection: Connection, text: string): Promise<void> => {
-    const parsed = parseAgentMessage(text);
-    if (!parsed.ok) {
-      send(connection, errorFrame(parsed.id, new AgentFailure('BAD_REQUEST', parsed.reason)));
-      return;
-    }
-    const message = parsed.message;
-    if (!isAgentRequest(message)) {
-      send(
-        connection,
-        errorFrame(message.id, new AgentFailure('BAD_REQUEST', `${message.type} is not a request`)),
-      );
-      return;
-    }
-    if (!(await connection.admitted)) {
-      send(
-        connection,
-        errorFrame(
-          message.id,
-          new AgentFailure('ORIGIN_NOT_ALLOWED', `${connection.origin} is not allowed`),
-        ),
-      );
-      return;
-    }
-    try {
-      if (message.type === 'hello') {
-        const version = negotiateAgentProtocolVersion(message.versions);
-        if (version === null) {
-          send(connection, {
-            ...errorFrame(
-              message.id,
-              new AgentFailure('UNSUPPORTED_VERSION', 'no protocol version in common'),
-            ),
-            supportedVersions: [...SUPPORTED_AGENT_PROTOCOL_VERSIONS],
-          });
-          return;
-        }
-        connection.version = version;
-        send(connection, { id: message.id, type: 'hello.ok', version, agent: options.agent });
-        return;
-      }
-      if (connection.version === null) {
-        throw new AgentFailure('BAD_REQUEST', 'hello must come first');
-      }
-      if (message.type === 'certificates.list') {
-        const certificates = await options.handlers.listCertificates(connection.origin);
-        send(connection, { id: message.id, type: 'certificates.list.result', certificates });
-        return;
-      }
-      if (message.requester.origin !== connection.origin) {
-        throw new AgentFailure(
-          'BAD_REQUEST',
-          `requester.origin ${message.requester.origin} is not this page's origin`,
-        );
-      }
-      if (connection.signing) throw new AgentFailure('BUSY', 'another sign request is pending');
-      connection.signing = true;
-      try {
-        const result = await options.handlers.sign(message, connection.origin);
-        send(connection, { id: message.id, type: 'sign.result', ...result });
-      } finally {
-        connection.signing = false;
-      }
-    } catch (error) {
-      if (!(error instanceof AgentFailure))
-        options.log?.(`request ${message.type} failed: ${String(error)}`);
-      send(connection, errorFrame(message.id, error));
-    }
+  const stopTokens = announceTokens(connections, options.handlers);
+  const stopRevoke = closeRevoked(connections, options.approvals);
+  const context = {
+    agent: options.agent,
+    handlers: options.handlers,
+    ...(options.log ? { log: options.log } : {}),
   };
 
   sockets.on('connection', (socket, request) => {
     const origin = OriginApprovals.canonical(request.headers.origin)!;
-    const connection: Connection = {
-      socket,
-      origin,
-      admitted: options.approvals.admit(origin).catch(() => false),
-      version: null,
-      signing: false,
-      tokens: limits.burst,
-      refilledAt: Date.now(),
-    };
+    const connection = new PageConnection(socket, origin, options.approvals, limits);
     connections.add(connection);
-    void connection.admitted.then((admitted) => {
-      if (admitted) return;
-      send(
-        connection,
-        errorFrame(null, new AgentFailure('ORIGIN_NOT_ALLOWED', `${origin} is not allowed`)),
-      );
-      socket.close(CLOSE_ORIGIN_REFUSED, 'origin not allowed');
-    });
     socket.on('message', (data, isBinary) => {
-      if (!withinRate(connection)) {
-        send(connection, errorFrame(null, new AgentFailure('RATE_LIMITED', 'too many requests')));
-        return;
-      }
-      if (isBinary) {
-        send(
-          connection,
-          errorFrame(null, new AgentFailure('BAD_REQUEST', 'messages are JSON text')),
-        );
-        return;
-      }
-      void answer(connection, data.toString());
+      if (!connection.withinRate()) connection.fail(null, 'RATE_LIMITED', 'too many requests');
+      else if (isBinary) connection.fail(null, 'BAD_REQUEST', 'messages are JSON text');
+      else void answerFrame(connection, data.toString(), context);
     });
     socket.on('close', () => connections.delete(connection));
     socket.on('error', () => socket.terminate());

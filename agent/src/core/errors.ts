@@ -36,3 +36,15 @@ export function errorFrame(id: string | null, error: unknown): AgentError {
     ...(failure.pin ? { pin: failure.pin } : {}),
   };
 }
+
+/**
+ * What keeps the agent from starting, said so that the user can fix it: a settings or policy
+ * file that is not valid, a PIN file others can read, every port of the list taken. It never
+ * reaches a page (no agent is listening yet).
+ */
+export class ConfigurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigurationError';
+  }
+}

@@ -19,8 +19,6 @@ export interface HttpAnswer {
   body: Buffer;
 }
 
-export class HttpFailure extends Error {}
-
 /**
  * One small HTTP(S) exchange with a deadline and a size cap: what AIA issuer fetching and the
  * TSA need (both answer signed data, checked afterwards, so plain http is acceptable).
@@ -31,15 +29,21 @@ export function httpExchange(url: string, exchange: HttpExchange): Promise<HttpA
     try {
       target = new URL(url);
     } catch {
-      reject(new HttpFailure(`${url} is not a URL`));
+      reject(new Error(`${url} is not a URL`));
       return;
     }
     const client =
       target.protocol === 'https:' ? https : target.protocol === 'http:' ? http : undefined;
     if (!client) {
-      reject(new HttpFailure(`${url}: only http and https`));
+      reject(new Error(`${url}: only http and https`));
       return;
     }
+    /** Why we ended the exchange ourselves (else the socket's own error is reported). */
+    let abandoned: Error | undefined;
+    const abandon = (reason: string) => {
+      abandoned = new Error(reason);
+      request.destroy(abandoned);
+    };
     const request = client.request(
       target,
       {
@@ -67,9 +71,7 @@ export function httpExchange(url: string, exchange: HttpExchange): Promise<HttpA
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
           if (size > exchange.maxBytes) {
-            request.destroy(
-              new HttpFailure(`${url} answered more than ${exchange.maxBytes} bytes`),
-            );
+            abandon(`${url} answered more than ${exchange.maxBytes} bytes`);
             return;
           }
           chunks.push(chunk);
@@ -86,11 +88,11 @@ export function httpExchange(url: string, exchange: HttpExchange): Promise<HttpA
       },
     );
     const deadline = setTimeout(() => {
-      request.destroy(new HttpFailure(`${url} did not answer within ${exchange.timeoutMs} ms`));
+      abandon(`${url} did not answer within ${exchange.timeoutMs} ms`);
     }, exchange.timeoutMs);
     request.on('error', (error) => {
       clearTimeout(deadline);
-      reject(error instanceof HttpFailure ? error : new HttpFailure(`${url}: ${error.message}`));
+      reject(abandoned ?? new Error(`${url}: ${error.message}`));
     });
     request.end(exchange.body ? Buffer.from(exchange.body) : undefined);
   });

@@ -1,4 +1,4 @@
-import { normalizeOrigin, SettingsError } from './settings';
+import { checkWebOrigin } from '@esign/shared';
 
 export interface OriginApprovalsOptions {
   /** Origins allowed now (the settings' list, approvals included). */
@@ -25,12 +25,8 @@ export class OriginApprovals {
   /** The canonical origin of a handshake's Origin header, or null when it is not one we admit. */
   static canonical(header: string | undefined): string | null {
     if (!header) return null;
-    try {
-      return normalizeOrigin(header);
-    } catch (error) {
-      if (error instanceof SettingsError) return null;
-      throw error;
-    }
+    const checked = checkWebOrigin(header);
+    return checked.ok ? checked.origin : null;
   }
 
   isAllowed(origin: string): boolean {

@@ -7,8 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { AGENT_DEFAULT_PORT, firstIssue, plainIssues } from '@esign/shared';
+import { AGENT_DEFAULT_PORT, checkWebOrigin, firstIssue, plainIssues } from '@esign/shared';
 import { z } from 'zod';
+import { ConfigurationError } from './errors';
 
 /** Product name; also the folder of the settings file (where Electron keeps its user data). */
 export const AGENT_PRODUCT_NAME = 'ESign Agent';
@@ -103,8 +104,6 @@ export function currentHost(): AgentHostInfo {
     homeDir: os.homedir(),
   };
 }
-
-export class SettingsError extends Error {}
 
 // --- Default PKCS#11 modules ---------------------------------------------------------------
 //
@@ -208,28 +207,6 @@ const DEFAULT_TOKEN_POLL_INTERVAL_MS = 1500;
 
 // --- Checking ------------------------------------------------------------------------------
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/**
- * Reduces an origin to its canonical `scheme://host[:port]` form. HTTPS only, except for pages
- * served from this machine (development). Paths, queries, fragments and credentials are refused
- * rather than dropped: they mean the value is not the origin the user thinks it is.
- */
-export function normalizeOrigin(value: string): string {
-  if (!URL.canParse(value)) throw new SettingsError(`"${value}" is not an origin`);
-  const url = new URL(value);
-  if (url.username || url.password || url.search || url.hash || url.pathname !== '/') {
-    throw new SettingsError(`"${value}" is not an origin: only scheme, host and port`);
-  }
-  if (
-    url.protocol !== 'https:' &&
-    !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))
-  ) {
-    throw new SettingsError(`"${value}" must use https (http only for localhost)`);
-  }
-  return url.origin;
-}
-
 function isAbsoluteFor(platform: NodeJS.Platform, modulePath: string): boolean {
   return platform === 'win32'
     ? path.win32.isAbsolute(modulePath)
@@ -241,22 +218,29 @@ const nonEmptyString = z
   .string({ error: nonEmptyMessage })
   .refine((value) => value.trim() !== '', nonEmptyMessage);
 
-const portMessage = (issue: { input?: unknown }) =>
-  `must be an integer from 1024 to 65535, got ${String(issue.input)}`;
+/** An integer from `min` to `max`; any other value is refused saying the range and what came. */
+function integerFrom(min: number, max: number, unit = '') {
+  const error = (issue: { input?: unknown }) =>
+    `must be an integer from ${min} to ${max}${unit}, got ${String(issue.input)}`;
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+}
 
-const pollMessage = (issue: { input?: unknown }) =>
-  `must be an integer from 100 to 60000 (ms), got ${String(issue.input)}`;
-
-/** An origin as the user wrote it, reduced to its canonical form (or refused, with why). */
-const allowedOrigin = nonEmptyString.transform((value, context) => {
-  try {
-    return normalizeOrigin(value);
-  } catch (error) {
-    if (!(error instanceof SettingsError)) throw error;
-    context.issues.push({ code: 'custom', message: error.message, input: value });
-    return z.NEVER;
-  }
+/**
+ * An origin as the user (or a policy file) wrote it, reduced to its canonical form, or refused
+ * with why: the settings and the headless policy read origins with this one schema.
+ */
+export const webOriginSchema = nonEmptyString.transform((value, context) => {
+  const checked = checkWebOrigin(value);
+  if (checked.ok) return checked.origin;
+  context.issues.push({ code: 'custom', message: checked.reason, input: value });
+  return z.NEVER;
 });
+
+/** A list of origins, each canonical, each once. */
+const originList = z
+  .array(webOriginSchema)
+  .transform((origins) => [...new Set(origins)])
+  .default([]);
 
 const base64url = z.string().regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be base64url');
 
@@ -295,23 +279,10 @@ function settingsSchema(host: AgentHostInfo) {
       .default([]),
   });
   return z.object({
-    port: z
-      .number({ error: portMessage })
-      .int({ error: portMessage })
-      .min(1024, { error: portMessage })
-      .max(65535, { error: portMessage })
-      .default(AGENT_DEFAULT_PORT),
-    allowedOrigins: z
-      .array(allowedOrigin)
-      .transform((origins) => [...new Set(origins)])
-      .default([]),
+    port: integerFrom(1024, 65535).default(AGENT_DEFAULT_PORT),
+    allowedOrigins: originList,
     pkcs11Modules: z.array(moduleSetting).default(() => defaultPkcs11Modules(host)),
-    tokenPollIntervalMs: z
-      .number({ error: pollMessage })
-      .int({ error: pollMessage })
-      .min(100, { error: pollMessage })
-      .max(60_000, { error: pollMessage })
-      .default(DEFAULT_TOKEN_POLL_INTERVAL_MS),
+    tokenPollIntervalMs: integerFrom(100, 60_000, ' (ms)').default(DEFAULT_TOKEN_POLL_INTERVAL_MS),
     tsaUrl: nonEmptyString
       .refine(
         (value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol),
@@ -320,24 +291,23 @@ function settingsSchema(host: AgentHostInfo) {
       .nullable()
       .default(null),
     fetchIssuers: z.boolean().default(true),
-    ticketServers: z
-      .array(allowedOrigin)
-      .transform((origins) => [...new Set(origins)])
-      .default([]),
+    ticketServers: originList,
     requireTicket: z.boolean().default(false),
-    pinnedTicketKeys: z.record(allowedOrigin, z.array(ticketKeySchema).min(1)).default({}),
+    pinnedTicketKeys: z.record(webOriginSchema, z.array(ticketKeySchema).min(1)).default({}),
     language: z.enum(['vi', 'en']).default('vi'),
     startAtLogin: z.boolean().default(true),
   }) satisfies z.ZodType<AgentSettings>;
 }
 
-/** Checks settings read from a file and fills what is missing from the defaults. */
-export function parseSettings(raw: unknown, host: AgentHostInfo): AgentSettings {
+/** Settings checked, or the first reason they are not (`allowedOrigins[1] "http://b.vn" must use https ...`). */
+export type SettingsCheck = { ok: true; settings: AgentSettings } | { ok: false; reason: string };
+
+/** Checks settings read from a file or changed on the settings page, filling what is missing. */
+export function checkSettings(raw: unknown, host: AgentHostInfo): SettingsCheck {
   const result = settingsSchema(host).safeParse(raw, { error: plainIssues });
-  if (!result.success) {
-    throw new SettingsError(firstIssue(result.error, (where) => where || 'settings'));
-  }
-  return result.data;
+  return result.success
+    ? { ok: true, settings: result.data }
+    : { ok: false, reason: firstIssue(result.error, (where) => where || 'settings') };
 }
 
 // --- Storage -------------------------------------------------------------------------------
@@ -390,14 +360,11 @@ export async function loadSettings(file: string, host: AgentHostInfo): Promise<A
   try {
     raw = JSON.parse(text);
   } catch {
-    throw new SettingsError(`${file} is not valid JSON`);
+    throw new ConfigurationError(`${file} is not valid JSON`);
   }
-  try {
-    return parseSettings(raw, host);
-  } catch (error) {
-    if (error instanceof SettingsError) throw new SettingsError(`${file}: ${error.message}`);
-    throw error;
-  }
+  const checked = checkSettings(raw, host);
+  if (!checked.ok) throw new ConfigurationError(`${file}: ${checked.reason}`);
+  return checked.settings;
 }
 
 /**

@@ -6,7 +6,7 @@ import {
   parseAgentTicketClaims,
   type SignRequest,
 } from '@esign/shared';
-import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, errors, jwtVerify } from 'jose';
 import { z } from 'zod';
 import { AgentFailure } from './errors';
 import { httpExchange } from './httpClient';
@@ -61,13 +61,12 @@ const refuse = (reason: string) => new AgentFailure('TICKET_INVALID', `signing t
 
 /** What jose's refusals mean to the page, in words. */
 function verificationReason(error: unknown): string {
-  const code = (error as { code?: string }).code;
-  if (code === 'ERR_JWT_EXPIRED') return 'expired';
-  if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') return 'has a bad signature';
-  if (code === 'ERR_JWKS_NO_MATCHING_KEY') return 'is signed by a key not pinned for its server';
-  if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED') {
-    return `has a bad ${(error as { claim?: string }).claim ?? 'claim'}`;
-  }
+  // JWTExpired is a JWTClaimValidationFailed: it is asked first.
+  if (error instanceof errors.JWTExpired) return 'expired';
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'has a bad signature';
+  if (error instanceof errors.JWKSNoMatchingKey)
+    return 'is signed by a key not pinned for its server';
+  if (error instanceof errors.JWTClaimValidationFailed) return `has a bad ${error.claim}`;
   return `is not valid: ${error instanceof Error ? error.message : String(error)}`;
 }
 

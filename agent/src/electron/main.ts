@@ -14,17 +14,7 @@ import {
   Tray,
 } from 'electron';
 import { version } from '../../package.json';
-import {
-  type AgentCore,
-  bundledIntermediatesDirectory,
-  currentHost,
-  intermediatesDirectory,
-  loadSettings,
-  saveSettings,
-  settingsFilePath,
-  spentTicketsFile,
-  startAgentCore,
-} from '../core';
+import { type StartedAgent, startAgent } from '../core';
 import type { Language, PromptAnswer, WindowRequest } from '../shell/api';
 import { SHELL_CHANNELS } from '../shell/api';
 import { t } from '../shell/i18n';
@@ -115,26 +105,16 @@ function lockDown(): void {
 }
 
 async function start(): Promise<void> {
-  const host = currentHost();
-  const settingsFile = settingsFilePath(host);
-  const settings = await loadSettings(settingsFile, host);
-  const save = (changed: typeof settings) => saveSettings(settingsFile, changed);
-  const language = (): Language => settings.language;
   const log = (message: string) => console.log(message);
-  let core: AgentCore;
+  let started: StartedAgent;
   try {
-    core = await startAgentCore({
-      settings,
-      save,
-      prompts: windowPrompts(prompt, language),
-      spentTicketsFile: spentTicketsFile(settingsFile),
-      intermediateFolders: [
-        // electron-builder.yml's extraResources puts them there; unpackaged, they are in agent/.
-        app.isPackaged
-          ? path.join(process.resourcesPath, 'intermediates')
-          : bundledIntermediatesDirectory(),
-        intermediatesDirectory(settingsFile),
-      ],
+    started = await startAgent({
+      persist: 'settings',
+      prompts: (settings) => windowPrompts(prompt, () => settings.language),
+      // electron-builder.yml's extraResources puts them there; unpackaged, they are in agent/.
+      ...(app.isPackaged
+        ? { bundledIntermediates: path.join(process.resourcesPath, 'intermediates') }
+        : {}),
       version,
       log,
     });
@@ -143,6 +123,8 @@ async function start(): Promise<void> {
     app.exit(1);
     return;
   }
+  const { core, settings, host, save } = started;
+  const language = (): Language => settings.language;
 
   const applyLoginItem = (enabled: boolean) => {
     if (app.isPackaged) app.setLoginItemSettings({ openAtLogin: enabled, openAsHidden: true });

@@ -7,19 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { firstIssue, plainIssues } from '@esign/shared';
 import { z } from 'zod';
 import type { PinQuestion, SignConsent, UserPrompts } from '../core';
-import { normalizeOrigin, SettingsError } from '../core';
-
-export class PolicyError extends Error {}
-
-const origin = z.string().transform((value, context) => {
-  try {
-    return normalizeOrigin(value);
-  } catch (error) {
-    if (!(error instanceof SettingsError)) throw error;
-    context.issues.push({ code: 'custom', message: error.message, input: value });
-    return z.NEVER;
-  }
-});
+import { ConfigurationError, webOriginSchema } from '../core';
 
 /** Which token (and certificate) a rule is about; every field given must match. */
 const tokenMatch = z.object({
@@ -40,15 +28,17 @@ const pinSource = z.union([
 const policySchema = z
   .object({
     /** Page origins admitted; any other is refused (there is nobody to ask). */
-    allowedOrigins: z.array(origin).default([]),
+    allowedOrigins: z.array(webOriginSchema).default([]),
     /** Signatures consented to: a request matching no rule is declined. */
-    autoConsent: z.array(tokenMatch.extend({ origins: z.array(origin).min(1) })).default([]),
+    autoConsent: z
+      .array(tokenMatch.extend({ origins: z.array(webOriginSchema).min(1) }))
+      .default([]),
     /** PIN sources, the first matching rule wins; a token matching none is not logged in to. */
     pins: z.array(tokenMatch.extend({ pin: pinSource })).default([]),
     /** Refuse a `sign` without a valid server ticket (default: yes; nobody watches). */
     requireTicket: z.boolean().default(true),
     /** Signing servers whose tickets are accepted, beside the settings' `ticketServers`. */
-    ticketServers: z.array(origin).default([]),
+    ticketServers: z.array(webOriginSchema).default([]),
     /** The settings file; default the user's. */
     settingsFile: z.string().min(1).optional(),
   })
@@ -64,7 +54,7 @@ async function assertPrivate(file: string, what: string): Promise<void> {
   if (process.platform === 'win32') return; // NTFS rights are not mode bits; the profile folder is private.
   const mode = (await stat(file)).mode;
   if ((mode & SHARED_READ) !== 0) {
-    throw new PolicyError(
+    throw new ConfigurationError(
       `${file} holds ${what} and is readable by other users (mode ${(mode & 0o777).toString(8)}); run chmod 600 ${file}`,
     );
   }
@@ -76,13 +66,15 @@ export async function loadPolicy(file: string): Promise<HeadlessPolicy> {
   try {
     raw = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
-    throw new PolicyError(
+    throw new ConfigurationError(
       `${file}: ${error instanceof SyntaxError ? 'not valid JSON' : (error as Error).message}`,
     );
   }
   const result = policySchema.safeParse(raw, { error: plainIssues });
   if (!result.success) {
-    throw new PolicyError(`${file}: ${firstIssue(result.error, (where) => where || 'policy')}`);
+    throw new ConfigurationError(
+      `${file}: ${firstIssue(result.error, (where) => where || 'policy')}`,
+    );
   }
   const policy = result.data;
   if (policy.pins.some((rule) => 'value' in rule.pin)) await assertPrivate(file, 'a PIN');

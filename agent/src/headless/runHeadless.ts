@@ -1,14 +1,4 @@
-import {
-  type AgentCore,
-  bundledIntermediatesDirectory,
-  currentHost,
-  intermediatesDirectory,
-  loadSettings,
-  saveSettings,
-  settingsFilePath,
-  spentTicketsFile,
-  startAgentCore,
-} from '../core';
+import { type AgentCore, startAgent } from '../core';
 import { loadPolicy, policyPrompts } from './policy';
 
 export interface HeadlessOptions {
@@ -25,24 +15,16 @@ export interface HeadlessOptions {
  */
 export async function runHeadless(options: HeadlessOptions): Promise<AgentCore> {
   const policy = await loadPolicy(options.policyFile);
-  const host = currentHost();
-  const settingsFile = policy.settingsFile ?? settingsFilePath(host);
-  const settings = await loadSettings(settingsFile, host);
-  settings.ticketServers = [...new Set([...settings.ticketServers, ...policy.ticketServers])];
-  settings.requireTicket = policy.requireTicket;
-  return startAgentCore({
-    settings,
-    save: async (changed) => {
-      const onDisk = await loadSettings(settingsFile, host);
-      const pins = JSON.stringify(changed.pinnedTicketKeys);
-      if (JSON.stringify(onDisk.pinnedTicketKeys) === pins) return;
-      onDisk.pinnedTicketKeys = JSON.parse(pins) as typeof onDisk.pinnedTicketKeys;
-      await saveSettings(settingsFile, onDisk);
+  const { core } = await startAgent({
+    ...(policy.settingsFile !== undefined ? { settingsFile: policy.settingsFile } : {}),
+    persist: 'ticketKeys',
+    override: (settings) => {
+      settings.ticketServers = [...new Set([...settings.ticketServers, ...policy.ticketServers])];
+      settings.requireTicket = policy.requireTicket;
     },
-    prompts: policyPrompts(policy, options.log, options.env),
-    spentTicketsFile: spentTicketsFile(settingsFile),
-    intermediateFolders: [bundledIntermediatesDirectory(), intermediatesDirectory(settingsFile)],
+    prompts: () => policyPrompts(policy, options.log, options.env),
     version: options.version,
     log: options.log,
   });
+  return core;
 }

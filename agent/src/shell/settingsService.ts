@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import type { AgentCore } from '../core/agentCore';
-import {
-  type AgentHostInfo,
-  type AgentSettings,
-  parseSettings,
-  SettingsError,
-} from '../core/settings';
+import { type AgentHostInfo, type AgentSettings, checkSettings } from '../core/settings';
 import type { Language, ModuleTest, ModuleView, SettingsChange, SettingsView } from './api';
 
 export interface SettingsServiceOptions {
@@ -90,14 +85,9 @@ export class SettingsService {
       });
     }
     if (change.type === 'forgetTicketKeys') delete next.pinnedTicketKeys[change.server];
-    let checked: AgentSettings;
-    try {
-      checked = parseSettings(next, this.options.host);
-    } catch (error) {
-      if (error instanceof SettingsError) return { error: error.message };
-      throw error;
-    }
-    Object.assign(settings, checked);
+    const checked = checkSettings(next, this.options.host);
+    if (!checked.ok) return { error: checked.reason };
+    Object.assign(settings, checked.settings);
     await this.options.save(settings);
     if (change.type === 'language') this.options.onLanguage?.(change.language);
     if (change.type === 'startAtLogin') this.options.onStartAtLogin?.(change.enabled);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { softHsmModule } from '../../../server/test/signing/keys/tools';
+import { softHsmModule } from '../../../test/support/tools';
 import { HeadlessAgent } from './headlessAgent';
 import { SoftHsmLab, TestPki, type TestToken } from './testTokens';
 

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { run } from '../../../server/test/signing/keys/tools';
+import { run } from '../../../test/support/tools';
 import type { TestToken } from './testTokens';
 
 /**
@@ -31,16 +31,23 @@ const sharedMemory = [
 /** The SO PIN of an uninitialised swtok (pkcsconf's documented default). */
 const defaultSoPin = '87654321';
 
+/**
+ * CI (`CI=true`, as CI runners set it) runs .ci/run, which installs openCryptoki as root
+ * (scripts/ensure-test-deps.sh): there the lab must run, and a reason it cannot is a failure.
+ */
+export function runningInCi(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = (env.CI ?? '').trim().toLowerCase();
+  return value !== '' && value !== '0' && value !== 'false';
+}
+
 /** Why the lab cannot run here, or undefined when it can. */
 export function openCryptokiUnavailable(): string | undefined {
   const installed = fs.existsSync(daemon) && fs.existsSync(openCryptokiModule);
-  if (process.getuid?.() !== 0) {
-    return installed
-      ? 'needs root: starts pkcsslotd and provisions /var/lib/opencryptoki/swtok'
-      : 'needs root and the opencryptoki package (scripts/ensure-test-deps.sh as root)';
-  }
   if (!installed) {
-    throw new Error('opencryptoki is not installed: run scripts/ensure-test-deps.sh');
+    return 'the opencryptoki package is not installed (scripts/ensure-test-deps.sh as root installs it)';
+  }
+  if (process.getuid?.() !== 0) {
+    return 'needs root: starts pkcsslotd and provisions /var/lib/opencryptoki/swtok';
   }
   const running = runningDaemon();
   if (running !== undefined) {

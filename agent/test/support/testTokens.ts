@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { provisionSoftHsm, run, softHsmModule } from '../../../server/test/signing/keys/tools';
 import { derOfPemFile, issueCertificate } from '../../../test/support/openssl';
+import { provisionSoftHsm, run, softHsmModule } from '../../../test/support/tools';
 
 /**
  * A test PKI made with openssl at run time: a root, an intermediate under it, and end-entity

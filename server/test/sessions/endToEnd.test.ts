@@ -2,19 +2,19 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestHttpsServer } from '../../../test/support/httpsServer';
-import { addTrustAnchor } from '../../src/signing/trust/service';
-import { verifyPdfSignatures } from '../../src/signing/verification';
-import { contractsPath } from '../contracts/fixtures';
-import { parseMail } from '../notify/support';
-import { pdfsig, pdfsigSignatures } from '../signing/pdf/corpus';
-import { strokePng } from '../signing/pdf/pngs';
 import {
   createOpensslPki,
   type OpensslPki,
   opensslReply,
   sendReply,
   startTsaServer,
-} from '../signing/timestamps/opensslTsa';
+} from '../../../test/support/opensslTsa';
+import { addTrustAnchor } from '../../src/signing/trust/service';
+import { verifyPdfSignatures } from '../../src/signing/verification';
+import { contractsPath } from '../contracts/fixtures';
+import { parseMail } from '../notify/support';
+import { pdfsig, pdfsigSignatures } from '../signing/pdf/corpus';
+import { strokePng } from '../signing/pdf/pngs';
 import {
   dataOf,
   json,

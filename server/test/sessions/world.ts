@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildSignedAttributes } from '@esign/shared/cms';
+import { provisionSoftHsm, softHsmModule, tempDir } from '../../../test/support/tools';
 import { developmentCa } from '../../src/signing/ca/developmentCa';
 import type { TokenSignatureInput } from '../../src/signing/finalize';
 import { repoRoot } from '../admin/runCli';
@@ -14,7 +15,6 @@ import {
   type UploadSpec,
 } from '../contracts/fixtures';
 import { manualWorker, startSmtpServer, type TestSmtpServer } from '../notify/support';
-import { provisionSoftHsm, softHsmModule, tempDir } from '../signing/keys/tools';
 import type { Harness } from '../support/harness';
 
 export const signingPath = '/api/signing';

@@ -12,6 +12,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildSignedAttributes, ecdsaRawSignatureToDer } from '@esign/shared/cms';
 import type { TestHttpsServer } from '../../../test/support/httpsServer';
+import { opensslReply, sendReply, startTsaServer } from '../../../test/support/opensslTsa';
+import { provisionSoftHsm, tempDir } from '../../../test/support/tools';
 import { readDss, readSignatures } from '../../src/pdf/signing';
 import { readCertificate } from '../../src/signing/certificates/certificate';
 import { ocspResponseConcerns } from '../../src/signing/certificates/ocsp';
@@ -32,7 +34,7 @@ import type { Issued } from './certificates/testPki';
 import { TestPki as ForeignPki } from './cms/testPki';
 import { createWorld, opensslVerdicts, useTools, type World } from './finalize/world';
 import { opensslP12, signWithSignpdf } from './foreignSigners';
-import { provisionSoftHsm, startTokenClient, type TokenClient, tempDir } from './keys/tools';
+import { startTokenClient, type TokenClient } from './keys/tokenClient';
 import {
   acroFormPdf,
   classicPdf,
@@ -42,7 +44,6 @@ import {
   pdfsigSignatures,
   pdfsigTrusting,
 } from './pdf/corpus';
-import { opensslReply, sendReply, startTsaServer } from './timestamps/opensslTsa';
 
 jest.setTimeout(120_000);
 

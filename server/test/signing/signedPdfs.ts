@@ -4,6 +4,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildSignedAttributes } from '@esign/shared/cms';
 import {
+  type OpensslPki,
+  opensslQuery,
+  opensslReply,
+  opensslTokenOf,
+} from '../../../test/support/opensslTsa';
+import {
   appendDss,
   type DssMaterial,
   embedSignature,
@@ -14,12 +20,6 @@ import { PdfReader } from '../../src/pdf/signing/document';
 import { IncrementalUpdate } from '../../src/pdf/signing/incrementalUpdate';
 import { dict, PdfNewStream, type PdfValue } from '../../src/pdf/signing/objects';
 import { assembleSignedData, type SignatureAlgorithm } from '../../src/signing/cms';
-import {
-  type OpensslPki,
-  opensslQuery,
-  opensslReply,
-  opensslTokenOf,
-} from './timestamps/opensslTsa';
 
 /**
  * Signed PDFs for tests, made the way the service makes them: preparePdfSignature →

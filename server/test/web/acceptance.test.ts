@@ -32,6 +32,7 @@ import { agentPortForPages } from '../../../agent/test/support/agentPorts';
 import type { HeadlessAgent } from '../../../agent/test/support/headlessAgent';
 import { HeadlessSigner } from '../../../agent/test/support/headlessSigner';
 import { recordIssuedSecret } from '../../../test/support/runLog';
+import { tempDir } from '../../../test/support/tools';
 import {
   type ReceivedWebhook,
   signatureMatches,
@@ -48,7 +49,6 @@ import { startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worke
 import { contractPdf, contractsPath } from '../contracts/fixtures';
 import { parseMail } from '../notify/support';
 import { dataOf, openSessionWorld, type SessionWorld } from '../sessions/world';
-import { tempDir } from '../signing/keys/tools';
 import { nssDatabase, pdfsig, pdfsigSignatures, pdfsigTrusting } from '../signing/pdf/corpus';
 import { ensureBuilt, freePort } from '../startup/builtServer';
 import {

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
+import { createOpensslPki, type OpensslPki } from '../../../test/support/opensslTsa';
 import { addTrustAnchor } from '../../src/signing/trust/service';
 import { TestPki } from '../signing/certificates/testPki';
 import { classicPdf, nssDatabase, pdfsigSignatures, pdfsigTrusting } from '../signing/pdf/corpus';
 import { appendContentChange, type FixtureSigner, signPdf } from '../signing/signedPdfs';
-import { createOpensslPki, type OpensslPki } from '../signing/timestamps/opensslTsa';
 import { createHarness, type Harness } from '../support/harness';
 
 /**

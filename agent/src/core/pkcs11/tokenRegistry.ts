@@ -160,21 +160,31 @@ export class TokenRegistry {
 
   /**
    * Runs `work` on the slot holding the token (serial number + label), looked up afresh, inside
-   * that module's queue: nothing else touches the module until `work` ends. TOKEN_REMOVED when
-   * no module sees the token now.
+   * that module's queue: nothing else touches the module until `work` ends. Undefined when no
+   * module sees the token now (it was pulled out).
    */
-  async withToken<T>(
+  async ifPresent<T>(
     wanted: { serialNumber: string; label: string },
     work: (slot: Slot, graphene: Graphene, token: PresentToken) => Promise<T>,
-  ): Promise<T> {
+  ): Promise<{ value: T } | undefined> {
     await this.loadNewModules();
     for (const entry of this.loaded.values()) {
       const found = await entry.queue.run(async () => {
         const slot = this.findSlot(entry, wanted);
         return slot ? { value: await work(slot.slot, this.graphene!, slot.token) } : undefined;
       });
-      if (found) return found.value;
+      if (found) return found;
     }
+    return undefined;
+  }
+
+  /** As `ifPresent`, for a token the request needs: TOKEN_REMOVED when it is not there. */
+  async withToken<T>(
+    wanted: { serialNumber: string; label: string },
+    work: (slot: Slot, graphene: Graphene, token: PresentToken) => Promise<T>,
+  ): Promise<T> {
+    const ran = await this.ifPresent(wanted, work);
+    if (ran) return ran.value;
     throw new AgentFailure(
       'TOKEN_REMOVED',
       `token "${wanted.label}" (serial ${wanted.serialNumber}) is not plugged in`,

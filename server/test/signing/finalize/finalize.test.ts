@@ -11,6 +11,7 @@ import {
   derTag,
   readDerWhole,
 } from '@esign/shared/cms';
+import type { OpensslPki } from '../../../../test/support/opensslTsa';
 import { ApiError } from '../../../src/errors/apiError';
 import { readDss, readSignatures } from '../../../src/pdf/signing';
 import { ManualClock } from '../../../src/platform/clock';
@@ -21,7 +22,6 @@ import {
 } from '../../../src/signing/finalize';
 import { type Issued, opensslDate, type TestPki } from '../certificates/testPki';
 import { pdfsig, pdfsigSignatures } from '../pdf/corpus';
-import type { OpensslPki } from '../timestamps/opensslTsa';
 import {
   addVersion,
   createWorld,

@@ -3,6 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildSignedAttributes, ecdsaRawSignatureToDer } from '@esign/shared/cms';
+import {
+  createOpensslPki,
+  type OpensslPki,
+  opensslQuery,
+  opensslReply,
+  opensslTokenOf,
+} from '../../../../test/support/opensslTsa';
+import { attempt, derToPem } from '../../../../test/support/tools';
 import type { Db } from '../../../src/db/database';
 import { ApiError } from '../../../src/errors/apiError';
 import { readSignatures } from '../../../src/pdf/signing';
@@ -20,15 +28,7 @@ import { insertFileVersion, newestVersionNumber } from '../../../src/workflow/qu
 import { createDossier, createProcess } from '../../support/dossiers';
 import { createHarness, type Harness, seedTenant } from '../../support/harness';
 import { type Issued, TestPki } from '../certificates/testPki';
-import { attempt, derToPem } from '../keys/tools';
 import { classicPdf, pdfsig, pdfsigSignatures } from '../pdf/corpus';
-import {
-  createOpensslPki,
-  type OpensslPki,
-  opensslQuery,
-  opensslReply,
-  opensslTokenOf,
-} from '../timestamps/opensslTsa';
 
 /** What the tests of a file share: the two PKIs, the contract PDF, a scratch directory. */
 export interface Tools {

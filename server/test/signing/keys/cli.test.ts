@@ -2,8 +2,14 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as x509 from '@peculiar/x509';
+import {
+  attempt,
+  provisionSoftHsm,
+  run,
+  softHsmModule,
+  tempDir,
+} from '../../../../test/support/tools';
 import { runCli } from '../../admin/runCli';
-import { attempt, provisionSoftHsm, run, softHsmModule, tempDir } from './tools';
 
 jest.setTimeout(60000);
 

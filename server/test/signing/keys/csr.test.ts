@@ -1,13 +1,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { attempt, tempDir } from '../../../../test/support/tools';
 import { deriveSecrets } from '../../../src/platform/secrets';
 import { utf8Name } from '../../../src/signing/ca/certificateProfiles';
 import { certificateRequest } from '../../../src/signing/keys/csr';
 import { ecdsaDerToRaw, ecdsaRawToDer } from '../../../src/signing/keys/ecdsa';
 import type { KeyAlgorithm } from '../../../src/signing/keys/keyStore';
 import { SoftwareKeyStore } from '../../../src/signing/keys/softwareKeyStore';
-import { attempt, tempDir } from './tools';
 
 const temp = tempDir('esign-csr-');
 afterAll(() => temp.remove());

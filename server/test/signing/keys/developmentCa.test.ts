@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { attempt, derToPem, run, tempDir } from '../../../../test/support/tools';
 import { systemClock } from '../../../src/platform/clock';
 import { loadConfig } from '../../../src/platform/config';
 import { deriveSecrets } from '../../../src/platform/secrets';
@@ -11,7 +12,6 @@ import {
   developmentCaDir,
   developmentTsaCredentials,
 } from '../../../src/signing/ca/developmentCa';
-import { attempt, derToPem, run, tempDir } from './tools';
 
 const temp = tempDir('esign-devca-');
 afterAll(() => temp.remove());

@@ -3,7 +3,6 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as x509 from '@peculiar/x509';
-import { repoRoot } from '../../admin/runCli';
 import {
   attempt,
   derToPem,
@@ -11,7 +10,8 @@ import {
   provisionSoftHsm,
   softHsmModule,
   tempDir,
-} from './tools';
+} from '../../../../test/support/tools';
+import { repoRoot } from '../../admin/runCli';
 
 const temp = tempDir('esign-softhsm-');
 const token = { label: 'esign-test', pin: '1234', soPin: '5678' };

@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as x509 from '@peculiar/x509';
+import { derToPem, run, tempDir } from '../../../../test/support/tools';
 import { deriveSecrets } from '../../../src/platform/secrets';
 import { importCertificate } from '../../../src/signing/keys/certificates';
 import { findSigningKey } from '../../../src/signing/keys/queries';
@@ -11,7 +12,6 @@ import { issueSignerCertificate, sealKey } from '../../../src/signing/keys/signi
 import { prepareSigningKeys } from '../../../src/signing/keys/startup';
 import { createTenant } from '../../../src/tenancy/service';
 import { createHarness, type Harness } from '../../support/harness';
-import { derToPem, run, tempDir } from './tools';
 
 const temp = tempDir('esign-signing-keys-');
 afterAll(() => temp.remove());

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { attempt, opensslVerifies, tempDir } from '../../../../test/support/tools';
 import { deriveSecrets } from '../../../src/platform/secrets';
 import type { KeyAlgorithm, SignatureScheme } from '../../../src/signing/keys/keyStore';
 import { SoftwareKeyStore } from '../../../src/signing/keys/softwareKeyStore';
-import { attempt, opensslVerifies, tempDir } from './tools';
 
 const cases: [KeyAlgorithm, SignatureScheme][] = [
   ['rsa-2048', 'rsa-pkcs1-sha256'],

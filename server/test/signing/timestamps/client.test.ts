@@ -13,13 +13,6 @@ import {
 } from '@peculiar/asn1-tsp';
 import type { TestHttpsServer } from '../../../../test/support/httpsServer';
 import { derOfPemFile } from '../../../../test/support/openssl';
-import type { AppDeps } from '../../../src/context';
-import { systemClock } from '../../../src/platform/clock';
-import type { TsaSettings } from '../../../src/platform/config';
-import { requestTimestamp } from '../../../src/signing/timestamps/client';
-import { timestampResponse } from '../../../src/signing/timestamps/responder';
-import { addTrustAnchor } from '../../../src/signing/trust/service';
-import { createHarness, type Harness } from '../../support/harness';
 import {
   createOpensslPki,
   type OpensslPki,
@@ -27,7 +20,14 @@ import {
   opensslReply,
   sendReply,
   startTsaServer,
-} from './opensslTsa';
+} from '../../../../test/support/opensslTsa';
+import type { AppDeps } from '../../../src/context';
+import { systemClock } from '../../../src/platform/clock';
+import type { TsaSettings } from '../../../src/platform/config';
+import { requestTimestamp } from '../../../src/signing/timestamps/client';
+import { timestampResponse } from '../../../src/signing/timestamps/responder';
+import { addTrustAnchor } from '../../../src/signing/trust/service';
+import { createHarness, type Harness } from '../../support/harness';
 
 let pki: OpensslPki;
 let tsa: TestHttpsServer;

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { createOpensslPki, type OpensslPki } from '../../../../test/support/opensslTsa';
 import { loadConfig } from '../../../src/platform/config';
 import { timestampTrustAnchors } from '../../../src/signing/timestamps/client';
 import { developmentTsa } from '../../../src/signing/timestamps/developmentTsa';
 import { trustAnchorsFor } from '../../../src/signing/trust/service';
 import { runCli } from '../../admin/runCli';
 import { createHarness, type Harness } from '../../support/harness';
-import { createOpensslPki, type OpensslPki } from './opensslTsa';
 
 jest.setTimeout(120_000);
 

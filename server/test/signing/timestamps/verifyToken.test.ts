@@ -3,16 +3,16 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { derOfPemFile } from '../../../../test/support/openssl';
-import { ManualClock } from '../../../src/platform/clock';
-import { timestampResponse } from '../../../src/signing/timestamps/responder';
-import { verifyTimestampToken } from '../../../src/signing/timestamps/verifyToken';
 import {
   createOpensslPki,
   type OpensslPki,
   opensslQuery,
   opensslReply,
   opensslTokenOf,
-} from './opensslTsa';
+} from '../../../../test/support/opensslTsa';
+import { ManualClock } from '../../../src/platform/clock';
+import { timestampResponse } from '../../../src/signing/timestamps/responder';
+import { verifyTimestampToken } from '../../../src/signing/timestamps/verifyToken';
 
 let pki: OpensslPki;
 let digest: Buffer;

@@ -15,6 +15,7 @@ import {
   derSetOf,
   readDerWhole,
 } from '@esign/shared/cms';
+import { createOpensslPki, type OpensslPki } from '../../../../test/support/opensslTsa';
 import {
   appendDss,
   type DssMaterial,
@@ -32,7 +33,6 @@ import { createHarness, type Harness } from '../../support/harness';
 import { type Issued, TestPki } from '../certificates/testPki';
 import { classicPdf, pdfsigSignatures } from '../pdf/corpus';
 import { type FixtureSigner, nssTrusting, opensslToken, signPdf } from '../signedPdfs';
-import { createOpensslPki, type OpensslPki } from '../timestamps/opensslTsa';
 
 /**
  * PAdES levels as the file proves them (padesLevel): B-B without a valid signature timestamp,

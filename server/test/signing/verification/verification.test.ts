@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createOpensslPki, type OpensslPki } from '../../../../test/support/opensslTsa';
 import { ApiError } from '../../../src/errors/apiError';
 import {
   embedSignature,
@@ -23,7 +24,6 @@ import { createHarness, type Harness } from '../../support/harness';
 import { type Issued, selfSigned, signedBy, TestPki } from '../certificates/testPki';
 import { classicPdf, opensslCms, pdfsigSignatures } from '../pdf/corpus';
 import { appendContentChange, type FixtureSigner, nssTrusting, signPdf } from '../signedPdfs';
-import { createOpensslPki, type OpensslPki } from '../timestamps/opensslTsa';
 
 jest.setTimeout(180_000);
 

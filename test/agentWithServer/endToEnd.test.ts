@@ -13,26 +13,26 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { getRequestListener } from '@hono/node-server';
+import { askAgent, type HeadlessAgent } from '../../agent/test/support/headlessAgent';
+import { HeadlessSigner } from '../../agent/test/support/headlessSigner';
+import type { TestPki, TestToken } from '../../agent/test/support/testTokens';
 import { addTrustAnchor } from '../../server/src/signing/trust/service';
 import { dataOf, openSessionWorld, type SessionWorld } from '../../server/test/sessions/world';
-import { tempDir } from '../../server/test/signing/keys/tools';
 import {
   nssDatabase,
   pdfsigSignatures,
   pdfsigTrusting,
 } from '../../server/test/signing/pdf/corpus';
+import type { TestHttpsServer } from '../support/httpsServer';
+import { testTls } from '../support/httpsServer';
 import {
   createOpensslPki,
   type OpensslPki,
   opensslReply,
   sendReply,
   startTsaServer,
-} from '../../server/test/signing/timestamps/opensslTsa';
-import type { TestHttpsServer } from '../../test/support/httpsServer';
-import { testTls } from '../../test/support/httpsServer';
-import { askAgent, type HeadlessAgent } from './support/headlessAgent';
-import { HeadlessSigner } from './support/headlessSigner';
-import type { TestPki, TestToken } from './support/testTokens';
+} from '../support/opensslTsa';
+import { tempDir } from '../support/tools';
 
 jest.setTimeout(180_000);
 

@@ -1,13 +1,10 @@
 import fs from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startHttpsServer, type TestHttpsServer } from '../../../../test/support/httpsServer';
-import {
-  derOfPemFile,
-  issueCertificate,
-  openssl as runOpenssl,
-} from '../../../../test/support/openssl';
+import { startHttpsServer, type TestHttpsServer } from './httpsServer';
+import { derOfPemFile, issueCertificate, openssl as runOpenssl } from './openssl';
 
 /**
  * Test PKI and TSAs made with the openssl CLI at run time (nothing committed): a root CA, a TSA
@@ -221,4 +218,23 @@ export async function startTsaServer(
     });
   }
   return server;
+}
+
+/**
+ * A plain-HTTP TSA on 127.0.0.1 under its own openssl PKI, as the agent may use one (it checks
+ * the token it gets; trust in the TSA is the server's decision): `url` takes POSTed queries.
+ */
+export async function startHttpTsa(): Promise<{ url: string; close(): Promise<void> }> {
+  const pki = createOpensslPki();
+  const server = http.createServer((request, response) => {
+    void readBody(request).then((query) => sendReply(response, opensslReply(pki, query)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/tsa`,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      pki.remove();
+    },
+  };
 }

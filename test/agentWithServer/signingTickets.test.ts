@@ -14,11 +14,11 @@ import path from 'node:path';
 import type { AgentMessage, TokenCertificate } from '@esign/shared';
 import { getRequestListener } from '@hono/node-server';
 import WebSocket from 'ws';
+import { AgentChild, SoftHsmLab, type TestToken } from '../../agent/test/support/testTokens';
 import { issueAgentTicket } from '../../server/src/sessions/agentTickets';
 import { developmentCa } from '../../server/src/signing/ca/developmentCa';
 import { dataOf, openSessionWorld, type SessionWorld } from '../../server/test/sessions/world';
-import { softHsmModule, tempDir } from '../../server/test/signing/keys/tools';
-import { AgentChild, SoftHsmLab, type TestToken } from './support/testTokens';
+import { softHsmModule, tempDir } from '../support/tools';
 
 jest.setTimeout(120_000);
 
