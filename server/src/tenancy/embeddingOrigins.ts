@@ -1,3 +1,4 @@
+import { checkWebOrigin } from '@esign/shared';
 import { type Db, inTransaction } from '../db/database';
 import { DomainError } from '../errors/domainError';
 import {
@@ -7,32 +8,23 @@ import {
   type TenantRow,
 } from './queries';
 
-const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 function invalidOrigin(message: string): DomainError {
   return new DomainError('VALIDATION_ERROR', message, { field: 'origin' });
 }
 
 /**
- * An embedding domain as browsers send it in `Origin`: scheme, host and a non-default port,
- * lowercase, no path. https only, except http for the loopback host during development.
+ * An embedding domain as browsers send it in `Origin`, reduced by the rule the desktop agent
+ * uses too (@esign/shared checkWebOrigin): scheme, host and a non-default port, lowercase, no
+ * path; https only, except http for the loopback host during development.
  */
 export function normalizeOrigin(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw invalidOrigin(`origin is not a URL: "${raw}"`);
+  const checked = checkWebOrigin(raw.trim());
+  if (!checked.ok) {
+    throw invalidOrigin(
+      `origin must be a bare origin like https://partner.example: ${checked.reason}`,
+    );
   }
-  if (url.username || url.password || url.search || url.hash || url.pathname !== '/') {
-    throw invalidOrigin(`origin must be a bare origin like https://partner.example, got "${raw}"`);
-  }
-  const secure = url.protocol === 'https:';
-  const loopback = url.protocol === 'http:' && loopbackHosts.has(url.hostname);
-  if (!secure && !loopback) {
-    throw invalidOrigin(`origin must use https (http only for localhost), got "${raw}"`);
-  }
-  return url.origin;
+  return checked.origin;
 }
 
 /** Registers an embedding domain of a tenant; registering it again changes nothing. */
