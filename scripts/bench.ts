@@ -15,15 +15,37 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import type { Insertable } from 'kysely';
 import { buildApp } from '../server/src/app';
 import { createApiKey } from '../server/src/auth/apiKeys';
-import { identityKey } from '../server/src/auth/queries';
+import { insertRows, nextRowId } from '../server/src/db/bulkInsert';
+import { inTransaction } from '../server/src/db/database';
+import type {
+  DossierFilesTable,
+  DossiersTable,
+  FileVersionsTable,
+  HistoryAction,
+  HistoryTable,
+  MembershipsTable,
+  TasksTable,
+  TurnStatus,
+  TurnsTable,
+  UsersTable,
+} from '../server/src/db/schema';
+import {
+  insertUser,
+  replaceMemberships,
+  toUserRow,
+  type UserFields,
+} from '../server/src/directory/userRecords';
 import { dossierByDocumentId, scopeOf } from '../server/src/dossiers/scope';
 import { ManualClock } from '../server/src/platform/clock';
 import { loadConfig } from '../server/src/platform/config';
 import { createLogger } from '../server/src/platform/logger';
+import { loadProcess } from '../server/src/processes/queries';
+import { createProcess } from '../server/src/processes/service';
 import { openRuntime } from '../server/src/runtime';
-import { createTenant } from '../server/src/tenancy/service';
+import { createOrganization, createRole, createTenant } from '../server/src/tenancy/service';
 import { openWebSession } from '../server/src/web/session/service';
 import { benchAgent } from './bench/agent';
 import { benchSigning } from './bench/signing';
@@ -83,12 +105,55 @@ interface Seeded {
   seconds: number;
 }
 
+/** The bench's process definition, loaded as an operator loads one (processes/service.ts). */
+function benchProcess(o: number) {
+  return {
+    code: `HD${o}`,
+    name: `Hợp đồng phòng ${o}`,
+    documentClasses: ['HOP_DONG'],
+    steps: [
+      {
+        stepCode: 'KH',
+        name: 'Khách hàng ký',
+        kind: 'guest',
+        signType: 'image_signature',
+        deadline: 'P7D',
+        actionLabels: { approve: 'Ký', reject: 'Từ chối' },
+      },
+      {
+        stepCode: 'DUYET',
+        name: 'Phê duyệt',
+        kind: 'internal',
+        signType: 'app_submit',
+        actionLabels: { approve: 'Duyệt', reject: 'Không duyệt' },
+      },
+      {
+        stepCode: 'TP',
+        name: 'Trưởng phòng xác nhận',
+        kind: 'role',
+        signType: 'notification',
+        deadline: 'P3D',
+        actionLabels: { approve: 'Đã xem', reject: 'Trả lại' },
+        organizationCode: `P${o}`,
+        roleName: 'Trưởng phòng',
+      },
+    ],
+  };
+}
+
+/**
+ * Seeds through the server's own code: organizations, roles and processes through the services
+ * an operator uses, users as the directory maps them (`toUserRow`), and the dossiers' rows typed
+ * by the schema (`Insertable<…>`) and written in batches by `db/bulkInsert.ts`, inside the one
+ * transaction helper; so a migration that adds a required column or renames one breaks the
+ * bench at compile time (`npm run check`), never silently.
+ */
 async function seed(runtime: ReturnType<typeof openRuntime>, clock: ManualClock): Promise<Seeded> {
   const began = performance.now();
-  const { deps, database } = runtime;
-  const sqlite = database.sqlite;
+  const { deps } = runtime;
+  const db = deps.db;
   const now = clock.now().toISOString();
-  const { tenant, root, adminRole } = await createTenant(deps.db, now, {
+  const { tenant, root, adminRole } = await createTenant(db, now, {
     code: 'BENCH',
     name: 'Bench tenant',
   });
@@ -96,195 +161,122 @@ async function seed(runtime: ReturnType<typeof openRuntime>, clock: ManualClock)
   deps.files.keep(pdf);
   const next = random(42);
 
-  const insertOrganization = sqlite.prepare(
-    `INSERT INTO organizations (tenant_id, parent_id, code, name, type, status, created_at, updated_at)
-     VALUES (?, ?, ?, ?, 2, 1, ?, ?)`,
-  );
-  const insertRole = sqlite.prepare(
-    `INSERT INTO roles (tenant_id, organization_id, code, name, is_department_head, status, created_at, updated_at)
-     VALUES (?, ?, 'DEFAULT', ?, 0, 1, ?, ?)`,
-  );
-  const insertPermission = sqlite.prepare(
-    'INSERT INTO role_permissions (role_id, permission) VALUES (?, ?)',
-  );
-  const insertUser = sqlite.prepare(
-    `INSERT INTO users (tenant_id, organization_id, code, username, username_key, email, email_key, name,
-       phone, identity_number, status, type, is_super_admin, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 2, ?, 0, ?, ?)`,
-  );
-  const insertMembership = sqlite.prepare(
-    'INSERT INTO memberships (user_id, organization_id, role_id, created_at) VALUES (?, ?, ?, ?)',
-  );
-  const insertProcess = sqlite.prepare(
-    `INSERT INTO processes (tenant_id, organization_id, code, name, document_classes, created_at, updated_at)
-     VALUES (?, ?, ?, ?, '["HOP_DONG"]', ?, ?)`,
-  );
-  const insertStep = sqlite.prepare(
-    `INSERT INTO process_steps (process_id, position, step_code, name, kind, sign_type, deadline_seconds,
-       approve_label, reject_label, role_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-
   interface Organization {
     id: number;
     roleId: number;
+    staffRoleId: number;
     staff: number[];
     holders: number[];
     steps: number[];
     processId: number;
   }
   const organizations: Organization[] = [];
+  for (let o = 0; o < organizationCount; o += 1) {
+    const organization = await createOrganization(db, tenant, now, {
+      code: `P${o}`,
+      name: `Phòng ${o}`,
+      type: 2,
+    });
+    const [staffRole, headRole] = [
+      await createRole(db, tenant, now, {
+        organizationCode: organization.code,
+        name: 'Nhân viên',
+        permissions: ['task:view', 'document:view'],
+      }),
+      await createRole(db, tenant, now, {
+        organizationCode: organization.code,
+        name: 'Trưởng phòng',
+        permissions: ['task:view', 'document:view'],
+      }),
+    ];
+    await createProcess(deps, tenant, root.code, benchProcess(o));
+    const loaded = (await loadProcess(db, root.id, `HD${o}`))!;
+    organizations.push({
+      id: organization.id,
+      roleId: headRole.id,
+      staffRoleId: staffRole.id,
+      staff: [],
+      holders: [],
+      steps: loaded.steps.map((step) => step.id),
+      processId: loaded.process.id,
+    });
+  }
+
   const guests: number[] = [];
   const staffIds: number[] = [];
-  sqlite.transaction(() => {
-    for (let o = 0; o < organizationCount; o += 1) {
-      const id = Number(
-        insertOrganization.run(tenant.id, root.id, `P${o}`, `Phòng ${o}`, now, now).lastInsertRowid,
-      );
-      const staffRole = Number(
-        insertRole.run(tenant.id, id, 'Nhân viên', now, now).lastInsertRowid,
-      );
-      const headRole = Number(
-        insertRole.run(tenant.id, id, 'Trưởng phòng', now, now).lastInsertRowid,
-      );
-      for (const role of [staffRole, headRole]) {
-        insertPermission.run(role, 'task:view');
-        insertPermission.run(role, 'document:view');
-      }
-      const processId = Number(
-        insertProcess.run(tenant.id, root.id, `HD${o}`, `Hợp đồng phòng ${o}`, now, now)
-          .lastInsertRowid,
-      );
-      const steps = [
-        insertStep.run(
-          processId,
-          1,
-          'KH',
-          'Khách hàng ký',
-          'guest',
-          'image_signature',
-          7 * 86400,
-          'Ký',
-          'Từ chối',
-          null,
-        ),
-        insertStep.run(
-          processId,
-          2,
-          'DUYET',
-          'Phê duyệt',
-          'internal',
-          'app_submit',
-          null,
-          'Duyệt',
-          'Không duyệt',
-          null,
-        ),
-        insertStep.run(
-          processId,
-          3,
-          'TP',
-          'Trưởng phòng xác nhận',
-          'role',
-          'notification',
-          3 * 86400,
-          'Đã xem',
-          'Trả lại',
-          headRole,
-        ),
-      ].map((result) => Number(result.lastInsertRowid));
-      organizations.push({ id, roleId: headRole, staff: [], holders: [], steps, processId });
-    }
+  await inTransaction(db, async (trx) => {
+    let userId = await nextRowId(trx, 'users');
+    const users: Insertable<UsersTable>[] = [];
+    const memberships: Insertable<MembershipsTable>[] = [];
+    const user = (fields: UserFields) => {
+      users.push({ ...toUserRow(fields, now), id: userId });
+      return userId++;
+    };
     for (let u = 0; u < staffCount; u += 1) {
       const organization = organizations[u % organizationCount]!;
       const username = u === 0 ? 'bench.heavy' : `nv${u}`;
-      const email = `${username}@bench.vn`;
-      const id = Number(
-        insertUser.run(
-          tenant.id,
-          root.id,
-          `NV${u}`,
-          username,
-          identityKey(username),
-          email,
-          identityKey(email),
-          `Nhân viên ${u}`,
-          `0900${String(u).padStart(6, '0')}`,
-          null,
-          'internal',
-          now,
-          now,
-        ).lastInsertRowid,
-      );
+      const id = user({
+        tenantId: tenant.id,
+        organizationId: root.id,
+        code: `NV${u}`,
+        username,
+        email: `${username}@bench.vn`,
+        name: `Nhân viên ${u}`,
+        phone: `0900${String(u).padStart(6, '0')}`,
+        status: 2,
+        type: 'internal',
+      });
       const holder = u % 10 === 1;
-      insertMembership.run(
-        id,
-        organization.id,
-        holder ? organization.roleId : organization.roleId - 1,
-        now,
-      );
+      memberships.push({
+        user_id: id,
+        organization_id: organization.id,
+        role_id: holder ? organization.roleId : organization.staffRoleId,
+        created_at: now,
+      });
       (holder ? organization.holders : organization.staff).push(id);
       staffIds.push(id);
     }
     for (let g = 0; g < guestCount; g += 1) {
       const identity = String(1_000_000_000_00 + g);
-      const email = `khach${g}@example.vn`;
       guests.push(
-        Number(
-          insertUser.run(
-            tenant.id,
-            null,
-            `EXT-${g}`,
-            identity,
-            identityKey(identity),
-            email,
-            identityKey(email),
-            `Khách hàng ${g}`,
-            null,
-            identity,
-            'external',
-            now,
-            now,
-          ).lastInsertRowid,
-        ),
+        user({
+          tenantId: tenant.id,
+          organizationId: null,
+          code: `EXT-${g}`,
+          username: identity,
+          email: `khach${g}@example.vn`,
+          name: `Khách hàng ${g}`,
+          identityNumber: identity,
+          status: 2,
+          type: 'external',
+        }),
       );
     }
-  })();
+    await insertRows(trx, 'users', users);
+    await insertRows(trx, 'memberships', memberships);
+  });
   const heavy = staffIds[0]!;
   const heavyOrganization = organizations[0]!;
-
-  const insertDossier = sqlite.prepare(
-    `INSERT INTO dossiers (uuid, tenant_id, organization_id, document_id, title, process_id, ecm_class_code, status,
-       transaction_id, metadata, created_by_user_id, required_count, signed_count, created_at, updated_at,
-       started_at, completed_at, rejected_at, expired_at)
-     VALUES (?, ?, ?, ?, ?, ?, 'HOP_DONG', ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const insertFile = sqlite.prepare(
-    `INSERT INTO dossier_files (uuid, dossier_id, organization_id, kind, position, title, ecm_class_code, mime_type, created_at)
-     VALUES (?, ?, ?, 'MAIN', 1, 'Hợp đồng', 'HOP_DONG', 'application/pdf', ?)`,
-  );
-  const insertVersion = sqlite.prepare(
-    'INSERT INTO file_versions (file_id, version, sha256, size, created_at) VALUES (?, 1, ?, ?, ?)',
-  );
-  const insertTask = sqlite.prepare(
-    `INSERT INTO tasks (code, tenant_id, organization_id, dossier_id, step_id, status, assigned_at, expire_at, action_at, comment)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
-  );
-  const insertTurn = sqlite.prepare(
-    `INSERT INTO turns (dossier_id, step_id, step_position, turn_order, task_id, status, signer_full_name,
-       signer_email, signer_identity_number, assignee_user_id, role_id, acted_by_user_id, acted_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const insertHistory = sqlite.prepare(
-    `INSERT INTO history (tenant_id, dossier_id, task_id, turn_id, action, action_label, action_at, comment,
-       actor_user_id, actor_name, actor_username, actor_email)
-     VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)`,
-  );
 
   const counts = { dossiers: 0, turns: 0, tasks: 0, history: 0 };
   const documentIds: string[] = [];
   const batch = 5_000;
   for (let from = 0; from < dossierCount; from += batch) {
-    sqlite.transaction(() => {
+    await inTransaction(db, async (trx) => {
+      const ids = {
+        dossier: await nextRowId(trx, 'dossiers'),
+        file: await nextRowId(trx, 'dossier_files'),
+        task: await nextRowId(trx, 'tasks'),
+        turn: await nextRowId(trx, 'turns'),
+      };
+      const rows = {
+        dossiers: [] as Insertable<DossiersTable>[],
+        files: [] as Insertable<DossierFilesTable>[],
+        versions: [] as Insertable<FileVersionsTable>[],
+        tasks: [] as Insertable<TasksTable>[],
+        turns: [] as Insertable<TurnsTable>[],
+        history: [] as Insertable<HistoryTable>[],
+      };
       for (let i = from; i < Math.min(from + batch, dossierCount); i += 1) {
         const organization =
           i % heavyShare === 0 ? heavyOrganization : organizations[i % organizationCount]!;
@@ -310,7 +302,7 @@ async function seed(runtime: ReturnType<typeof openRuntime>, clock: ManualClock)
         const documentId = `HD-${String(i).padStart(7, '0')}`;
         documentIds.push(documentId);
 
-        // What happened, turn by turn: [step, position, order, assignee, role, acted (ms) | null].
+        // What happened, turn by turn: step, position, order, assignee or role.
         type Turn = {
           step: number;
           position: number;
@@ -340,31 +332,49 @@ async function seed(runtime: ReturnType<typeof openRuntime>, clock: ManualClock)
         const holder = organization.holders[Math.floor(next() * organization.holders.length)]!;
         const endedAt = created + (signedTurns + 1) * hour;
         const status = outcome;
-        const dossier = Number(
-          insertDossier.run(
-            crypto.randomUUID(),
-            tenant.id,
-            root.id,
-            documentId,
-            `Hợp đồng số ${i} với khách hàng ${i % guestCount}`,
-            organization.processId,
-            status,
-            `PI${i.toString(16).toUpperCase().padStart(16, '0')}`,
-            JSON.stringify({ tenantCode: 'BENCH', ref: i }),
-            required,
-            signedTurns,
-            iso(created),
-            iso(endedAt),
-            iso(created),
-            status === 'COMPLETED' ? iso(endedAt) : null,
-            status === 'REJECTED' ? iso(endedAt) : null,
-            status === 'EXPIRED' ? iso(created + 7 * 86400_000) : null,
-          ).lastInsertRowid,
-        );
-        const file = Number(
-          insertFile.run(crypto.randomUUID(), dossier, root.id, iso(created)).lastInsertRowid,
-        );
-        insertVersion.run(file, pdf.sha256, pdf.size, iso(created));
+        const dossier = ids.dossier++;
+        rows.dossiers.push({
+          id: dossier,
+          uuid: crypto.randomUUID(),
+          tenant_id: tenant.id,
+          organization_id: root.id,
+          document_id: documentId,
+          title: `Hợp đồng số ${i} với khách hàng ${i % guestCount}`,
+          process_id: organization.processId,
+          ecm_class_code: 'HOP_DONG',
+          status,
+          transaction_id: `PI${i.toString(16).toUpperCase().padStart(16, '0')}`,
+          metadata: JSON.stringify({ tenantCode: 'BENCH', ref: i }),
+          created_by_user_id: null,
+          required_count: required,
+          signed_count: signedTurns,
+          created_at: iso(created),
+          updated_at: iso(endedAt),
+          started_at: iso(created),
+          completed_at: status === 'COMPLETED' ? iso(endedAt) : null,
+          rejected_at: status === 'REJECTED' ? iso(endedAt) : null,
+          expired_at: status === 'EXPIRED' ? iso(created + 7 * 86400_000) : null,
+        });
+        const file = ids.file++;
+        rows.files.push({
+          id: file,
+          uuid: crypto.randomUUID(),
+          dossier_id: dossier,
+          organization_id: root.id,
+          kind: 'MAIN',
+          position: 1,
+          title: 'Hợp đồng',
+          ecm_class_code: 'HOP_DONG',
+          mime_type: 'application/pdf',
+          created_at: iso(created),
+        });
+        rows.versions.push({
+          file_id: file,
+          version: 1,
+          sha256: pdf.sha256,
+          size: pdf.size,
+          created_at: iso(created),
+        });
 
         let done = 0;
         let stopped = false;
@@ -388,25 +398,26 @@ async function seed(runtime: ReturnType<typeof openRuntime>, clock: ManualClock)
                 : taskStatus === 4
                   ? opened + deadline!
                   : created + (done + stepTurns.length) * hour;
-            const task = Number(
-              insertTask.run(
-                crypto.randomUUID(),
-                tenant.id,
-                root.id,
-                dossier,
-                stepTurns[0]!.step,
-                taskStatus,
-                iso(opened),
-                deadline === null ? null : iso(opened + deadline),
-                taskAction === null ? null : iso(taskAction),
-              ).lastInsertRowid,
-            );
+            const task = ids.task++;
+            rows.tasks.push({
+              id: task,
+              code: crypto.randomUUID(),
+              tenant_id: tenant.id,
+              organization_id: root.id,
+              dossier_id: dossier,
+              step_id: stepTurns[0]!.step,
+              status: taskStatus,
+              assigned_at: iso(opened),
+              expire_at: deadline === null ? null : iso(opened + deadline),
+              action_at: taskAction === null ? null : iso(taskAction),
+              comment: null,
+            });
             counts.tasks += 1;
             let activated = false;
             for (const turn of stepTurns) {
               const signed = done < signedTurns;
               const at = created + (done + 1) * hour;
-              let turnStatus = signed ? 'SIGNED' : 'WAITING';
+              let turnStatus: TurnStatus = signed ? 'SIGNED' : 'WAITING';
               if (!signed && !activated) {
                 turnStatus =
                   taskStatus === 3 ? 'REJECTED' : taskStatus === 4 ? 'EXPIRED' : 'ACTIVE';
@@ -414,25 +425,22 @@ async function seed(runtime: ReturnType<typeof openRuntime>, clock: ManualClock)
               } else if (!signed && taskStatus !== 1) turnStatus = 'CANCELLED';
               const actor = turn.assignee ?? (signed || turnStatus === 'REJECTED' ? holder : null);
               const acted = signed || turnStatus === 'REJECTED';
-              const turnId = Number(
-                insertTurn.run(
-                  dossier,
-                  turn.step,
-                  position,
-                  turn.order,
-                  task,
-                  turnStatus,
-                  null,
-                  null,
-                  null,
-                  acted ? actor : turn.assignee,
-                  turn.role,
-                  acted ? actor : null,
-                  acted ? iso(at) : null,
-                ).lastInsertRowid,
-              );
+              const turnId = ids.turn++;
+              rows.turns.push({
+                id: turnId,
+                dossier_id: dossier,
+                step_id: turn.step,
+                step_position: position,
+                turn_order: turn.order,
+                task_id: task,
+                status: turnStatus,
+                assignee_user_id: acted ? actor : turn.assignee,
+                role_id: turn.role,
+                acted_by_user_id: acted ? actor : null,
+                acted_at: acted ? iso(at) : null,
+              });
               counts.turns += 1;
-              const action = signed
+              const action: HistoryAction | null = signed
                 ? 'NEXT'
                 : turnStatus === 'REJECTED'
                   ? 'REJECT'
@@ -441,22 +449,21 @@ async function seed(runtime: ReturnType<typeof openRuntime>, clock: ManualClock)
                     : null;
               if (action) {
                 const actorId = action === 'OVERDUE' ? turn.assignee : actor;
-                const label =
-                  action === 'NEXT' ? 'Đồng ý' : action === 'REJECT' ? 'Từ chối' : 'Quá hạn';
-                const when = action === 'OVERDUE' ? taskAction! : at;
-                insertHistory.run(
-                  tenant.id,
-                  dossier,
-                  task,
-                  turnId,
+                rows.history.push({
+                  tenant_id: tenant.id,
+                  dossier_id: dossier,
+                  task_id: task,
+                  turn_id: turnId,
                   action,
-                  label,
-                  iso(when),
-                  actorId,
-                  `Người ký ${actorId}`,
-                  position === 1 ? null : `nv${actorId}`,
-                  null,
-                );
+                  action_label:
+                    action === 'NEXT' ? 'Đồng ý' : action === 'REJECT' ? 'Từ chối' : 'Quá hạn',
+                  action_at: iso(action === 'OVERDUE' ? taskAction! : at),
+                  comment: null,
+                  actor_user_id: actorId,
+                  actor_name: `Người ký ${actorId}`,
+                  actor_username: position === 1 ? null : `nv${actorId}`,
+                  actor_email: null,
+                });
                 counts.history += 1;
               }
               if (signed) done += 1;
@@ -467,33 +474,37 @@ async function seed(runtime: ReturnType<typeof openRuntime>, clock: ManualClock)
             // Not opened (or cancelled after the end): turns without a task.
             for (const turn of stepTurns) {
               const cancelled = outcome === 'REJECTED' || outcome === 'EXPIRED';
-              insertTurn.run(
-                dossier,
-                turn.step,
-                position,
-                turn.order,
-                null,
-                cancelled ? 'CANCELLED' : 'WAITING',
-                null,
-                null,
-                null,
-                turn.assignee,
-                turn.role,
-                null,
-                null,
-              );
+              rows.turns.push({
+                id: ids.turn++,
+                dossier_id: dossier,
+                step_id: turn.step,
+                step_position: position,
+                turn_order: turn.order,
+                task_id: null,
+                status: cancelled ? 'CANCELLED' : 'WAITING',
+                assignee_user_id: turn.assignee,
+                role_id: turn.role,
+                acted_by_user_id: null,
+                acted_at: null,
+              });
               counts.turns += 1;
             }
           }
         }
         counts.dossiers += 1;
       }
-    })();
+      await insertRows(trx, 'dossiers', rows.dossiers);
+      await insertRows(trx, 'dossier_files', rows.files);
+      await insertRows(trx, 'file_versions', rows.versions);
+      await insertRows(trx, 'tasks', rows.tasks);
+      await insertRows(trx, 'turns', rows.turns);
+      await insertRows(trx, 'history', rows.history);
+    });
   }
 
   const key = async (userId: number) =>
     (
-      await createApiKey(deps.db, deps.secrets, now, {
+      await createApiKey(db, deps.secrets, now, {
         kind: 'organization',
         tenantId: tenant.id,
         organizationId: root.id,
@@ -501,24 +512,24 @@ async function seed(runtime: ReturnType<typeof openRuntime>, clock: ManualClock)
         expiresAt: null,
       })
     ).key;
-  const admin = Number(
-    insertUser.run(
-      tenant.id,
-      root.id,
-      'ADMIN',
-      'admin.bench',
-      'admin.bench',
-      'admin@bench.vn',
-      'admin@bench.vn',
-      'Admin',
-      null,
-      null,
-      'internal',
+  const admin = await inTransaction(db, async (trx) => {
+    const row = await insertUser(
+      trx,
+      {
+        tenantId: tenant.id,
+        organizationId: root.id,
+        code: 'ADMIN',
+        username: 'admin.bench',
+        email: 'admin@bench.vn',
+        name: 'Admin',
+        status: 2,
+        type: 'internal',
+      },
       now,
-      now,
-    ).lastInsertRowid,
-  );
-  insertMembership.run(admin, root.id, adminRole.id, now);
+    );
+    await replaceMemberships(trx, row.id, [{ organizationId: root.id, roleId: adminRole.id }], now);
+    return row.id;
+  });
   return {
     adminKey: await key(admin),
     adminUserId: admin,

@@ -1,9 +1,11 @@
 import crypto from 'node:crypto';
 import { canonicalJson } from '@esign/shared';
 import type { Db } from '../db/database';
+import { StoredJsonError } from '../db/jsonColumn';
 import type { Clock } from '../platform/clock';
 import {
   type AuditEventRow,
+  auditDetailsOf,
   auditEventsOf,
   auditHeadOf,
   insertAuditEvent,
@@ -38,7 +40,7 @@ function hashOf(kind: AuditSubject['kind'], event: Omit<AuditEventRow, 'id' | 'h
     },
     clientAddress: event.client_address,
     userAgent: event.user_agent,
-    details: JSON.parse(event.details) as unknown,
+    details: auditDetailsOf(event),
     prevHash: event.prev_hash,
   });
   return crypto.createHash('sha256').update(content, 'utf8').digest('hex');
@@ -86,6 +88,16 @@ export type AuditVerification =
       reason: 'content_changed' | 'link_broken' | 'sequence_gap' | 'tail_missing';
     };
 
+/** Whether the event hashes to its `hash`; details that are no JSON object were changed too. */
+function holdsItsHash(kind: AuditSubject['kind'], event: AuditEventRow): boolean {
+  try {
+    return hashOf(kind, event) === event.hash;
+  } catch (error) {
+    if (error instanceof StoredJsonError) return false;
+    throw error;
+  }
+}
+
 /** Recomputes the subject's chain from the first event; names the first broken link. */
 export async function verifyAuditChain(db: Db, subject: AuditSubject): Promise<AuditVerification> {
   const events = await auditEventsOf(db, subject);
@@ -95,7 +107,7 @@ export async function verifyAuditChain(db: Db, subject: AuditSubject): Promise<A
       ({ valid: false, events: events.length, brokenAt: event.seq, reason }) as const;
     if (event.seq !== index + 1) return broken('sequence_gap');
     if (event.prev_hash !== previous) return broken('link_broken');
-    if (hashOf(subject.kind, event) !== event.hash) return broken('content_changed');
+    if (!holdsItsHash(subject.kind, event)) return broken('content_changed');
     previous = event.hash;
   }
   const head = await auditHeadOf(db, subject);

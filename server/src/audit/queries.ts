@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
+import { JsonObject, parseJsonColumn } from '../db/jsonColumn';
 import type { ContractAuditEventsTable } from '../db/schema';
 import type { AuditSubject } from './subject';
 
@@ -11,6 +12,11 @@ import type { AuditSubject } from './subject';
 export type AuditEventRow = Omit<Selectable<ContractAuditEventsTable>, 'contract_id'> & {
   subject_id: number;
 };
+
+/** An event's `details`: the JSON object of facts it was appended with. */
+export function auditDetailsOf(event: Pick<AuditEventRow, 'details'>): Record<string, unknown> {
+  return parseJsonColumn(JsonObject, 'audit event details', event.details);
+}
 
 export type AuditEventValues = Omit<Insertable<ContractAuditEventsTable>, 'contract_id' | 'id'>;
 

@@ -1,5 +1,5 @@
 import type { AuditTrailEvent } from '../pdf/auditTrail/types';
-import type { AuditEventRow } from './queries';
+import { type AuditEventRow, auditDetailsOf } from './queries';
 import type { AuditAction, AuditSubject } from './subject';
 
 /** Vietnamese first, English beneath: the audit PDF's readers are Vietnamese. */
@@ -32,7 +32,7 @@ function labelOf(kind: AuditSubject['kind'], action: string): string {
 
 /** The event's facts as "key: value" lines; nested values as compact JSON. */
 function detailsOf(event: AuditEventRow): string | undefined {
-  const facts = JSON.parse(event.details) as Record<string, unknown>;
+  const facts = auditDetailsOf(event);
   const lines = Object.entries(facts).map(
     ([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
   );
@@ -60,7 +60,7 @@ export function eventView(event: AuditEventRow) {
     actor: { kind: event.actor_kind, name: event.actor_name },
     clientAddress: event.client_address,
     userAgent: event.user_agent,
-    details: JSON.parse(event.details) as Record<string, unknown>,
+    details: auditDetailsOf(event),
     hash: event.hash,
   };
 }

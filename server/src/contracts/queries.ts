@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import type { Db } from '../db/database';
+import { parseJsonColumn } from '../db/jsonColumn';
 import type {
   ContractFileVersionsTable,
   ContractSignersTable,
@@ -7,9 +8,19 @@ import type {
   ContractsTable,
   ContractTypesTable,
 } from '../db/schema';
+import { SignaturePlacement } from './schemas';
 
 export type ContractRow = Selectable<ContractsTable>;
 export type ContractSignerRow = Selectable<ContractSignersTable>;
+
+/** `contract_signers.placement`: the signer's box as contract creation accepted it, or null. */
+export function placementOf(
+  signer: Pick<ContractSignerRow, 'placement'>,
+): SignaturePlacement | null {
+  return signer.placement === null
+    ? null
+    : parseJsonColumn(SignaturePlacement, 'contract_signers.placement', signer.placement);
+}
 export type ContractFileVersionRow = Selectable<ContractFileVersionsTable>;
 export type ContractTypeRow = Selectable<ContractTypesTable>;
 

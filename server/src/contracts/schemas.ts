@@ -1,5 +1,11 @@
 import { z } from '@hono/zod-openapi';
-import { envelope, isoDateTime, queryDateBound, queryInteger } from '../http/openapi';
+import {
+  dateRangeBounds,
+  envelope,
+  isoDateTime,
+  queryInteger,
+  withDateRange,
+} from '../http/openapi';
 import { isEmailAddress, normalizePhone } from '../notify/outbox';
 
 /**
@@ -337,8 +343,8 @@ export const ContractDetail = ContractListItem.extend({
   auditTrail: z.array(AuditEvent),
 }).openapi('ContractDetail');
 
-export const ContractListQuery = z
-  .object({
+export const ContractListQuery = withDateRange(
+  z.object({
     page: queryInteger.optional().openapi({ type: 'integer', default: 1, minimum: 1 }),
     limit: queryInteger.pipe(z.number().max(contractPageSize.max)).optional().openapi({
       type: 'integer',
@@ -355,8 +361,7 @@ export const ContractListQuery = z
       .openapi({
         description: 'Part of the title; letter case and Vietnamese diacritics ignored',
       }),
-    fromDate: queryDateBound(false).optional().openapi({ description: 'createdAt from' }),
-    toDate: queryDateBound(true).optional().openapi({ description: 'createdAt up to' }),
+    ...dateRangeBounds({ from: 'createdAt from', to: 'createdAt up to' }),
     sortBy: z.enum(['createdAt', 'title', 'expiredAt', 'status']).default('createdAt'),
     order: z
       .string()
@@ -364,16 +369,8 @@ export const ContractListQuery = z
       .pipe(z.enum(['ASC', 'DESC']))
       .default('DESC')
       .openapi({ type: 'string', enum: ['ASC', 'DESC'], default: 'DESC' }),
-  })
-  .superRefine((query, context) => {
-    if (query.fromDate && query.toDate && query.fromDate > query.toDate) {
-      context.addIssue({
-        code: 'custom',
-        path: ['toDate'],
-        message: 'must not be before fromDate',
-      });
-    }
-  });
+  }),
+);
 export type ContractListQuery = z.output<typeof ContractListQuery>;
 
 export const ContractSent = z

@@ -1,5 +1,11 @@
 import { z } from '@hono/zod-openapi';
-import { envelope, isoDateTime, queryDateBound, queryInteger } from '../http/openapi';
+import {
+  dateRangeBounds,
+  envelope,
+  isoDateTime,
+  queryInteger,
+  withDateRange,
+} from '../http/openapi';
 
 /**
  * Dossier creation input and the outputs of endpoints 1–4, as the spec's field tables say. Every
@@ -286,8 +292,8 @@ const listText = z
  * createdAt, `documentId` exact, `keyword` a case-insensitive, diacritics-folded substring of
  * the title or the documentId. Newest first.
  */
-export const DossierListQuery = z
-  .object({
+export const DossierListQuery = withDateRange(
+  z.object({
     status: z
       .string()
       .transform((value) => value.toUpperCase())
@@ -296,19 +302,10 @@ export const DossierListQuery = z
       .transform((value) => (value === 'ALL' ? undefined : value)),
     page: queryInteger.optional(),
     pageSize: queryInteger.pipe(z.number().max(dossierPageSize.max)).optional(),
-    fromDate: queryDateBound(false).optional(),
-    toDate: queryDateBound(true).optional(),
+    ...dateRangeBounds(),
     documentId: listText,
     keyword: listText,
-  })
-  .superRefine((query, context) => {
-    if (query.fromDate && query.toDate && query.fromDate > query.toDate) {
-      context.addIssue({
-        code: 'custom',
-        path: ['toDate'],
-        message: 'must not be before fromDate',
-      });
-    }
-  });
+  }),
+);
 
 export type DossierListFilter = z.output<typeof DossierListQuery>;

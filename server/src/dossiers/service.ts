@@ -11,6 +11,7 @@ import { dossierFiles } from '../files/queries';
 import { isoNow } from '../platform/clock';
 import { type LoadedProcess, loadProcess } from '../processes/queries';
 import { tenantCodeOf } from '../tenancy/queries';
+import { dossierMetadataOf } from '../workflow/queries/dossiers';
 import { startWorkflow } from '../workflow/start';
 import { fileItems, toFileItem } from './fileItems';
 import { guestAccountId } from './guestAccounts';
@@ -345,7 +346,7 @@ export async function lookupDossier(
     files: items.files,
     attachments: items.attachments,
     signers: turns.map(signerView),
-    metadata: JSON.parse(dossier.metadata) as Record<string, unknown>,
+    metadata: dossierMetadataOf(dossier),
     createdAt: dossier.created_at,
     completedAt: dossier.completed_at,
   };

@@ -220,7 +220,7 @@ export const dateOrDateTime = {
  * `fromDate` / `toDate` of a list: an ISO 8601 date-time with `Z` or an offset, or a calendar
  * date (UTC); a bare date as upper bound covers its whole day. Normalised to UTC.
  */
-export function queryDateBound(endOfDay: boolean) {
+function queryDateBound(endOfDay: boolean) {
   return z
     .union([isoDateTime, z.iso.date()], { error: 'must be an ISO 8601 date or date-time' })
     .transform((value) =>
@@ -229,6 +229,40 @@ export function queryDateBound(endOfDay: boolean) {
         : new Date(value).toISOString(),
     )
     .openapi({ ...dateOrDateTime, example: '2026-11-25T00:00:00Z' });
+}
+
+/**
+ * The `fromDate` / `toDate` fields of a list query, both optional (spread them into the query's
+ * object where they belong in the documented parameter order); `described` says what they bound.
+ * Pair with `withDateRange`, which refuses a range that runs backwards.
+ */
+export function dateRangeBounds(described?: { from: string; to: string }) {
+  const fromDate = queryDateBound(false).optional();
+  const toDate = queryDateBound(true).optional();
+  return described
+    ? {
+        fromDate: fromDate.openapi({ description: described.from }),
+        toDate: toDate.openapi({ description: described.to }),
+      }
+    : { fromDate, toDate };
+}
+
+/**
+ * A list query with `dateRangeBounds`: a `toDate` before `fromDate` is a 400 VALIDATION_ERROR on
+ * `toDate` ("must not be before fromDate"), the same for every list.
+ */
+export function withDateRange<
+  T extends z.ZodType<{ fromDate?: string | undefined; toDate?: string | undefined }>,
+>(query: T) {
+  return query.superRefine((value, context) => {
+    if (value.fromDate && value.toDate && value.fromDate > value.toDate) {
+      context.addIssue({
+        code: 'custom',
+        path: ['toDate'],
+        message: 'must not be before fromDate',
+      });
+    }
+  });
 }
 
 /**

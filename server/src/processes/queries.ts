@@ -1,11 +1,17 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../db/database';
+import { parseJsonColumn, StringList } from '../db/jsonColumn';
 import type { ProcessesTable, ProcessStepsTable, UserType } from '../db/schema';
 
 export type ProcessRow = Selectable<ProcessesTable>;
 export type StepRow = Selectable<ProcessStepsTable>;
 /** A step's columns, the process it belongs to aside. */
 export type StepFields = Omit<Insertable<ProcessStepsTable>, 'process_id'>;
+
+/** `processes.document_classes`: the JSON array of ecmClassCodes the process signs. */
+export function documentClassesOf(row: { document_classes: string }): string[] {
+  return parseJsonColumn(StringList, 'processes.document_classes', row.document_classes);
+}
 
 /** A process with its steps in order and the document classes it signs. */
 export interface LoadedProcess {
@@ -32,7 +38,7 @@ export async function loadProcess(
     .where('process_id', '=', process.id)
     .orderBy('position')
     .execute();
-  return { process, documentClasses: JSON.parse(process.document_classes) as string[], steps };
+  return { process, documentClasses: documentClassesOf(process), steps };
 }
 
 /** Whether any dossier was created from the process (its step rows are then referenced). */

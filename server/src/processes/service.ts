@@ -10,6 +10,7 @@ import { organizationByCode } from '../tenancy/service';
 import { type ProcessDefinition, parseProcessDefinition, type StepDefinition } from './definition';
 import {
   deleteSteps,
+  documentClassesOf,
   findProcesses,
   insertProcess,
   insertSteps,
@@ -250,7 +251,7 @@ export async function listProcesses(
     organizationCode: row.organization_code,
     code: row.code,
     name: row.name,
-    documentClasses: JSON.parse(row.document_classes) as string[],
+    documentClasses: documentClassesOf(row),
     steps: (steps.get(row.id) ?? []).map(stepView),
     createdAt: row.created_at,
     updatedAt: row.updated_at,

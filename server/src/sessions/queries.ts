@@ -1,13 +1,28 @@
 import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../db/database';
+import { parseJsonColumn } from '../db/jsonColumn';
 import type {
   Database,
   OtpEventKind,
   SigningSessionState,
   SigningSessionsTable,
 } from '../db/schema';
+import { CertificateInfo } from './schemas';
 
 export type SessionRow = Selectable<SigningSessionsTable>;
+
+/** `signing_sessions.certificate_info` of a signed session (null before). */
+export function certificateInfoOf(
+  session: Pick<SessionRow, 'certificate_info'>,
+): CertificateInfo | null {
+  return session.certificate_info === null
+    ? null
+    : parseJsonColumn(
+        CertificateInfo,
+        'signing_sessions.certificate_info',
+        session.certificate_info,
+      );
+}
 
 export async function insertSession(
   trx: Db,

@@ -1,5 +1,4 @@
-import type { ContractRow, ContractSignerRow } from '../contracts/queries';
-import type { SignaturePlacement } from '../contracts/schemas';
+import { type ContractRow, type ContractSignerRow, placementOf } from '../contracts/queries';
 import { formatInstant } from '../notify';
 import type { PageBox, SignatureRect } from '../pdf/signing';
 import { contractNotSigning, sessionErrors } from './errors';
@@ -74,8 +73,8 @@ export function signatureBox(
   lastPage: PageBox,
 ): { page: number; rect: SignatureRect } {
   const [x0, y0, x1, y1] = lastPage.mediaBox;
-  if (signer.placement) {
-    const placement = JSON.parse(signer.placement) as SignaturePlacement;
+  const placement = placementOf(signer);
+  if (placement) {
     const page = Math.min(placement.page ?? lastPage.page, lastPage.pageCount);
     const x = Math.min(x0 + placement.x, x1 - placement.width);
     const y = Math.min(y0 + placement.y, y1 - placement.height);

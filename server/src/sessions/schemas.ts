@@ -208,15 +208,19 @@ export const TaskOutcome = z
   })
   .openapi('SigningTaskOutcome');
 
+/** The signing certificate as a signature result shows it (and a session keeps it). */
+export const CertificateInfo = z.object({
+  subject: z.string().openapi({ example: 'CN=Nguyễn Văn A, O=ACME, C=VN' }),
+  issuer: z.string(),
+  validFrom: isoDateTime,
+  validTo: isoDateTime,
+});
+export type CertificateInfo = z.output<typeof CertificateInfo>;
+
 const signatureFields = {
   signatureId: z.string(),
   signedAt: isoDateTime,
-  certificateInfo: z.object({
-    subject: z.string().openapi({ example: 'CN=Nguyễn Văn A, O=ACME, C=VN' }),
-    issuer: z.string(),
-    validFrom: isoDateTime,
-    validTo: isoDateTime,
-  }),
+  certificateInfo: CertificateInfo,
 };
 
 export const SignatureResult = z

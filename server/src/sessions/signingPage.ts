@@ -1,5 +1,5 @@
 import { appendAuditEvent } from '../audit/chain';
-import { auditEventsOf } from '../audit/queries';
+import { auditDetailsOf, auditEventsOf } from '../audit/queries';
 import { type AuditActor, type AuditOrigin, contractTrail, dossierTrail } from '../audit/subject';
 import { toActor } from '../auth/authenticate';
 import { findUserById } from '../auth/queries';
@@ -501,7 +501,10 @@ async function taskSignerNames(
 ): Promise<(string | null)[]> {
   const signed = (await auditEventsOf(deps.db, dossierTrail(dossierId)))
     .filter((event) => event.action === 'signed')
-    .map((event) => (JSON.parse(event.details) as { signerName?: string }).signerName ?? null);
+    .map((event) => {
+      const { signerName } = auditDetailsOf(event);
+      return typeof signerName === 'string' ? signerName : null;
+    });
   const ours = signatures.filter((signature) => signature.subFilter !== 'ETSI.RFC3161');
   if (signed.length !== ours.length) return signatures.map((signature) => signature.signerName);
   let next = 0;

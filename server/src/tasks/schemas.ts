@@ -1,6 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { DossierStatusSchema, FileItemSchema } from '../dossiers/schemas';
-import { envelope, isoDateTime, queryDateBound, queryInteger } from '../http/openapi';
+import {
+  dateRangeBounds,
+  envelope,
+  isoDateTime,
+  queryInteger,
+  withDateRange,
+} from '../http/openapi';
 
 /** Task list paging (document 1, "Limits"): default 20, at most 100. */
 export const taskPageSize = { default: 20, max: 100 } as const;
@@ -24,8 +30,8 @@ const optionalText = (description: string) =>
     .transform((value) => value || undefined)
     .openapi({ description });
 
-export const TaskListQuery = z
-  .object({
+export const TaskListQuery = withDateRange(
+  z.object({
     status: z
       .string()
       .transform((value) => value.toLowerCase())
@@ -45,26 +51,16 @@ export const TaskListQuery = z
       minimum: 1,
       maximum: taskPageSize.max,
     }),
-    fromDate: queryDateBound(false)
-      .optional()
-      .openapi({ description: 'Pending: assignedAt from; handled: actionAt from' }),
-    toDate: queryDateBound(true)
-      .optional()
-      .openapi({ description: 'Pending: assignedAt up to; handled: actionAt up to' }),
+    ...dateRangeBounds({
+      from: 'Pending: assignedAt from; handled: actionAt from',
+      to: 'Pending: assignedAt up to; handled: actionAt up to',
+    }),
     documentId: optionalText('Exact dossier code'),
     keyword: optionalText(
       'Text of the dossier title or the step name, case- and diacritics-insensitive ("nguyen van anh" finds "Nguyễn Văn Ánh")',
     ),
-  })
-  .superRefine((query, context) => {
-    if (query.fromDate && query.toDate && query.fromDate > query.toDate) {
-      context.addIssue({
-        code: 'custom',
-        path: ['toDate'],
-        message: 'must not be before fromDate',
-      });
-    }
-  });
+  }),
+);
 
 export type TaskListFilter = z.output<typeof TaskListQuery>;
 

@@ -1,8 +1,14 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../db/database';
+import { parseJsonColumn, StringList } from '../db/jsonColumn';
 import type { TemplatesTable } from '../db/schema';
 
 export type TemplateRow = Selectable<TemplatesTable>;
+
+/** `templates.fields`: the JSON array of the template's fillable field names. */
+export function templateFieldsOf(row: { fields: string }): string[] {
+  return parseJsonColumn(StringList, 'templates.fields', row.fields);
+}
 
 export function templateByCode(
   db: Db,

@@ -21,6 +21,7 @@ import {
   insertTemplate,
   type TemplateRow,
   templateByCode,
+  templateFieldsOf,
   updateTemplate,
 } from './queries';
 
@@ -50,7 +51,7 @@ function view(row: TemplateRow, tenantCode: string, organizationCode: string): T
     organizationCode,
     code: row.code,
     name: row.name,
-    fields: JSON.parse(row.fields) as string[],
+    fields: templateFieldsOf(row),
     sha256: row.sha256,
     size: row.size,
     createdAt: row.created_at,

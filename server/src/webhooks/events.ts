@@ -4,7 +4,7 @@ import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
 import { enqueue } from '../jobs/queue';
 import { insertDelivery, insertEvent } from './queries/outbox';
-import { activeSubscriptions } from './queries/subscriptions';
+import { activeSubscriptions, subscribedEventsOf } from './queries/subscriptions';
 import { type SubscribableEvent, subscribableEvents } from './subscriptions';
 
 /**
@@ -42,8 +42,7 @@ export function envelopeBytes(
 
 /** Whether a subscription's event list (the stored JSON array) takes events of `type`. */
 export function subscriptionListens(events: string, type: SubscribableEvent): boolean {
-  const listed = JSON.parse(events) as unknown;
-  return Array.isArray(listed) && listed.includes(type);
+  return subscribedEventsOf({ events }).includes(type);
 }
 
 /** Active subscriptions of an organization whose event list has `type`, oldest first. */

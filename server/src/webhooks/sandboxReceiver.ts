@@ -1,6 +1,12 @@
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
-import { dropUpTo, insertSandboxRequest, sandboxRequests, trimTag } from './queries/sandbox';
+import {
+  dropUpTo,
+  insertSandboxRequest,
+  sandboxHeadersOf,
+  sandboxRequests,
+  trimTag,
+} from './queries/sandbox';
 
 /**
  * Endpoint 18, the onboarding sandbox receiver: whatever is POSTed to /api/webhook-test/{tag} is
@@ -124,7 +130,7 @@ export async function listSandboxRequests(
     tag: row.tag,
     receivedAt: row.received_at,
     remoteAddress: row.remote_address,
-    headers: JSON.parse(row.headers) as Record<string, string>,
+    headers: sandboxHeadersOf(row),
     body: row.body.toString('utf8'),
     bodyBytes: row.body_bytes,
     truncated: row.truncated === 1,

@@ -8,6 +8,7 @@ import type { TenantRow } from '../tenancy/resolveTenant';
 import { organizationByCode } from '../tenancy/service';
 import {
   insertSubscription,
+  subscribedEventsOf,
   subscriptionById,
   subscriptionRows,
   updateSubscription,
@@ -141,7 +142,7 @@ export async function listWebhookSubscriptions(
   const rows = await subscriptionRows(db, tenantId);
   return rows.map((row) => ({
     ...row,
-    events: JSON.parse(row.events) as string[],
+    events: subscribedEventsOf(row),
     active: row.active === 1,
   }));
 }

@@ -1,14 +1,19 @@
 import crypto from 'node:crypto';
 import type { AppDeps, Principal } from '../context';
 import { type Db, inTransaction } from '../db/database';
+import { parseJsonColumn } from '../db/jsonColumn';
 import { DomainError } from '../errors/domainError';
 import { type ClaimedJob, enqueueClaimed, finishedOf, recordResults } from '../jobs/queue';
+import { webhookEnvelopeSchema } from './eventSchemas';
 import { envelopeBytes, newEventId, retryDelaysMs, webhookJobKind } from './events';
 import { type DeliveryWork, webhookDeliveryKind } from './outbox';
 import { webhookTestData } from './payloads';
 import { insertDelivery, insertEvent, openAttempts, organizationCodes } from './queries/outbox';
 import { activeSubscriptions, sealedSecretsOf } from './queries/subscriptions';
 import { type SendOptions, sendClaimed, webhookTimeoutMs } from './sender';
+
+/** What a `webhook.test` event's stored body holds: its envelope, as endpoint 17 reports it. */
+const TestEnvelope = webhookEnvelopeSchema('webhook.test');
 
 /**
  * Endpoint 17: `webhook.test` to every active subscription of the key's organization, one event
@@ -103,7 +108,11 @@ export async function sendWebhookTest(
         url: work.url,
         httpStatus: result.httpStatus,
         latencyMs: result.latencyMs,
-        requestPayload: JSON.parse(work.body.toString('utf8')) as Record<string, unknown>,
+        requestPayload: parseJsonColumn(
+          TestEnvelope,
+          'webhook_events.body',
+          work.body.toString('utf8'),
+        ),
         requestHeaders: result.requestHeaders,
         responseBody: result.responseBody,
         success: result.success,

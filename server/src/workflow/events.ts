@@ -17,7 +17,7 @@ import {
   notificationData,
   type WebhookSignerFacts,
 } from '../webhooks/payloads';
-import { type DossierRow, dossierById, lastActorName } from './queries/dossiers';
+import { type DossierRow, dossierById, dossierMetadataOf, lastActorName } from './queries/dossiers';
 import { unlockedRoleHolders, usersByIds } from './queries/people';
 import { taskExpireAt } from './queries/tasks';
 import { dossierOfTurn, turnsWithSteps } from './queries/turns';
@@ -85,14 +85,10 @@ async function loadDossier(trx: Db, dossierId: number): Promise<DossierContext> 
   }
   if (dossier.created_by_user_id !== null) userIds.add(dossier.created_by_user_id);
   const users = userIds.size === 0 ? [] : await usersByIds(trx, [...userIds]);
-  const parsed = JSON.parse(dossier.metadata) as unknown;
   return {
     dossier,
     tenantCode: tenant.code,
-    metadata:
-      parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
-        ? (parsed as Record<string, unknown>)
-        : {},
+    metadata: dossierMetadataOf(dossier),
     turns,
     stepPositions: [...new Set(turns.map((turn) => turn.step_position))],
     users: new Map(users.map((user) => [user.id, user])),

@@ -294,5 +294,12 @@ describe('the dossier audit trail', () => {
       brokenAt: 2,
       reason: 'content_changed',
     });
+    // Details that are no longer a JSON object (its column's schema) are a change, not a crash.
+    tamper(`UPDATE dossier_audit_events SET details = '[1]' WHERE dossier_id = ${id} AND seq = 1`);
+    expect(await verifyAuditChain(world.h.deps.db, trailOf)).toMatchObject({
+      valid: false,
+      brokenAt: 1,
+      reason: 'content_changed',
+    });
   });
 });

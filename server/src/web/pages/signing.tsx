@@ -7,7 +7,7 @@ import { signingMethods } from '../../contracts/schemas';
 import type { SigningMethod } from '../../db/schema';
 import { DomainError, errors, validationError } from '../../errors/domainError';
 import { fileResponse } from '../../files/download';
-import type { SessionRow } from '../../sessions/queries';
+import { certificateInfoOf, type SessionRow } from '../../sessions/queries';
 import { maxImageBytes, otpResendMs } from '../../sessions/rules';
 import type {
   HeldCredential,
@@ -232,9 +232,7 @@ function pagePathOf(c: WebContext): string {
 /** What the session this browser held came to, when it ended here. */
 function outcomeOf(session: SessionRow | undefined): SessionOutcome | undefined {
   if (session?.state === 'signed') {
-    const certificate = session.certificate_info
-      ? ((JSON.parse(session.certificate_info) as { subject?: string }).subject ?? null)
-      : null;
+    const certificate = certificateInfoOf(session)?.subject ?? null;
     return { state: 'signed', at: session.signed_at, certificate };
   }
   if (session?.state === 'rejected') return { state: 'rejected' };

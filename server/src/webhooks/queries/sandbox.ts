@@ -1,6 +1,15 @@
+import { z } from 'zod';
 import type { Db } from '../../db/database';
+import { parseJsonColumn } from '../../db/jsonColumn';
 
 /** The sandbox receiver's table (endpoint 18): bounded per tag and in total. */
+
+const SandboxHeaders = z.record(z.string(), z.string());
+
+/** `webhook_test_requests.headers`: the request's headers as a JSON object of strings. */
+export function sandboxHeadersOf(row: { headers: string }): Record<string, string> {
+  return parseJsonColumn(SandboxHeaders, 'webhook_test_requests.headers', row.headers);
+}
 
 export async function insertSandboxRequest(
   trx: Db,

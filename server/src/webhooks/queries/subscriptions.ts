@@ -1,6 +1,12 @@
 import type { Db } from '../../db/database';
+import { parseJsonColumn, StringList } from '../../db/jsonColumn';
 
 /** Webhook subscriptions: written by the operator, read by the outbox. */
+
+/** `webhook_subscriptions.events`: the JSON array of event types the subscription takes. */
+export function subscribedEventsOf(row: { events: string }): string[] {
+  return parseJsonColumn(StringList, 'webhook_subscriptions.events', row.events);
+}
 
 export async function insertSubscription(
   trx: Db,

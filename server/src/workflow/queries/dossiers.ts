@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database';
+import { JsonObject, parseJsonColumn } from '../../db/jsonColumn';
 import type {
   DossierStatus,
   DossiersTable,
@@ -8,6 +9,11 @@ import type {
 } from '../../db/schema';
 
 export type DossierRow = Selectable<DossiersTable>;
+
+/** `dossiers.metadata`: the JSON object the partner sent at creation (`{}` when none). */
+export function dossierMetadataOf(dossier: Pick<DossierRow, 'metadata'>): Record<string, unknown> {
+  return parseJsonColumn(JsonObject, 'dossiers.metadata', dossier.metadata);
+}
 
 export function dossierById(db: Db, dossierId: number): Promise<DossierRow> {
   return db
