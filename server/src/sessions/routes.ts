@@ -8,6 +8,7 @@ import { requireAnyPermission, requirePermission } from '../auth/permissions';
 import { type RateLimiter, rateLimit } from '../auth/rateLimit';
 import type { AppEnv } from '../context';
 import { callerOf } from '../contracts/access';
+import { contractStateCodes } from '../contracts/lifecycle';
 import { contractSecurity } from '../contracts/routes';
 import { limitBody } from '../http/bodyLimit';
 import {
@@ -21,7 +22,6 @@ import {
 import { pdfPreparationErrors, pdfReadErrors } from '../pdf/signing/errors';
 import { pageCredentialHeader, requirePageCredential, stepContext } from './access';
 import { agentTicketKeySet } from './agentTickets';
-import { contractStateCodes } from './errors';
 import { isTaskSession } from './queries';
 import {
   AgentTicketKeySet,
