@@ -11,7 +11,7 @@ import { dossierFiles } from '../files/queries';
 import { isoNow } from '../platform/clock';
 import { type LoadedProcess, loadProcess } from '../processes/queries';
 import { tenantCodeOf } from '../tenancy/queries';
-import { startWorkflow } from '../workflow/start';
+import { startWorkflow } from '../workflow/lifecycle';
 import { fileItems, toFileItem } from './fileItems';
 import { guestAccountId } from './guestAccounts';
 import {
