@@ -32,3 +32,9 @@ export const integrationSecurity: Record<string, string[]>[] = [
   { ApiKey: [] },
   { PartnerToken: [] },
 ];
+
+/**
+ * OpenAPI security of the contract and signing API: `Authorization: Bearer` or `X-API-Key`
+ * (spec 01, "Which credentials").
+ */
+export const contractSecurity: Record<string, string[]>[] = [{ ApiKey: [] }, { Bearer: [] }];

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { credentialAreas } from '../auth/areas';
+import { contractSecurity, credentialAreas } from '../auth/areas';
 import { authenticate } from '../auth/authenticate';
 import { requireAnyPermission, requirePermission } from '../auth/permissions';
 import { type RateLimiter, rateLimit } from '../auth/rateLimit';
@@ -38,9 +38,6 @@ import {
   sendContract,
 } from './service';
 import { tooLarge, uploadCodes, uploadLimits } from './upload';
-
-/** Contract API: `Authorization: Bearer` or `X-API-Key` (spec 01, "Which credentials"). */
-export const contractSecurity: Record<string, string[]>[] = [{ ApiKey: [] }, { Bearer: [] }];
 
 const notFound = ['CONTRACT_NOT_FOUND'] as const;
 

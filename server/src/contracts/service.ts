@@ -12,7 +12,8 @@ import { type ContractCaller, contractInScope } from './access';
 import { auditPdf } from './auditPdf';
 import { contractFileUrl } from './create';
 import { existingSignaturesOf } from './existingSignatures';
-import { firstTurn, invitationTokenHash, inviteSigners, queueContractMail } from './invitations';
+import { invitationTokenHash } from './invitations';
+import { cancelWithReason, sendForSigning } from './lifecycle';
 import {
   type ContractRow,
   type ContractSignerRow,
@@ -23,7 +24,6 @@ import {
   signerByInvitation,
   signersOf,
   signersOfMany,
-  transitionContract,
 } from './queries';
 import type { ContractListQuery, DownloadType } from './schemas';
 import { contractPageSize } from './schemas';
@@ -131,56 +131,26 @@ export async function contractDetail(deps: AppDeps, caller: ContractCaller, id: 
   };
 }
 
-function wrongState(code: string, contract: ContractRow, wanted: string): DomainError {
-  return new DomainError(code, `The contract is ${contract.status}; it must be ${wanted}`, {
-    detailCode: contract.status.toUpperCase(),
-  });
-}
-
 /**
- * POST /api/contracts/{id}/send: draft → signing. The first signers (lowest order; every viewer)
- * are invited by e-mail in the same transaction, so the state and the e-mails commit together.
+ * POST /api/contracts/{id}/send: draft → signing (lifecycle.ts). The first signers are invited
+ * by e-mail in the same transaction, so the state and the e-mails commit together.
  */
 export async function sendContract(deps: AppDeps, caller: ContractCaller, id: string) {
   const found = await contractInScope(deps, caller, id);
-  const now = deps.clock.now().toISOString();
   return inTransaction(deps.db, async (trx) => {
     // Read again under the write lock: a concurrent send or cancel has committed or not.
     const contract = (await contractById(trx, found.id))!;
-    if (contract.status !== 'draft') throw wrongState('CONTRACT_NOT_DRAFT', contract, 'draft');
-    if (contract.expired_at <= now) {
-      throw new DomainError(
-        'CONTRACT_DEADLINE_PASSED',
-        'The signing deadline (expiredAt) has passed',
-      );
-    }
-    await transitionContract(trx, contract.id, ['draft'], {
-      status: 'signing',
-      sent_at: now,
-      updated_at: now,
-    });
-    const sent = { ...contract, status: 'signing' as const, sent_at: now };
-    const senderName = caller.auditActor.name;
-    const invited = await inviteSigners(
-      trx,
-      deps,
-      sent,
-      firstTurn(await signersOf(trx, contract.id)),
-      senderName,
-    );
-    await appendAuditEvent(trx, deps.clock, contractTrail(contract.id), {
-      action: 'sent',
+    const sentAt = await sendForSigning(trx, deps, contract, {
       actor: caller.auditActor,
       origin: caller.origin,
-      details: { invited },
     });
-    return { id: contract.uuid, status: 'signing' as const, sentAt: now };
+    return { id: contract.uuid, status: 'signing' as const, sentAt };
   });
 }
 
 /**
- * DELETE /api/contracts/{id}: draft or signing → cancelled, with the reason. Signers already
- * invited are told their link no longer works.
+ * DELETE /api/contracts/{id}: draft or signing → cancelled with the reason (lifecycle.ts).
+ * Signers already invited are told their link no longer works.
  */
 export async function cancelContract(
   deps: AppDeps,
@@ -189,30 +159,13 @@ export async function cancelContract(
   reason: string,
 ) {
   const found = await contractInScope(deps, caller, id);
-  const now = deps.clock.now().toISOString();
   return inTransaction(deps.db, async (trx) => {
     const contract = (await contractById(trx, found.id))!;
-    if (contract.status !== 'draft' && contract.status !== 'signing') {
-      throw wrongState('CONTRACT_NOT_CANCELLABLE', contract, 'draft or signing');
-    }
-    await transitionContract(trx, contract.id, ['draft', 'signing'], {
-      status: 'cancelled',
-      cancelled_at: now,
-      cancel_reason: reason,
-      ended_at: now,
-      updated_at: now,
-    });
-    for (const signer of await signersOf(trx, contract.id)) {
-      if (signer.status !== 'invited') continue;
-      await queueContractMail(trx, deps, contract, 'cancelled', signer, { reason });
-    }
-    await appendAuditEvent(trx, deps.clock, contractTrail(contract.id), {
-      action: 'cancelled',
+    const cancelledAt = await cancelWithReason(trx, deps, contract, reason, {
       actor: caller.auditActor,
       origin: caller.origin,
-      details: { reason, from: contract.status },
     });
-    return { id: contract.uuid, status: 'cancelled' as const, cancelledAt: now, reason };
+    return { id: contract.uuid, status: 'cancelled' as const, cancelledAt, reason };
   });
 }
 

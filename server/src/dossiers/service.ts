@@ -11,8 +11,8 @@ import { dossierFiles } from '../files/queries';
 import { isoNow } from '../platform/clock';
 import { type LoadedProcess, loadProcess } from '../processes/queries';
 import { tenantCodeOf } from '../tenancy/queries';
+import { startWorkflow } from '../workflow/lifecycle';
 import { dossierMetadataOf } from '../workflow/queries/dossiers';
-import { startWorkflow } from '../workflow/start';
 import { fileItems, toFileItem } from './fileItems';
 import { guestAccountId } from './guestAccounts';
 import {

@@ -1,4 +1,3 @@
-import type { ContractStatus } from '../db/schema';
 import { DomainError, Unauthenticated } from '../errors/domainError';
 
 /**
@@ -120,18 +119,3 @@ export const sessionErrors = {
   pageCredentialInvalid: () =>
     new Unauthenticated('The signing page credential is not valid for this session'),
 };
-
-/** What a contract that is no longer being signed answers, by its state (409 with its code). */
-export const contractStateCodes: Record<Exclude<ContractStatus, 'signing'>, string> = {
-  draft: 'CONTRACT_NOT_SENT',
-  completed: 'CONTRACT_COMPLETED',
-  rejected: 'CONTRACT_REJECTED',
-  expired: 'CONTRACT_EXPIRED',
-  cancelled: 'CONTRACT_CANCELLED',
-};
-
-export function contractNotSigning(status: Exclude<ContractStatus, 'signing'>): DomainError {
-  return new DomainError(contractStateCodes[status], `The contract is ${status}, not signing`, {
-    detailCode: status.toUpperCase(),
-  });
-}

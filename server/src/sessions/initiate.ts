@@ -2,6 +2,7 @@ import type { AuditActor, AuditOrigin } from '../audit/subject';
 import type { AppDeps } from '../context';
 import type { ContractCaller } from '../contracts/access';
 import { contractInScope } from '../contracts/access';
+import { assertContractSigning } from '../contracts/lifecycle';
 import { type ContractRow, type ContractSignerRow, signersOf } from '../contracts/queries';
 import { emailKey } from '../contracts/schemas';
 import { inTransaction } from '../db/database';
@@ -21,12 +22,7 @@ import {
   sessionByLinkHash,
   updateSessionIf,
 } from './queries';
-import {
-  assertContractSigning,
-  assertSessionOpen,
-  blockingOrder,
-  sessionLifetimeMs,
-} from './rules';
+import { assertSessionOpen, blockingOrder, sessionLifetimeMs } from './rules';
 import { bearerHash, newBearer } from './secrets';
 import type { SigningSubject } from './subject';
 import { subjectOfSession } from './subjects';

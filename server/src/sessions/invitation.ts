@@ -1,14 +1,15 @@
 import type { AuditOrigin } from '../audit/subject';
 import type { AppDeps } from '../context';
+import { assertContractSigning, signerActor } from '../contracts/lifecycle';
 import { signersOf } from '../contracts/queries';
 import { signingMethods } from '../contracts/schemas';
 import { openInvitation, resolveInvitation } from '../contracts/service';
 import type { SigningMethod } from '../db/schema';
 import { DomainError } from '../errors/domainError';
-import { contractSubject, signerActor } from './contractSubject';
+import { contractSubject } from './contractSubject';
 import { exchangeSigningLink, openContractSession } from './initiate';
 import { enrolledCloudKey } from './keys';
-import { assertContractSigning, blockingOrder } from './rules';
+import { blockingOrder } from './rules';
 import type { SigningSubject } from './subject';
 
 /**

@@ -1,7 +1,7 @@
-import { type ContractRow, type ContractSignerRow, placementOf } from '../contracts/queries';
+import { type ContractSignerRow, placementOf } from '../contracts/queries';
 import { formatInstant } from '../notify';
 import type { PageBox, SignatureRect } from '../pdf/signing';
-import { contractNotSigning, sessionErrors } from './errors';
+import { sessionErrors } from './errors';
 import type { SessionRow } from './queries';
 
 /** How long a session, its signing link and its page credential live. */
@@ -29,12 +29,6 @@ export function blockingOrder(
     )
     .map((s) => s.signing_order);
   return waiting.length === 0 ? null : Math.min(...waiting);
-}
-
-/** 409 with the contract's code unless it is being signed and its deadline has not passed. */
-export function assertContractSigning(contract: ContractRow, now: Date): void {
-  if (contract.status !== 'signing') throw contractNotSigning(contract.status);
-  if (contract.expired_at <= now.toISOString()) throw contractNotSigning('expired');
 }
 
 /** The session can still take a step: open (409 by cause otherwise) and not expired (410). */

@@ -6,6 +6,7 @@ import { findUserById } from '../auth/queries';
 import type { AppDeps, Principal } from '../context';
 import { contractNotFound } from '../contracts/access';
 import { invitationTokenHash } from '../contracts/invitations';
+import { assertContractSigning, signerActor } from '../contracts/lifecycle';
 import {
   type ContractRow,
   type ContractSignerRow,
@@ -32,11 +33,11 @@ import {
   participantAt,
   type TaskContext,
 } from '../workflow/taskContext';
-import { contractSubject, signerActor } from './contractSubject';
+import { contractSubject } from './contractSubject';
 import { exchangeSigningLink, openContractSession, openTaskSession } from './initiate';
 import { methodsFor } from './invitation';
 import { type SessionRow, sessionByLinkHash, sessionByPublicId } from './queries';
-import { assertContractSigning, blockingOrder } from './rules';
+import { blockingOrder } from './rules';
 import { bearerHash } from './secrets';
 import { methodsOfStep, taskSubject } from './taskSubject';
 import { verifyContractRow } from './verify';

@@ -15,8 +15,8 @@ import {
   settleArchives,
 } from './archive';
 import { expireTask } from './deadlines';
-import { dossierEnded, endedStatuses } from './ending';
 import { type EventDeps, turnActivated } from './events';
+import { dossierEnded, endedStatuses, openNextStep } from './lifecycle';
 import {
   countSignature,
   dossierProgress,
@@ -27,7 +27,6 @@ import {
 } from './queries/dossiers';
 import { newestTaskCode, taskStatus, updateTask } from './queries/tasks';
 import { cancelRemainingTurns, nextStepWithTurns, updateTurn } from './queries/turns';
-import { openNextStep } from './start';
 import {
   actorSnapshot,
   loadTaskContext,

@@ -7,7 +7,7 @@ import { insertFiles } from '../../src/dossiers/queries';
 import type { StepRow } from '../../src/processes/queries';
 import type { StoredFile } from '../../src/storage/fileStore';
 import { approve } from '../../src/workflow/actions';
-import { startWorkflow } from '../../src/workflow/start';
+import { startWorkflow } from '../../src/workflow/lifecycle';
 import type { TurnRow } from '../../src/workflow/taskContext';
 import { classicFile } from '../pdf/hostilePdfs';
 import type { Harness } from './harness';

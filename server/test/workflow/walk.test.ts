@@ -1,7 +1,7 @@
 import { inTransaction } from '../../src/db/database';
 import { acknowledge, approve, reject } from '../../src/workflow/actions';
 import { expireOverdueTasks } from '../../src/workflow/deadlines';
-import { startWorkflow } from '../../src/workflow/start';
+import { startWorkflow } from '../../src/workflow/lifecycle';
 import {
   approveOpenTask,
   createDossier,
