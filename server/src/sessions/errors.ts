@@ -4,6 +4,19 @@ import { DomainError, Unauthenticated } from '../errors/domainError';
  * The refusals of the signing sessions, one code per cause, so that a partner or the signing
  * page can tell what to do: wait for the turn, initiate again, ask another code, stop.
  */
+/**
+ * Another signer's revision got in first: the session's preparation is no longer the newest
+ * version. A server-key confirm prepares again and retries on it; the caller sees 409.
+ */
+export class DocumentChanged extends DomainError {
+  constructor() {
+    super(
+      'DOCUMENT_CHANGED',
+      'Another signer signed the contract since this session was prepared; initiate again to sign the newest version',
+    );
+  }
+}
+
 export const sessionErrors = {
   sessionNotFound: () => new DomainError('SESSION_NOT_FOUND', 'No such signing session'),
   signerNotFound: (email: string) =>
@@ -86,11 +99,7 @@ export const sessionErrors = {
       `A code was sent less than a minute ago; ask again in ${seconds} s`,
       { retryAfterSeconds: seconds },
     ),
-  documentChanged: () =>
-    new DomainError(
-      'DOCUMENT_CHANGED',
-      'Another signer signed the contract since this session was prepared; initiate again to sign the newest version',
-    ),
+  documentChanged: () => new DocumentChanged(),
   keyNotEnrolled: (email: string) =>
     new DomainError(
       'SIGNER_KEY_NOT_ENROLLED',

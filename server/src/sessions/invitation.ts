@@ -5,10 +5,9 @@ import { signersOf } from '../contracts/queries';
 import { signingMethods } from '../contracts/schemas';
 import { openInvitation, resolveInvitation } from '../contracts/service';
 import type { SigningMethod } from '../db/schema';
-import { DomainError } from '../errors/domainError';
 import { contractSubject } from './contractSubject';
 import { exchangeSigningLink, openContractSession } from './initiate';
-import { enrolledCloudKey } from './keys';
+import { hasCloudKey } from './keys';
 import { blockingOrder } from './rules';
 import type { SigningSubject } from './subject';
 
@@ -23,13 +22,7 @@ export async function methodsFor(
   candidates: readonly SigningMethod[] = signingMethods,
 ): Promise<SigningMethod[]> {
   if (!candidates.includes('cloud_hsm')) return [...candidates];
-  const cloudKey = await enrolledCloudKey(deps, subject, false).then(
-    () => true,
-    (error: unknown) => {
-      if (error instanceof DomainError && error.code === 'SIGNER_KEY_NOT_ENROLLED') return false;
-      throw error;
-    },
-  );
+  const cloudKey = await hasCloudKey(deps, subject);
   return candidates.filter((method) => method !== 'cloud_hsm' || cloudKey);
 }
 

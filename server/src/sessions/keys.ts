@@ -30,6 +30,18 @@ export async function enrolledCloudKey(
   return toSigningKey(row);
 }
 
+/**
+ * Whether the signer can sign with cloud_hsm: an e-mail, and in production a key the operator
+ * enrolled and certified (elsewhere one is made on first use).
+ */
+export async function hasCloudKey(deps: AppDeps, subject: SigningSubject): Promise<boolean> {
+  const { email } = subject.signer;
+  if (email === null) return false;
+  if (deps.config.environment !== 'production') return true;
+  const row = await findSignerKey(deps.db, subject.tenantId, signerEmailKey(email));
+  return Boolean(row?.certificate_der);
+}
+
 /** The key a server-side method signs with: the signer's own (cloud_hsm) or the service seal. */
 export async function serverKeyFor(
   deps: AppDeps,

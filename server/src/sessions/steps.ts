@@ -14,7 +14,7 @@ import {
 import { certifiedKey } from '../signing/keys/signingKey';
 import type { StepContext } from './access';
 import { ticketOrigin } from './agentTickets';
-import { sessionErrors } from './errors';
+import { DocumentChanged, sessionErrors } from './errors';
 import { tokenSigning } from './initiate';
 import { serverKeyFor } from './keys';
 import { assertOtpTriesLeft, countOtpFailure, otpLimits, takeOtpSend } from './otpLimits';
@@ -161,9 +161,6 @@ function imageOf(dataUrl: string | undefined): SignatureImage {
   return readSignatureImage(bytes);
 }
 
-/** Thrown inside the finalize transaction when another signature got in first. */
-class DocumentChanged extends Error {}
-
 /** How many times a server-key confirm re-prepares after losing a race with a parallel signer. */
 const serverKeyAttempts = 3;
 
@@ -205,7 +202,7 @@ export async function confirm(
       return result.committed;
     } catch (error) {
       if (!(error instanceof DocumentChanged) || attempt >= serverKeyAttempts) {
-        throw error instanceof DocumentChanged ? sessionErrors.documentChanged() : error;
+        throw error;
       }
     }
   }
