@@ -1,3 +1,4 @@
+import { messagesOf } from '@esign/shared/messages';
 import { appendAuditEvent } from '../audit/chain';
 import {
   type AuditActor,
@@ -18,18 +19,9 @@ import {
   updateSigner,
 } from '../contracts/queries';
 import type { Db } from '../db/database';
-import type { SigningMethod } from '../db/schema';
 import type { Clock } from '../platform/clock';
 import { assertContractSigning, signatureBox } from './rules';
 import type { CommittedSignature, SigningSubject, SubjectDeps } from './subject';
-
-/** Shown in the signature dictionary's /Reason, per method. */
-const reasons: Record<SigningMethod, string> = {
-  usb_token: 'Ký hợp đồng bằng USB token',
-  cloud_hsm: 'Ký hợp đồng bằng chữ ký số từ xa',
-  otp_sms: 'Ký hợp đồng, xác nhận bằng OTP',
-  image_signature: 'Ký hợp đồng bằng chữ ký hình ảnh',
-};
 
 export function signerActor(signer: ContractSignerRow): AuditActor {
   return { kind: 'signer', signerId: signer.id, name: `${signer.name} <${signer.email}>` };
@@ -169,7 +161,7 @@ export function contractSubject(
       return { sha256: newest.sha256, version: newest.version };
     },
     signatureBox: (lastPage) => signatureBox(signers, signer, lastPage),
-    reason: (method) => reasons[method],
+    reason: (method, locale) => messagesOf(locale).pdf.reason.contract[method],
     audit,
     mailOtp: (trx, mailDeps, otp) =>
       queueContractMail(trx, mailDeps, contract, 'otp', signer, { otp }),
