@@ -8,6 +8,7 @@ import { pdf } from './pdf';
 import { preview } from './preview';
 import { server } from './server';
 import { signing } from './signing';
+import { signingPage } from './signingPage';
 import { tasks } from './tasks';
 import { tokenSigning } from './tokenSigning';
 import { verify } from './verify';
@@ -22,7 +23,8 @@ export const messages = {
   signing,
   verify,
   preview,
-  // The signing page's USB-token signing.
+  // The signing page's script: its steps, refusals and USB-token signing.
+  signingPage,
   tokenSigning,
   // E-mails and SMS, PDF texts, the desktop agent, the server's own messages.
   mail,

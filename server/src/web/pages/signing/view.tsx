@@ -33,8 +33,6 @@ export interface SigningPageData {
   resendSeconds: number;
   maxImageBytes: number;
   documentTitle: string;
-  texts: Messages['signing']['client'];
-  errors: Record<string, string>;
 }
 
 export interface HeldSessionData {
