@@ -5,7 +5,7 @@
  * (shared/src/messages/<language>/tokenSigning.ts); this module picks the language and the
  * refusal.
  */
-import { AGENT_ERROR_CODES, type AgentErrorCode } from '@esign/shared/agentProtocol';
+import type { AgentErrorCode } from '@esign/shared/agentProtocol';
 import { tokenSigning as en } from '@esign/shared/messages/en/tokenSigning';
 import { tokenSigning as vi } from '@esign/shared/messages/vi/tokenSigning';
 
@@ -18,9 +18,11 @@ type Refusals = TokenWords['agentRefusals'] &
 /** A code the page has words for. */
 export type RefusalCode = keyof Refusals;
 
-/** Every agent error code has its words here: a code added to the protocol fails to compile. */
-const agentCodes: readonly (AgentErrorCode & keyof TokenWords['agentRefusals'])[] =
-  AGENT_ERROR_CODES;
+/**
+ * Every agent error code has its words here: a code added to the protocol fails to compile.
+ * (Types only: the protocol module's values would bring zod into the page.)
+ */
+const agentRefusals: Record<AgentErrorCode, unknown> = vi.agentRefusals;
 
 /** The page's words: its language is the body's `data-locale`. */
 export function tokenWords(): TokenWords {
@@ -38,7 +40,7 @@ export function hasRefusal(code: string): code is RefusalCode {
 
 /** The agent's codes this page knows; an unknown one is treated as INTERNAL (PROTOCOL.md). */
 export function isAgentErrorCode(code: string): code is AgentErrorCode {
-  return (agentCodes as readonly string[]).includes(code);
+  return Object.hasOwn(agentRefusals, code);
 }
 
 /** A refusal in words; ORIGIN_NOT_ALLOWED names the page's origin. */
