@@ -15,6 +15,8 @@
 import { z } from 'zod';
 import { SUPPORTED_AGENT_PROTOCOL_VERSIONS } from './agentEndpoint';
 import { base64ByteLength, isBase64 } from './base64';
+import { agent as en } from './messages/en/agent';
+import { agent as vi } from './messages/vi/agent';
 import { firstIssue, plainIssues } from './zodIssues';
 
 /** Longest message (in UTF-16 code units) either side accepts; a certificate list is the largest. */
@@ -60,73 +62,14 @@ export const AGENT_ERROR_CODES = [
 ] as const;
 export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
 
-/** What a page may show the user as is, in Vietnamese and English, for each code. */
-export const AGENT_ERROR_MESSAGES: Readonly<Record<AgentErrorCode, { vi: string; en: string }>> = {
-  PIN_INCORRECT: {
-    vi: 'Mã PIN không đúng. Vui lòng thử lại.',
-    en: 'The PIN is incorrect. Please try again.',
-  },
-  PIN_LOCKED: {
-    vi: 'Mã PIN của thiết bị ký số đã bị khóa do nhập sai quá số lần cho phép. Hãy liên hệ nhà cung cấp chứng thư số để mở khóa.',
-    en: 'The token PIN is locked after too many wrong tries. Contact your certificate provider to unlock it.',
-  },
-  NO_TOKEN: {
-    vi: 'Không tìm thấy thiết bị ký số (USB token). Hãy cắm token và cài phần mềm điều khiển của nhà cung cấp.',
-    en: 'No signing token found. Plug in your USB token and install its driver from your certificate provider.',
-  },
-  TOKEN_REMOVED: {
-    vi: 'Thiết bị ký số đã bị rút ra. Hãy cắm lại token và thử lại.',
-    en: 'The token was removed. Plug it in again and retry.',
-  },
-  CERTIFICATE_NOT_FOUND: {
-    vi: 'Không tìm thấy chứng thư số đã chọn trên các token đang cắm.',
-    en: 'The chosen certificate is not on any token plugged in now.',
-  },
-  USER_CANCELLED: {
-    vi: 'Bạn đã hủy yêu cầu ký.',
-    en: 'You cancelled the signing request.',
-  },
-  ORIGIN_NOT_ALLOWED: {
-    vi: 'Trang web này chưa được phép sử dụng công cụ ký số.',
-    en: 'This website is not allowed to use the signing agent.',
-  },
-  UNSUPPORTED_VERSION: {
-    vi: 'Phiên bản công cụ ký số không tương thích với trang web. Hãy cập nhật công cụ ký số.',
-    en: 'The signing agent version does not match this website. Please update the agent.',
-  },
-  BAD_REQUEST: {
-    vi: 'Yêu cầu gửi tới công cụ ký số không hợp lệ.',
-    en: 'The request to the signing agent is not valid.',
-  },
-  TIMESTAMP_FAILED: {
-    vi: 'Không lấy được dấu thời gian từ máy chủ cấp dấu thời gian. Kiểm tra kết nối mạng và thử lại.',
-    en: 'Could not get a timestamp from the timestamp authority. Check your network and retry.',
-  },
-  MECHANISM_UNSUPPORTED: {
-    vi: 'Thiết bị ký số không hỗ trợ thuật toán ký cần thiết cho chứng thư này.',
-    en: 'The token does not support the signature algorithm this certificate needs.',
-  },
-  TICKET_INVALID: {
-    vi: 'Yêu cầu ký không hợp lệ hoặc đã hết hạn. Hãy tải lại trang và thử lại.',
-    en: 'The signing request is invalid or has expired. Reload the page and retry.',
-  },
-  RATE_LIMITED: {
-    vi: 'Trang web gửi quá nhiều yêu cầu. Vui lòng đợi giây lát.',
-    en: 'Too many requests from this page. Please wait a moment.',
-  },
-  BUSY: {
-    vi: 'Đang chờ bạn xác nhận một yêu cầu ký khác.',
-    en: 'Another signing request is waiting for you.',
-  },
-  TOKEN_ERROR: {
-    vi: 'Thiết bị ký số báo lỗi. Hãy rút ra, cắm lại token và thử lại.',
-    en: 'The token reported an error. Unplug it, plug it in again and retry.',
-  },
-  INTERNAL: {
-    vi: 'Công cụ ký số gặp lỗi không mong muốn.',
-    en: 'The signing agent ran into an unexpected error.',
-  },
-};
+/**
+ * What a page may show the user as is, in Vietnamese and English, for each code (the words:
+ * messages/<language>/agent.ts).
+ */
+export const AGENT_ERROR_MESSAGES: Readonly<Record<AgentErrorCode, { vi: string; en: string }>> =
+  Object.fromEntries(
+    AGENT_ERROR_CODES.map((code) => [code, { vi: vi.errors[code], en: en.errors[code] }]),
+  ) as Record<AgentErrorCode, { vi: string; en: string }>;
 
 // --- Field rules ---------------------------------------------------------------------------
 //

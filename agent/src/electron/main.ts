@@ -204,7 +204,7 @@ async function start(): Promise<void> {
         {
           label: t(lang, 'tray.language'),
           submenu: (['vi', 'en'] as const).map((entry) => ({
-            label: entry === 'vi' ? 'Tiếng Việt' : 'English',
+            label: t(lang, `language.${entry}`),
             type: 'radio' as const,
             checked: lang === entry,
             click: () => void service.change({ type: 'language', language: entry }),

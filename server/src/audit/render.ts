@@ -1,33 +1,30 @@
+import { type Locale, type Messages, messagesOf } from '@esign/shared/messages';
 import type { AuditTrailEvent } from '../pdf/auditTrail/types';
 import { type AuditEventRow, auditDetailsOf } from './queries';
 import type { AuditAction, AuditSubject } from './subject';
 
-/** Vietnamese first, English beneath: the audit PDF's readers are Vietnamese. */
-const actionLabels: Record<AuditAction, string> = {
-  created: 'Tạo hợp đồng / Created',
-  sent: 'Gửi ký / Sent for signing',
-  viewed: 'Xem / Viewed',
-  downloaded: 'Tải xuống / Downloaded',
-  cancelled: 'Huỷ / Cancelled',
-  expired: 'Hết hạn / Expired',
-  session_initiated: 'Bắt đầu phiên ký / Signing session started',
-  otp_sent: 'Gửi OTP / OTP sent',
-  otp_failed: 'OTP sai / Wrong OTP',
-  signed: 'Đã ký / Signed',
-  rejected: 'Từ chối / Rejected',
-  completed: 'Hoàn tất / Completed',
-  invitation_resent: 'Gửi lại lời mời ký / Invitation sent again',
-};
+type PdfWords = Messages['pdf'];
 
-/** Where a dossier's wording differs from a contract's. */
-const dossierLabels: Partial<Record<AuditAction, string>> = {
-  created: 'Tạo hồ sơ / Created',
-};
+/**
+ * The audit PDF's words in the service's language, then in the other: its labels carry both (the
+ * primary above or first), so a reader of either language reads it.
+ */
+export function trailLanguages(locale: Locale): [PdfWords, PdfWords] {
+  return [messagesOf(locale).pdf, messagesOf(locale === 'vi' ? 'en' : 'vi').pdf];
+}
 
-function labelOf(kind: AuditSubject['kind'], action: string): string {
-  const labels: Partial<Record<string, string>> =
-    kind === 'dossier' ? { ...actionLabels, ...dossierLabels } : actionLabels;
-  return labels[action] ?? action;
+/** Every action has words; a dossier's differ where `dossierActions` says. */
+function actionWords(kind: AuditSubject['kind'], words: PdfWords): Partial<Record<string, string>> {
+  const actions: Record<AuditAction, string> = words.auditActions;
+  return kind === 'dossier' ? { ...actions, ...words.dossierActions } : actions;
+}
+
+/** `primary / secondary`, e.g. `Tạo hợp đồng / Created`; an unknown action as it is. */
+function labelOf(kind: AuditSubject['kind'], action: string, locale: Locale): string {
+  const [primary, secondary] = trailLanguages(locale).map(
+    (words) => actionWords(kind, words)[action],
+  );
+  return primary === undefined || secondary === undefined ? action : `${primary} / ${secondary}`;
 }
 
 /** The event's facts as "key: value" lines; nested values as compact JSON. */
@@ -41,12 +38,16 @@ function detailsOf(event: AuditEventRow): string | undefined {
 }
 
 /** An event as the audit PDF renderer draws it. */
-export function renderedEvent(kind: AuditSubject['kind'], event: AuditEventRow): AuditTrailEvent {
+export function renderedEvent(
+  kind: AuditSubject['kind'],
+  event: AuditEventRow,
+  locale: Locale,
+): AuditTrailEvent {
   const details = detailsOf(event);
   return {
     at: new Date(event.at),
     actor: event.actor_name,
-    action: labelOf(kind, event.action),
+    action: labelOf(kind, event.action, locale),
     ...(details === undefined ? {} : { details }),
   };
 }

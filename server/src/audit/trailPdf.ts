@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { messagesOf } from '@esign/shared/messages';
 import type { AppDeps } from '../context';
 import { auditEventsOf } from './queries';
 import { renderedEvent } from './render';
@@ -35,14 +36,17 @@ export async function sealedTrailPdf(deps: AppDeps, heading: TrailHeading): Prom
   ]);
   await deps.files.init();
   const rendered = path.join(deps.files.tempDir, `audit-${heading.uuid}-${Date.now()}.pdf`);
+  const locale = deps.config.notify.locale;
   try {
     await renderAuditTrail(
       {
         title: heading.title,
         documentName: heading.documentName,
         documentHash: heading.documentHash,
-        events: events.map((event) => renderedEvent(heading.subject.kind, event)),
+        events: events.map((event) => renderedEvent(heading.subject.kind, event, locale)),
         generatedAt: deps.clock.now(),
+        locale,
+        labels: { vi: messagesOf('vi').pdf.auditTrail, en: messagesOf('en').pdf.auditTrail },
       },
       rendered,
     );

@@ -1,3 +1,4 @@
+import { trailLanguages } from '../audit/render';
 import { contractTrail } from '../audit/subject';
 import { sealedTrailPdf } from '../audit/trailPdf';
 import type { AppDeps } from '../context';
@@ -9,13 +10,14 @@ import { type ContractRow, fileVersion } from './queries';
  */
 export async function auditPdf(deps: AppDeps, contract: ContractRow): Promise<string> {
   const original = await fileVersion(deps.db, contract.id, 'original');
+  const [primary, secondary] = trailLanguages(deps.config.notify.locale);
   return sealedTrailPdf(deps, {
     subject: contractTrail(contract.id),
     tenantId: contract.tenant_id,
     uuid: contract.uuid,
-    title: `Nhật ký ký số: ${contract.title}`,
+    title: primary.contractTrail.title(contract.title),
     documentName: contract.source_name,
     documentHash: `sha256:${original?.sha256 ?? ''} · chain head ${contract.audit_head}`,
-    reason: 'Nhật ký ký số / Audit trail',
+    reason: `${primary.contractTrail.reason} / ${secondary.contractTrail.reason}`,
   });
 }

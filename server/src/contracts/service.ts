@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { messagesOf } from '@esign/shared/messages';
 import { appendAuditEvent } from '../audit/chain';
 import { auditEventsOf } from '../audit/queries';
 import { eventView } from '../audit/render';
@@ -169,11 +170,12 @@ export async function cancelContract(
   });
 }
 
-/** Download names: the title, and for the signed file a Vietnamese suffix. */
-const downloadTitles: Record<Exclude<DownloadType, 'audit'>, (title: string) => string> = {
-  original: (title) => title,
-  signed: (title) => `${title} (đã ký)`,
-};
+/** Download names: the title, and for the signed file a suffix in the service's language. */
+function downloadTitle(deps: AppDeps, type: Exclude<DownloadType, 'audit'>, title: string): string {
+  return type === 'original'
+    ? title
+    : messagesOf(deps.config.notify.locale).server.downloadName.signedContract(title);
+}
 
 /**
  * GET /api/contracts/{id}/download: streams the original, the newest signed version (404
@@ -202,7 +204,9 @@ export async function downloadContract(
       await record();
       return await temporaryFileResponse(sealed, {
         mimeType: 'application/pdf',
-        title: `${contract.title} - nhật ký ký số`,
+        title: messagesOf(deps.config.notify.locale).server.downloadName.contractAuditTrail(
+          contract.title,
+        ),
       });
     } catch (error) {
       await fs.rm(sealed, { force: true });
@@ -225,7 +229,7 @@ export async function downloadContract(
   return fileResponse(deps, {
     sha256: version.sha256,
     mimeType: version.mime_type,
-    title: downloadTitles[type](contract.title),
+    title: downloadTitle(deps, type, contract.title),
   });
 }
 

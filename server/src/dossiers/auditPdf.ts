@@ -1,3 +1,4 @@
+import { trailLanguages } from '../audit/render';
 import { dossierTrail } from '../audit/subject';
 import { sealedTrailPdf } from '../audit/trailPdf';
 import type { AppDeps } from '../context';
@@ -13,11 +14,12 @@ export async function dossierAuditPdf(deps: AppDeps, dossier: DossierRow): Promi
   const mains = (await dossierFiles(deps.db, dossier.id)).filter((file) => file.kind === 'MAIN');
   const hashes = mains.map((file) => `sha256:${file.sha256}`).join(' · ');
   const head = `chain head ${dossier.audit_head}`;
+  const [primary, secondary] = trailLanguages(deps.config.notify.locale);
   return sealedTrailPdf(deps, {
     subject: dossierTrail(dossier.id),
     tenantId: dossier.tenant_id,
     uuid: dossier.uuid,
-    title: `Nhật ký hồ sơ: ${dossier.title}`,
+    title: primary.dossierTrail.title(dossier.title),
     // The renderer holds 1,000 characters of name.
     documentName: (
       [dossier.document_id, ...mains.map((file) => file.title)]
@@ -26,6 +28,6 @@ export async function dossierAuditPdf(deps: AppDeps, dossier: DossierRow): Promi
     ).slice(0, 1000),
     // The heading holds 300 characters: the head first, then as many file hashes as fit.
     documentHash: `${head} · ${hashes}`.slice(0, 300),
-    reason: 'Nhật ký hồ sơ / Audit trail',
+    reason: `${primary.dossierTrail.reason} / ${secondary.dossierTrail.reason}`,
   });
 }

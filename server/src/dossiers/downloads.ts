@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { messagesOf } from '@esign/shared/messages';
 import { appendAuditEvent } from '../audit/chain';
 import { userActor } from '../audit/origin';
 import type { AuditActor, AuditOrigin } from '../audit/subject';
@@ -98,7 +99,9 @@ export async function downloadDossierAudit(
     );
     return await temporaryFileResponse(sealed, {
       mimeType: 'application/pdf',
-      title: `${dossier.title} - nhật ký hồ sơ`,
+      title: messagesOf(deps.config.notify.locale).server.downloadName.dossierAuditTrail(
+        dossier.title,
+      ),
     });
   } catch (error) {
     await fs.rm(sealed, { force: true });

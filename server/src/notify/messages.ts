@@ -1,3 +1,4 @@
+import { type Messages, messagesOf } from '@esign/shared/messages';
 import type { NotifyLocale } from '../platform/config';
 import {
   type NotificationData,
@@ -85,7 +86,7 @@ export function formatInstant(iso: string, locale: NotifyLocale): string {
   const two = (n: number) => String(n).padStart(2, '0');
   const date = `${two(local.getUTCDate())}/${two(local.getUTCMonth() + 1)}/${local.getUTCFullYear()}`;
   const time = `${two(local.getUTCHours())}:${two(local.getUTCMinutes())}`;
-  return locale === 'vi' ? `${time} ngày ${date} (GMT+7)` : `${date} ${time} (GMT+7)`;
+  return wordsOf(locale).instant(date, time);
 }
 
 function blockText(block: Block): string {
@@ -125,204 +126,12 @@ function blockHtml(block: Block): string {
   }
 }
 
-const wording = {
-  vi: {
-    greeting: (name: string) => `Kính gửi ${name || 'Quý khách'},`,
-    regards: 'Trân trọng,',
-    automated: 'Đây là thư tự động, vui lòng không trả lời thư này.',
-    untitled: '(không có tiêu đề)',
-    document: 'Hồ sơ',
-    documentId: 'Mã hồ sơ',
-    step: 'Bước',
-    stepValue: (step: NotificationStep, total: number) =>
-      `${step.stepName} (bước ${step.order}/${total})`,
-    prevActor: 'Người xử lý bước trước',
-    dueBy: 'Hạn xử lý',
-    linkValidUntil: 'Liên kết có hiệu lực đến',
-    completedAt: 'Thời điểm hoàn tất',
-    rejectedBy: 'Người từ chối',
-    reason: 'Lý do từ chối',
-    userName: 'Tên đăng nhập',
-    password: 'Mật khẩu',
-    sandbox: (recipient: string) =>
-      `[SANDBOX] Thư này được gửi tới địa chỉ của tài khoản nhà phát triển thay cho người nhận thật: ${recipient}.`,
-    internal: {
-      subject: (title: string) => `Bạn có công việc cần xử lý: ${title}`,
-      intro: (title: string, step: NotificationStep | null) =>
-        step
-          ? `Bạn được giao xử lý bước “${step.stepName}” của hồ sơ “${title}”.`
-          : `Bạn được giao xử lý hồ sơ “${title}”.`,
-      link: 'Mở hồ sơ để xử lý',
-    },
-    external: {
-      subject: (title: string) => `Mời bạn ký hồ sơ: ${title}`,
-      intro: (title: string) => `Bạn được mời xem xét và ký hồ sơ “${title}”.`,
-      link: 'Xem và ký hồ sơ',
-      newAccount: 'Một tài khoản đã được tạo để bạn đăng nhập:',
-      keepSecret:
-        'Vui lòng đổi mật khẩu sau lần đăng nhập đầu tiên và không chuyển tiếp thư này cho người khác.',
-      existingAccount: 'Bạn cũng có thể đăng nhập bằng tài khoản hiện có:',
-    },
-    rejected: {
-      subject: (title: string) => `Hồ sơ bị từ chối: ${title}`,
-      intro: (title: string, step: NotificationStep | null) =>
-        step
-          ? `Hồ sơ “${title}” đã bị từ chối ở bước “${step.stepName}”.`
-          : `Hồ sơ “${title}” đã bị từ chối.`,
-      link: 'Xem hồ sơ',
-    },
-    finished: {
-      subject: (title: string) => `Hồ sơ đã hoàn tất: ${title}`,
-      intro: (title: string) => `Quy trình ký hồ sơ “${title}” đã hoàn tất.`,
-      link: 'Xem hồ sơ',
-    },
-    contract: {
-      label: 'Hợp đồng',
-      id: 'Mã hợp đồng',
-      sender: 'Người gửi',
-      deadline: 'Hạn ký',
-      reason: 'Lý do',
-      signedBy: 'Người đã ký',
-      code: 'Mã OTP',
-      invitation: {
-        subject: (title: string) => `Mời bạn ký hợp đồng: ${title}`,
-        intro: (title: string) => `Bạn được mời xem xét và ký hợp đồng “${title}”.`,
-        link: 'Xem và ký hợp đồng',
-      },
-      viewing: {
-        subject: (title: string) => `Hợp đồng gửi bạn để xem: ${title}`,
-        intro: (title: string) => `Hợp đồng “${title}” được gửi tới bạn để xem.`,
-        link: 'Xem hợp đồng',
-      },
-      expired: {
-        subject: (title: string) => `Hợp đồng đã hết hạn ký: ${title}`,
-        intro: (title: string) => `Hợp đồng “${title}” đã hết hạn ký trước khi mọi người ký xong.`,
-      },
-      cancelled: {
-        subject: (title: string) => `Hợp đồng đã bị hủy: ${title}`,
-        intro: (title: string) => `Hợp đồng “${title}” đã bị hủy; liên kết ký không còn hiệu lực.`,
-      },
-      completed: {
-        subject: (title: string) => `Hợp đồng đã được ký xong: ${title}`,
-        intro: (title: string) => `Mọi người đã ký hợp đồng “${title}”.`,
-      },
-      rejected: {
-        subject: (title: string) => `Hợp đồng bị từ chối: ${title}`,
-        intro: (title: string) => `Hợp đồng “${title}” đã bị từ chối ký.`,
-      },
-      signed: {
-        subject: (title: string) => `Một lượt ký đã xong: ${title}`,
-        intro: (title: string) =>
-          `Các bên của một lượt đã ký hợp đồng “${title}”; người ký tiếp theo đã được mời.`,
-      },
-      otp: {
-        subject: (title: string) => `Mã OTP ký hợp đồng: ${title}`,
-        intro: (title: string) =>
-          `Mã OTP để ký hợp đồng “${title}” ở dưới, có hiệu lực 5 phút. Không chia sẻ mã này với bất kỳ ai.`,
-      },
-    },
-  },
-  en: {
-    greeting: (name: string) => `Dear ${name || 'Sir or Madam'},`,
-    regards: 'Kind regards,',
-    automated: 'This is an automated message; please do not reply.',
-    untitled: '(untitled)',
-    document: 'Document',
-    documentId: 'Document ID',
-    step: 'Step',
-    stepValue: (step: NotificationStep, total: number) =>
-      `${step.stepName} (step ${step.order} of ${total})`,
-    prevActor: 'Previous step handled by',
-    dueBy: 'Due by',
-    linkValidUntil: 'The link is valid until',
-    completedAt: 'Completed at',
-    rejectedBy: 'Rejected by',
-    reason: 'Reason',
-    userName: 'User name',
-    password: 'Password',
-    sandbox: (recipient: string) =>
-      `[SANDBOX] This message goes to the developer account's address instead of the real recipient: ${recipient}.`,
-    internal: {
-      subject: (title: string) => `A task is waiting for you: ${title}`,
-      intro: (title: string, step: NotificationStep | null) =>
-        step
-          ? `You have been assigned the step “${step.stepName}” of the document “${title}”.`
-          : `You have been assigned the document “${title}”.`,
-      link: 'Open the document',
-    },
-    external: {
-      subject: (title: string) => `You are invited to sign: ${title}`,
-      intro: (title: string) => `You are invited to review and sign the document “${title}”.`,
-      link: 'Review and sign',
-      newAccount: 'An account has been created for you to sign in:',
-      keepSecret:
-        'Please change the password after your first sign-in and do not forward this e-mail.',
-      existingAccount: 'You can also sign in with your existing account:',
-    },
-    rejected: {
-      subject: (title: string) => `Document rejected: ${title}`,
-      intro: (title: string, step: NotificationStep | null) =>
-        step
-          ? `The document “${title}” has been rejected at the step “${step.stepName}”.`
-          : `The document “${title}” has been rejected.`,
-      link: 'View the document',
-    },
-    finished: {
-      subject: (title: string) => `Document completed: ${title}`,
-      intro: (title: string) => `The signing process of the document “${title}” is complete.`,
-      link: 'View the document',
-    },
-    contract: {
-      label: 'Contract',
-      id: 'Contract ID',
-      sender: 'Sent by',
-      deadline: 'Signing deadline',
-      reason: 'Reason',
-      signedBy: 'Signed by',
-      code: 'Code',
-      invitation: {
-        subject: (title: string) => `You are invited to sign: ${title}`,
-        intro: (title: string) => `You are invited to review and sign the contract “${title}”.`,
-        link: 'Review and sign',
-      },
-      viewing: {
-        subject: (title: string) => `A contract shared with you: ${title}`,
-        intro: (title: string) => `The contract “${title}” has been shared with you to view.`,
-        link: 'View the contract',
-      },
-      expired: {
-        subject: (title: string) => `Contract expired: ${title}`,
-        intro: (title: string) =>
-          `The signing deadline of the contract “${title}” passed before everyone signed.`,
-      },
-      cancelled: {
-        subject: (title: string) => `Contract cancelled: ${title}`,
-        intro: (title: string) =>
-          `The contract “${title}” has been cancelled; its signing link no longer works.`,
-      },
-      completed: {
-        subject: (title: string) => `Contract signed by everyone: ${title}`,
-        intro: (title: string) => `Everyone has signed the contract “${title}”.`,
-      },
-      rejected: {
-        subject: (title: string) => `Contract rejected: ${title}`,
-        intro: (title: string) => `The contract “${title}” has been rejected.`,
-      },
-      signed: {
-        subject: (title: string) => `A signing turn is done: ${title}`,
-        intro: (title: string) =>
-          `The signers of one turn have signed the contract “${title}”; the next signers have been invited.`,
-      },
-      otp: {
-        subject: (title: string) => `Your signing code: ${title}`,
-        intro: (title: string) =>
-          `Your one-time code to sign the contract “${title}” is below, valid for 5 minutes. Do not share it with anyone.`,
-      },
-    },
-  },
-} as const;
+type Wording = Messages['mail'];
 
-type Wording = (typeof wording)[NotifyLocale];
+/** The words of the e-mails and SMS in `locale` (shared/src/messages/<locale>/mail.ts). */
+function wordsOf(locale: NotifyLocale): Wording {
+  return messagesOf(locale).mail;
+}
 
 /** Greeting, blocks, signature; the same words in both parts. */
 function compose(
@@ -332,7 +141,7 @@ function compose(
   blocks: Block[],
   sensitive: boolean,
 ): RenderedMail {
-  const w = wording[options.locale];
+  const w = wordsOf(options.locale);
   const fullSubject = `[${options.serviceName}] ${subject}`;
   const body: Block[] = [{ kind: 'paragraph', text: w.greeting(recipientName.trim()) }, ...blocks];
   const text = [
@@ -367,7 +176,10 @@ function documentFacts(data: NotificationData, w: Wording): [string, string | nu
 }
 
 function stepFact(data: NotificationData, w: Wording): [string, string | null] {
-  return [w.step, data.step ? w.stepValue(data.step, data.totalSteps) : null];
+  return [
+    w.step,
+    data.step ? w.stepValue(data.step.stepName, data.step.order, data.totalSteps) : null,
+  ];
 }
 
 /**
@@ -409,10 +221,10 @@ export function taskAssignedInternalMail(
   recipient: NotificationRecipient,
   options: MessageOptions,
 ): RenderedMail {
-  const w = wording[options.locale];
+  const w = wordsOf(options.locale);
   return notificationMessage(options, data, recipient, {
     subject: w.internal.subject(title(data, w)),
-    intro: w.internal.intro(title(data, w), data.step),
+    intro: w.internal.intro(title(data, w), data.step?.stepName ?? null),
     facts: [
       ...documentFacts(data, w),
       stepFact(data, w),
@@ -454,7 +266,7 @@ export function taskAssignedExternalMail(
   recipient: NotificationRecipient,
   options: MessageOptions,
 ): RenderedMail {
-  const w = wording[options.locale];
+  const w = wordsOf(options.locale);
   const credentials = recipient.type === 'external' ? recipient.credentials : null;
   return notificationMessage(options, data, recipient, {
     subject: w.external.subject(title(data, w)),
@@ -475,10 +287,10 @@ export function taskRejectedMail(
   recipient: NotificationRecipient,
   options: MessageOptions,
 ): RenderedMail {
-  const w = wording[options.locale];
+  const w = wordsOf(options.locale);
   return notificationMessage(options, data, recipient, {
     subject: w.rejected.subject(title(data, w)),
-    intro: w.rejected.intro(title(data, w), data.step),
+    intro: w.rejected.intro(title(data, w), data.step?.stepName ?? null),
     facts: [
       ...documentFacts(data, w),
       stepFact(data, w),
@@ -495,7 +307,7 @@ export function processFinishedMail(
   recipient: NotificationRecipient,
   options: MessageOptions,
 ): RenderedMail {
-  const w = wording[options.locale];
+  const w = wordsOf(options.locale);
   return notificationMessage(options, data, recipient, {
     subject: w.finished.subject(title(data, w)),
     intro: w.finished.intro(title(data, w)),
@@ -538,7 +350,7 @@ export function contractMail(
   data: ContractMailData,
   options: MessageOptions,
 ): RenderedMail {
-  const w = wording[options.locale];
+  const w = wordsOf(options.locale);
   const words = w.contract[kind];
   const title = data.contractTitle.trim() || w.untitled;
   const blocks: Block[] = [
@@ -588,7 +400,7 @@ export function withSandboxNotice(
   locale: NotifyLocale,
   originalRecipient: string,
 ): Pick<RenderedMail, 'subject' | 'text' | 'html'> {
-  const notice: Block = { kind: 'notice', text: wording[locale].sandbox(originalRecipient) };
+  const notice: Block = { kind: 'notice', text: wordsOf(locale).sandbox(originalRecipient) };
   const bodyTag = /<body[^>]*>/i.exec(mail.html);
   const html = bodyTag
     ? `${mail.html.slice(0, bodyTag.index + bodyTag[0].length)}\n${blockHtml(notice)}${mail.html.slice(bodyTag.index + bodyTag[0].length)}`
@@ -614,9 +426,7 @@ export function withoutDiacritics(text: string): string {
 
 /** The OTP SMS (next issue): the code, its validity, and a warning not to share it. */
 export function otpSms(locale: NotifyLocale, otp: string, minutes: number): string {
-  return locale === 'vi'
-    ? `Ma OTP cua ban la ${otp}, co hieu luc trong ${minutes} phut. Khong chia se ma nay voi bat ky ai.`
-    : `Your OTP is ${otp}, valid for ${minutes} minutes. Do not share this code with anyone.`;
+  return wordsOf(locale).sms.otp(otp, minutes);
 }
 
 /**
@@ -629,20 +439,12 @@ export function invitationSms(
   data: Pick<NotificationData, 'documentTitle' | 'signUrl'>,
   credentials: NotificationCredentials | null,
 ): { text: string; sensitive: boolean } {
-  const w = wording[locale];
+  const w = wordsOf(locale);
   const documentTitle = withoutDiacritics(data.documentTitle?.trim() || w.untitled);
-  const parts =
-    locale === 'vi'
-      ? [`${serviceName}: Ban duoc moi ky ho so "${documentTitle}".`]
-      : [`${serviceName}: You are invited to sign "${documentTitle}".`];
-  if (data.signUrl)
-    parts.push(locale === 'vi' ? `Ky tai: ${data.signUrl}` : `Sign at: ${data.signUrl}`);
+  const parts = [w.sms.invited(serviceName, documentTitle)];
+  if (data.signUrl) parts.push(w.sms.signAt(data.signUrl));
   if (credentials?.password != null) {
-    parts.push(
-      locale === 'vi'
-        ? `Tai khoan: ${credentials.userName}, mat khau: ${credentials.password}`
-        : `Account: ${credentials.userName}, password: ${credentials.password}`,
-    );
+    parts.push(w.sms.account(credentials.userName, credentials.password));
   }
   return { text: parts.join(' '), sensitive: credentials?.password != null };
 }

@@ -1,3 +1,4 @@
+import { messagesOf } from '@esign/shared/messages';
 import { appendAuditEvent } from '../audit/chain';
 import { type AuditEventInput, contractTrail } from '../audit/subject';
 import { queueContractMail } from '../contracts/invitations';
@@ -15,18 +16,9 @@ import {
   signersOf,
 } from '../contracts/queries';
 import type { Db } from '../db/database';
-import type { SigningMethod } from '../db/schema';
 import type { Clock } from '../platform/clock';
 import { signatureBox } from './rules';
 import type { SigningSubject } from './subject';
-
-/** Shown in the signature dictionary's /Reason, per method. */
-const reasons: Record<SigningMethod, string> = {
-  usb_token: 'Ký hợp đồng bằng USB token',
-  cloud_hsm: 'Ký hợp đồng bằng chữ ký số từ xa',
-  otp_sms: 'Ký hợp đồng, xác nhận bằng OTP',
-  image_signature: 'Ký hợp đồng bằng chữ ký hình ảnh',
-};
 
 /**
  * A contract signed by one of its signers: the contract's newest version, the signer's
@@ -71,7 +63,7 @@ export function contractSubject(
       return { sha256: newest.sha256, version: newest.version };
     },
     signatureBox: (lastPage) => signatureBox(signers, signer, lastPage),
-    reason: (method) => reasons[method],
+    reason: (method, locale) => messagesOf(locale).pdf.reason.contract[method],
     audit,
     mailOtp: (trx, mailDeps, otp) =>
       queueContractMail(trx, mailDeps, contract, 'otp', signer, { otp }),

@@ -54,11 +54,11 @@ export async function prepareForSigner(
     sourceSha256: input.version.sha256,
     signingTime,
     signerName: name,
-    reason: subject.reason(input.method),
+    reason: subject.reason(input.method, deps.config.notify.locale),
     page,
     appearance: {
       rect,
-      lines: appearanceLines(name, signingTime),
+      lines: appearanceLines(name, signingTime, deps.config.notify.locale),
       ...(input.image ? { image: input.image } : {}),
     },
     expiresAt: input.expiresAt,

@@ -1,3 +1,4 @@
+import { type Locale, messagesOf } from '@esign/shared/messages';
 import { type ContractSignerRow, placementOf } from '../contracts/queries';
 import { formatInstant } from '../notify';
 import type { PageBox, SignatureRect } from '../pdf/signing';
@@ -95,7 +96,7 @@ export function defaultSignatureBox(
   return { page: lastPage.page, rect: [x, y, x + width, y + defaultBox.height] };
 }
 
-/** The text of every visible signature: who and when, in Vietnam time. */
-export function appearanceLines(name: string, at: Date): string[] {
-  return [`Ký bởi: ${name} — ${formatInstant(at.toISOString(), 'vi')}`];
+/** The text of every visible signature: who and when, in Vietnam time, in the service's language. */
+export function appearanceLines(name: string, at: Date, locale: Locale): string[] {
+  return [messagesOf(locale).pdf.signedBy(name, formatInstant(at.toISOString(), locale))];
 }

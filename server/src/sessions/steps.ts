@@ -1,3 +1,4 @@
+import { messagesOf } from '@esign/shared/messages';
 import type { AppDeps } from '../context';
 import { inTransaction } from '../db/database';
 import { otpSms, queueSms } from '../notify';
@@ -96,10 +97,7 @@ export async function sendOtp(deps: AppDeps, step: StepContext) {
       },
     });
   });
-  const message =
-    channel === 'sms'
-      ? `Mã OTP đã được gửi tới số điện thoại ${maskedTo}`
-      : `Mã OTP đã được gửi tới địa chỉ e-mail ${maskedTo}`;
+  const message = messagesOf(locale).server.otpSent[channel](maskedTo);
   return { message, data: { otpExpiredAt: expiresAt.toISOString(), channel, to: maskedTo } };
 }
 

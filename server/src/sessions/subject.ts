@@ -1,3 +1,4 @@
+import type { Locale } from '@esign/shared/messages';
 import type { AuditActor, AuditEventInput, AuditOrigin } from '../audit/subject';
 import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
@@ -38,8 +39,8 @@ export interface SigningSubject {
   newestFile(db: Db): Promise<{ sha256: string; version: number }>;
   /** Where the visible box goes on this PDF (its last page given). */
   signatureBox(lastPage: PageBox, version: number): { page: number; rect: SignatureRect };
-  /** The signature dictionary's /Reason for `method`. */
-  reason(method: SigningMethod): string;
+  /** The signature dictionary's /Reason for `method`, in `locale`. */
+  reason(method: SigningMethod, locale: Locale): string;
   /** Appends an event to the subject's audit trail inside the step's transaction. */
   audit(trx: Db, event: AuditEventInput): Promise<void>;
   /** Queues the OTP e-mail for a signer without a phone. */

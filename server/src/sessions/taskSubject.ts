@@ -1,3 +1,4 @@
+import { messagesOf } from '@esign/shared/messages';
 import { appendAuditEvent } from '../audit/chain';
 import { dossierTrail } from '../audit/subject';
 import type { SigningMethod } from '../db/schema';
@@ -18,14 +19,6 @@ import { dossierById } from '../workflow/queries/dossiers';
 import { actorSnapshot, loadTaskContext, signerNumbers } from '../workflow/taskContext';
 import { defaultSignatureBox } from './rules';
 import type { SigningSubject, TaskOutcome } from './subject';
-
-/** Shown in the signature dictionary's /Reason, per method. */
-const reasons: Record<SigningMethod, string> = {
-  usb_token: 'Ký hồ sơ bằng USB token',
-  cloud_hsm: 'Ký hồ sơ bằng chữ ký số từ xa',
-  otp_sms: 'Ký hồ sơ, xác nhận bằng OTP',
-  image_signature: 'Ký hồ sơ bằng chữ ký hình ảnh',
-};
 
 /**
  * The methods each step signs with: a digital_signature step needs the signer's own
@@ -130,7 +123,7 @@ function subjectOf(
     },
     // One default box per signature so far: successive signers never overlap.
     signatureBox: (lastPage, version) => defaultSignatureBox(version - 1, lastPage),
-    reason: (method) => reasons[method],
+    reason: (method, locale) => messagesOf(locale).pdf.reason.dossier[method],
     audit: async (trx, event) => {
       await appendAuditEvent(trx, deps.clock, dossierTrail(dossier.id), {
         ...event,

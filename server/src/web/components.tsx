@@ -1,5 +1,6 @@
+import type { Locale, Messages } from '@esign/shared/messages';
 import type { Child, FC } from 'hono/jsx';
-import { formatDateTime, type Locale, type Messages } from './i18n';
+import { formatDateTime } from './dateTime';
 
 /** An instant, in Vietnam's zone on the server; the page's script rewrites it in the viewer's. */
 export const DateTime: FC<{

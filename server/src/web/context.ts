@@ -1,6 +1,6 @@
+import type { Locale, Messages } from '@esign/shared/messages';
 import type { Context } from 'hono';
 import type { AppEnv } from '../context';
-import type { Locale, Messages } from './i18n';
 import type { Viewer } from './session/service';
 
 /** What a page's handler reads besides the app's own variables. */

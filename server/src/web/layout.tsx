@@ -1,7 +1,7 @@
+import type { Locale, Messages } from '@esign/shared/messages';
 import type { Child, FC } from 'hono/jsx';
 import { appBase, assetUrl } from './assets';
 import { CsrfField } from './components';
-import type { Locale, Messages } from './i18n';
 import type { Viewer } from './session/service';
 
 export type NavItem = 'dashboard' | 'dossiers' | 'tasks' | 'contracts' | 'verify';

@@ -1,7 +1,7 @@
+import type { Messages } from '@esign/shared/messages';
 import type { Child, FC } from 'hono/jsx';
 import type { ZodError } from 'zod';
 import type { WebContext } from './context';
-import type { Messages } from './i18n';
 
 /**
  * The pieces of a list page's filter form (dossiers, tasks, contracts) and the handling of

@@ -8,10 +8,11 @@
  * worker started once for all of them. Both run under the page's strict CSP (`script-src 'self'`,
  * `worker-src 'self'`, no inline style: sizes are set through the CSSOM, which CSP allows).
  */
+
+import { preview as en } from '@esign/shared/messages/en/preview';
+import { preview as vi } from '@esign/shared/messages/vi/preview';
 import type * as PdfJs from 'pdfjs-dist';
 import type { PDFDocumentProxy, PDFPageProxy, PDFWorker, RenderTask } from 'pdfjs-dist';
-import { preview as en } from '../../src/web/i18n/en/preview';
-import { preview as vi } from '../../src/web/i18n/vi/preview';
 
 /** The content hashes of the copied files (scripts/build.mjs), to ask for each version for good. */
 declare const APP_ASSET_VERSIONS: Record<string, string>;

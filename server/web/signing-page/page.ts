@@ -1,11 +1,14 @@
 /**
  * The signing page's actions (`#signing-actions`, rendered by server/src/web/pages/signing.tsx
- * with its settings and texts in `data-page`). The page gets its session one of two ways: a
+ * with its settings in `data-page`; its words are the shared catalogue's signingPage area, in
+ * the body's `data-locale`). The page gets its session one of two ways: a
  * session link's is opened on load (`exchange`); a signer's own page opens one for the method
  * they use, when they first use it (`start`). A reload goes on with the session the page's
  * cookie kept (`session`). The steps run on the API with the page credential; once signed or
  * declined, the page reloads to show the result (which tells a parent page embedding it).
  */
+import { signingPage as en } from '@esign/shared/messages/en/signingPage';
+import { signingPage as vi } from '@esign/shared/messages/vi/signingPage';
 import { type PageSession, postStep, postToPage, Refusal, type SigningMethod } from './api';
 import { signaturePad } from './pad';
 import { afterSigned, handedOverSession, startUsbToken, type TokenPrepared } from './usbToken';
@@ -19,8 +22,6 @@ interface PageData {
   resendSeconds: number;
   maxImageBytes: number;
   documentTitle: string;
-  texts: Record<string, string>;
-  errors: Record<string, string>;
 }
 
 interface OtpSent {
@@ -48,12 +49,6 @@ function optional<T extends HTMLElement = HTMLElement>(id: string): T | null {
   return document.getElementById(id) as T | null;
 }
 
-function fill(text: string, values: Record<string, string | number>): string {
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    name in values ? String(values[name]) : whole,
-  );
-}
-
 function clock(iso: string, locale: string): string {
   return new Date(iso).toLocaleTimeString(locale === 'en' ? 'en-GB' : 'vi-VN', {
     hour: '2-digit',
@@ -62,8 +57,10 @@ function clock(iso: string, locale: string): string {
 }
 
 function setUp(root: HTMLElement, data: PageData): void {
-  const texts = data.texts;
   const locale = document.body.dataset.locale ?? 'vi';
+  const words = locale === 'en' ? en : vi;
+  const texts = words.client;
+  const refusals: Partial<Record<string, string>> = words.errors;
   const status = element('signing-status');
   const problem = element('signing-error');
   let session: PageSession | null = data.session;
@@ -79,12 +76,12 @@ function setUp(root: HTMLElement, data: PageData): void {
     delete problem.dataset.code;
   };
   const describe = (error: unknown): string => {
-    if (!(error instanceof Refusal)) return texts.generic!;
-    if (error.code === 'NETWORK') return texts.network!;
+    if (!(error instanceof Refusal)) return texts.generic;
+    if (error.code === 'NETWORK') return texts.network;
     if (error.code === 'OTP_INVALID' && error.triesLeft !== undefined) {
-      return fill(texts.triesLeft!, { count: error.triesLeft });
+      return texts.triesLeft(error.triesLeft);
     }
-    return data.errors[error.code] ?? texts.generic!;
+    return refusals[error.code] ?? texts.generic;
   };
   const showProblem = (error: unknown) => {
     problem.textContent = describe(error);
@@ -217,7 +214,7 @@ function setUp(root: HTMLElement, data: PageData): void {
         }
         resendButton.disabled = true;
         resendButton.dataset.wait = String(left);
-        resendButton.textContent = fill(texts.resendIn!, { seconds: left });
+        resendButton.textContent = texts.resendIn(left);
         left -= 1;
       };
       tick();
@@ -229,15 +226,16 @@ function setUp(root: HTMLElement, data: PageData): void {
       code?.focus();
     };
     const send = () =>
-      busy(texts.working!, async () => {
+      busy(texts.working, async () => {
         const current = await sessionFor(method);
         try {
           const answer = await postStep<OtpSent>(data.apiBase, current, 'send-otp', {});
           if (sent) {
-            sent.textContent = fill(
-              answer.channel === 'sms' ? texts.otpSentSms! : texts.otpSentEmail!,
-              { to: answer.to, time: clock(answer.otpExpiredAt, locale) },
-            );
+            const until = clock(answer.otpExpiredAt, locale);
+            sent.textContent =
+              answer.channel === 'sms'
+                ? texts.otpSentSms(answer.to, until)
+                : texts.otpSentEmail(answer.to, until);
             sent.hidden = false;
           }
           current.otpSentAt = new Date().toISOString();
@@ -258,11 +256,11 @@ function setUp(root: HTMLElement, data: PageData): void {
       event.preventDefault();
       const value = code?.value.trim() ?? '';
       if (!/^[0-9]{6}$/.test(value)) {
-        complain(texts.otpFormat!, 'OTP_FORMAT');
+        complain(texts.otpFormat, 'OTP_FORMAT');
         code?.focus();
         return;
       }
-      void busy(texts.signing!, async () => {
+      void busy(texts.signing, async () => {
         const current = await sessionFor(method);
         try {
           const result = await postStep<unknown>(data.apiBase, current, 'confirm', { otp: value });
@@ -289,7 +287,7 @@ function setUp(root: HTMLElement, data: PageData): void {
         const sentAt = session?.signingMethod === method ? session.otpSentAt : null;
         if (sentAt) {
           if (sent) {
-            sent.textContent = texts.otpWaiting!;
+            sent.textContent = texts.otpWaiting;
             sent.hidden = false;
           }
           showForm();
@@ -313,12 +311,12 @@ function setUp(root: HTMLElement, data: PageData): void {
       const file = upload.files?.[0];
       if (!file) return;
       if (file.type !== 'image/png' && file.type !== 'image/jpeg') {
-        complain(texts.imageType!, 'IMAGE_TYPE');
+        complain(texts.imageType, 'IMAGE_TYPE');
         upload.value = '';
         return;
       }
       if (file.size > data.maxImageBytes) {
-        complain(texts.imageTooLarge!, 'IMAGE_TOO_LARGE');
+        complain(texts.imageTooLarge, 'IMAGE_TOO_LARGE');
         upload.value = '';
         return;
       }
@@ -327,17 +325,17 @@ function setUp(root: HTMLElement, data: PageData): void {
           pad.load(bitmap);
           bitmap.close();
           clearProblem();
-          say(texts.imageLoaded!);
+          say(texts.imageLoaded);
         },
-        () => complain(texts.imageUnreadable!, 'IMAGE_UNREADABLE'),
+        () => complain(texts.imageUnreadable, 'IMAGE_UNREADABLE'),
       );
     });
     element('image-confirm').addEventListener('click', () => {
       if (pad.isEmpty()) {
-        complain(texts.imageEmpty!, 'IMAGE_EMPTY');
+        complain(texts.imageEmpty, 'IMAGE_EMPTY');
         return;
       }
-      void busy(texts.signing!, async () => {
+      void busy(texts.signing, async () => {
         const current = await sessionFor('image_signature');
         const result = await postStep<unknown>(data.apiBase, current, 'confirm', {
           signatureImage: pad.toDataUrl(),
@@ -354,7 +352,7 @@ function setUp(root: HTMLElement, data: PageData): void {
     return {
       shown() {
         if (!container) return;
-        void busy(texts.working!, async () => {
+        void busy(texts.working, async () => {
           const current = await sessionFor('usb_token');
           say('');
           if (startedFor === current.sessionId) return;
@@ -380,11 +378,11 @@ function setUp(root: HTMLElement, data: PageData): void {
     event.preventDefault();
     const reason = element<HTMLTextAreaElement>('reject-reason').value.trim();
     if (reason === '') {
-      complain(texts.reasonRequired!, 'REASON_REQUIRED');
+      complain(texts.reasonRequired, 'REASON_REQUIRED');
       return;
     }
-    if (!window.confirm(texts.rejectConfirm!)) return;
-    void busy(texts.working!, async () => {
+    if (!window.confirm(texts.rejectConfirm)) return;
+    void busy(texts.working, async () => {
       const current = session ?? (await sessionFor(chosen ?? firstMethod()));
       await postStep<unknown>(data.apiBase, current, 'reject', { reason });
       finish('rejected');
@@ -404,7 +402,7 @@ function setUp(root: HTMLElement, data: PageData): void {
       : (data.methods.find((method) => method !== 'usb_token') ?? null));
 
   if (data.entry === 'exchange' && !session) {
-    void busy(texts.opening!, async () => {
+    void busy(texts.opening, async () => {
       session = await postToPage<PageSession>(data.pageUrl, {});
       say('');
     }).then(() => {

@@ -4,17 +4,17 @@
  * prepare the revision on the server with that certificate (so it is dated now and names the
  * certificate), have the agent sign its digest with the server's ticket, and post the answer to
  * sign-with-token. In a frame it only offers a new tab. The page gives the server calls and what
- * to do once signed; every text comes from tokenMessages.
+ * to do once signed; every text comes from the shared catalogue (tokenMessages).
  */
 import type { TokenCertificate } from '@esign/shared/agentProtocol';
 import { AgentConnection, AgentProblem, discoverAgent } from './agentClient';
 import { continueInNewTab } from './newTab';
 import {
-  type Bilingual,
-  hasTokenMessage,
+  hasRefusal,
   isAgentErrorCode,
-  type TokenMessageKey,
-  tokenMessage,
+  type RefusalCode,
+  refusalText,
+  tokenWords,
 } from './tokenMessages';
 
 /** The server's answer to POST /api/signing/{sessionId}/prepare. */
@@ -52,11 +52,6 @@ function part<T extends HTMLElement>(root: HTMLElement, role: string): T {
   return found;
 }
 
-/** In the page's language. */
-function write(target: HTMLElement, text: Bilingual): void {
-  target.textContent = document.body.dataset.locale === 'en' ? text.en : text.vi;
-}
-
 /** The value of one attribute (CN, O, …) of an RFC 4514 name, or the whole name. */
 function nameAttribute(name: string, attribute: string): string {
   const match = new RegExp(`(?:^|,)\\s*${attribute}=((?:\\\\.|[^,\\\\])*)`).exec(name);
@@ -80,10 +75,10 @@ function codeOf(error: unknown): string | undefined {
 }
 
 /** The words for an agent's refusal: its code's, the PIN's flags first; unknown codes as INTERNAL. */
-function agentWords(problem: AgentProblem): TokenMessageKey {
+function agentWords(problem: AgentProblem): RefusalCode {
   if (problem.code === 'PIN_INCORRECT' && problem.pin?.finalTry) return 'PIN_INCORRECT_FINAL_TRY';
   if (problem.code === 'PIN_INCORRECT' && problem.pin?.countLow) return 'PIN_INCORRECT_COUNT_LOW';
-  if (isAgentErrorCode(problem.code) || hasTokenMessage(problem.code)) return problem.code;
+  if (isAgentErrorCode(problem.code) || hasRefusal(problem.code)) return problem.code;
   return 'INTERNAL';
 }
 
@@ -102,17 +97,18 @@ export function setUpTokenSigning<Result>(
   const retryButton = part<HTMLButtonElement>(root, 'retry');
   const newTabButton = part<HTMLButtonElement>(root, 'new-tab');
   const origin = window.location.origin;
+  const words = tokenWords();
   // The server writes the service's name and the agent's installer link on the section.
   const serviceName = root.dataset.serviceName || 'ESign';
   const installLink = document.createElement('a');
   installLink.href = root.dataset.agentDownload || '/agent';
   installLink.target = '_blank';
   installLink.rel = 'noopener';
-  write(installLink, tokenMessage('INSTALL'));
+  installLink.textContent = words.steps.INSTALL;
   install.replaceChildren(installLink);
-  write(signButton, tokenMessage('SIGN'));
-  write(retryButton, tokenMessage('RETRY'));
-  write(newTabButton, tokenMessage('OPEN_NEW_TAB'));
+  signButton.textContent = words.steps.SIGN;
+  retryButton.textContent = words.steps.RETRY;
+  newTabButton.textContent = words.steps.OPEN_NEW_TAB;
 
   let connection: AgentConnection | null = null;
   let certificates: TokenCertificate[] = [];
@@ -121,8 +117,8 @@ export function setUpTokenSigning<Result>(
   const state = (name: string) => {
     root.dataset.state = name;
   };
-  const say = (key: TokenMessageKey, values: Record<string, string> = {}) => {
-    write(status, tokenMessage(key, values));
+  const say = (text: string) => {
+    status.textContent = text;
     status.hidden = false;
   };
   const clearProblem = () => {
@@ -135,16 +131,13 @@ export function setUpTokenSigning<Result>(
   const fail = (error: unknown) => {
     let code = codeOf(error) ?? 'INTERNAL';
     if (error instanceof AgentProblem) {
-      const words = agentWords(error);
-      write(problem, tokenMessage(words, { origin }));
+      problem.textContent = refusalText(words, agentWords(error), origin);
       code = error.code;
       if (error.code === 'ORIGIN_NOT_ALLOWED' || error.code === 'AGENT_CLOSED') drop();
-    } else if (hasTokenMessage(code)) {
-      write(problem, tokenMessage(code, { origin }));
+    } else if (hasRefusal(code)) {
+      problem.textContent = refusalText(words, code, origin);
     } else {
-      const refused = tokenMessage('SIGNING_REFUSED');
-      const words = document.body.dataset.locale === 'en' ? refused.en : refused.vi;
-      problem.textContent = `${words} ${options.describeServerRefusal(error)}`;
+      problem.textContent = `${words.serverRefusals.SIGNING_REFUSED} ${options.describeServerRefusal(error)}`;
     }
     problem.dataset.code = code;
     problem.hidden = false;
@@ -167,7 +160,7 @@ export function setUpTokenSigning<Result>(
   const showCertificates = () => {
     const chosen = list.querySelector<HTMLInputElement>('input:checked')?.value;
     legend.replaceChildren();
-    write(legend, tokenMessage(certificates.length > 1 ? 'CHOOSE_MANY' : 'CHOOSE_ONE'));
+    legend.textContent = certificates.length > 1 ? words.steps.CHOOSE_MANY : words.steps.CHOOSE_ONE;
     const rows = certificates.map((certificate) => {
       const label = document.createElement('label');
       label.className = 'certificate';
@@ -180,17 +173,13 @@ export function setUpTokenSigning<Result>(
       holder.textContent = nameAttribute(certificate.subject, 'CN');
       const lines = [
         certificate.subject,
-        tokenMessage('CERTIFICATE_ISSUER', { issuer: nameAttribute(certificate.issuer, 'CN') }),
-        tokenMessage('CERTIFICATE_VALIDITY', {
-          from: day(certificate.notBefore),
-          to: day(certificate.notAfter),
-        }),
-        tokenMessage('CERTIFICATE_TOKEN', { token: certificate.tokenLabel }),
+        words.steps.CERTIFICATE_ISSUER(nameAttribute(certificate.issuer, 'CN')),
+        words.steps.CERTIFICATE_VALIDITY(day(certificate.notBefore), day(certificate.notAfter)),
+        words.steps.CERTIFICATE_TOKEN(certificate.tokenLabel),
       ].map((line) => {
         const text = document.createElement('span');
         text.className = 'detail';
-        if (typeof line === 'string') text.textContent = line;
-        else write(text, line);
+        text.textContent = line;
         return text;
       });
       label.replaceChildren(radio, holder, ...lines);
@@ -205,7 +194,7 @@ export function setUpTokenSigning<Result>(
   };
 
   const listCertificates = async (open: AgentConnection) => {
-    say('LISTING');
+    say(words.steps.LISTING);
     certificates = await open.certificates();
     showCertificates();
     if (certificates.length === 0) {
@@ -222,10 +211,10 @@ export function setUpTokenSigning<Result>(
     signButton.hidden = true;
     drop();
     state('searching');
-    say('SEARCHING');
+    say(words.steps.SEARCHING);
     try {
       const found = await discoverAgent();
-      say('CONNECTING', { origin });
+      say(words.steps.CONNECTING(origin));
       const open = await AgentConnection.open(found.port);
       connection = open;
       open.onEnd((ended) => {
@@ -257,9 +246,9 @@ export function setUpTokenSigning<Result>(
     for (const radio of list.querySelectorAll('input')) radio.disabled = true;
     state('signing');
     try {
-      say('PREPARING');
+      say(words.steps.PREPARING);
       const prepared = await options.prepare(certificate.certificate);
-      say('WAITING_FOR_SIGNER');
+      say(words.steps.WAITING_FOR_SIGNER);
       const signature = await open.sign({
         documentDigest: digestOf(prepared.contractHash),
         certificateId: certificate.certificateId,
@@ -268,7 +257,7 @@ export function setUpTokenSigning<Result>(
         tsaUrl: prepared.tsaUrl,
         ticket: prepared.ticket,
       });
-      say('SUBMITTING');
+      say(words.steps.SUBMITTING);
       const result = await options.signWithToken(signature);
       drop();
       state('signed');
@@ -288,11 +277,11 @@ export function setUpTokenSigning<Result>(
   if (window.top !== window.self) {
     // The agent's consent window names the page's origin; a frame would hide whose page asks.
     state('framed');
-    say('FRAMED');
+    say(words.steps.FRAMED);
     newTabButton.hidden = false;
     newTabButton.addEventListener('click', () => {
       if (continueInNewTab(options.handOver, (result) => options.signed(result as Result))) {
-        say('NEW_TAB_OPENED');
+        say(words.steps.NEW_TAB_OPENED);
       }
     });
     return;

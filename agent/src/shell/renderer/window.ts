@@ -198,8 +198,8 @@ async function settingsPage(): Promise<void> {
     const select = el(
       'select',
       { id: 'language' },
-      el('option', { value: 'vi', selected: language === 'vi' }, 'Tiếng Việt'),
-      el('option', { value: 'en', selected: language === 'en' }, 'English'),
+      el('option', { value: 'vi', selected: language === 'vi' }, t(language, 'language.vi')),
+      el('option', { value: 'en', selected: language === 'en' }, t(language, 'language.en')),
     );
     select.onchange = () => void apply({ type: 'language', language: select.value as Language });
     const login = el('input', {

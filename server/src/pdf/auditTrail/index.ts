@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { validationError } from '../../errors/apiError';
 import type { AuditTrailInput, RenderedAuditTrail } from './types';
 
-export type { AuditTrailEvent, AuditTrailInput, RenderedAuditTrail } from './types';
+export type {
+  AuditTrailEvent,
+  AuditTrailInput,
+  AuditTrailLabels,
+  RenderedAuditTrail,
+} from './types';
 
 /**
  * The audit-trail PDF: a readable table of a document's events, to be sealed by the signature

@@ -3,7 +3,12 @@ import fs from 'node:fs/promises';
 import { type Color, PDFDocument, type PDFFont, type PDFPage, rgb } from 'pdf-lib';
 import { type DejaVuFace, dejaVuSansBytes, loadFontkit, subsetTag } from '../fonts/dejaVuSans';
 import { wrapText } from '../fonts/wrapText';
-import type { AuditTrailEvent, AuditTrailInput, RenderedAuditTrail } from './types';
+import type {
+  AuditTrailEvent,
+  AuditTrailInput,
+  AuditTrailLabels,
+  RenderedAuditTrail,
+} from './types';
 
 /**
  * The pdf-lib side of the audit trail (see ./index): A4 portrait, DejaVu Sans regular and bold
@@ -30,21 +35,8 @@ const footerY = 24;
 /** Vietnam keeps UTC+07:00 all year: times are shown there, with the offset said once. */
 const vietnamOffsetMs = 7 * 60 * 60 * 1000;
 
-type Bilingual = readonly [vi: string, en: string];
-
-const labels = {
-  document: ['Tài liệu', 'Document'],
-  hash: ['Mã băm tài liệu', 'Document hash'],
-  generatedAt: ['Thời điểm lập', 'Generated at'],
-  timeZone: ['giờ Việt Nam, UTC+07:00', 'Vietnam time, UTC+07:00'],
-  number: ['STT', 'No.'],
-  time: ['Thời gian', 'Time'],
-  actor: ['Người thực hiện', 'Actor'],
-  action: ['Hành động', 'Action'],
-  details: ['Chi tiết', 'Details'],
-  noEvents: ['Chưa có sự kiện nào', 'No events'],
-  continued: ['tiếp', 'cont.'],
-} satisfies Record<string, Bilingual>;
+/** A label's key: its words in both languages come with the input. */
+type Label = Exclude<keyof AuditTrailLabels, 'page'>;
 
 interface Fonts {
   regular: PDFFont;
@@ -63,7 +55,7 @@ interface Style {
 type TextBlock = { text: string; style: Style }[];
 
 interface Column {
-  label: Bilingual;
+  label: Label;
   width: number;
   cell: (event: AuditTrailEvent, index: number) => string;
 }
@@ -93,30 +85,32 @@ class AuditTrailLayout {
   ) {
     const locale = this.locale;
     this.columns = [
-      { label: labels.number, width: 30, cell: (_, index) => String(index + 1) },
+      { label: 'number', width: 30, cell: (_, index) => String(index + 1) },
       // Wide enough for "26/11/2026 10:00:00" on one line.
-      { label: labels.time, width: 92, cell: (event) => formatTime(event.at, locale) },
-      { label: labels.actor, width: 118, cell: (event) => event.actor },
-      { label: labels.action, width: 110, cell: (event) => event.action },
-      { label: labels.details, width: contentWidth - 350, cell: (event) => event.details ?? '' },
+      { label: 'time', width: 92, cell: (event) => formatTime(event.at, locale) },
+      { label: 'actor', width: 118, cell: (event) => event.actor },
+      { label: 'action', width: 110, cell: (event) => event.action },
+      { label: 'details', width: contentWidth - 350, cell: (event) => event.details ?? '' },
     ];
     const labelWidth = 110;
     const valueWidth = contentWidth - labelWidth;
     const value = { font: fonts.regular, size: textSize, color: black };
-    const generatedAt = `${formatTime(input.generatedAt, locale)} (${this.pick(labels.timeZone)[0]})`;
+    const generatedAt = `${formatTime(input.generatedAt, locale)} (${this.pick('timeZone')[0]})`;
     this.header = {
       title: this.block(
         input.title,
         { font: fonts.bold, size: titleSize, color: black },
         contentWidth,
       ),
-      rows: [
-        [labels.document, input.documentName],
-        [labels.hash, input.documentHash],
-        [labels.generatedAt, generatedAt],
-      ].map(([label, text]) => [
-        this.labelBlock(label as Bilingual, labelWidth),
-        this.block(text as string, value, valueWidth),
+      rows: (
+        [
+          ['document', input.documentName],
+          ['hash', input.documentHash],
+          ['generatedAt', generatedAt],
+        ] as const
+      ).map(([label, text]): [TextBlock, TextBlock] => [
+        this.labelBlock(label, labelWidth),
+        this.block(text, value, valueWidth),
       ]),
     };
   }
@@ -125,9 +119,16 @@ class AuditTrailLayout {
     return this.input.locale ?? 'vi';
   }
 
+  /** The words in the locale, then in the other language. */
+  private get languages(): [AuditTrailLabels, AuditTrailLabels] {
+    const { vi, en } = this.input.labels;
+    return this.locale === 'vi' ? [vi, en] : [en, vi];
+  }
+
   /** [primary, secondary] in the locale's order. */
-  private pick(label: Bilingual): [string, string] {
-    return this.locale === 'vi' ? [label[0], label[1]] : [label[1], label[0]];
+  private pick(label: Label): [string, string] {
+    const [primary, secondary] = this.languages;
+    return [primary[label], secondary[label]];
   }
 
   /**
@@ -162,7 +163,7 @@ class AuditTrailLayout {
   }
 
   /** A label: the primary language in bold, the secondary beneath it in grey. */
-  private labelBlock(label: Bilingual, width: number): TextBlock {
+  private labelBlock(label: Label, width: number): TextBlock {
     const [primary, secondary] = this.pick(label);
     return [
       ...this.block(primary, { font: this.fonts.bold, size: cellSize, color: black }, width),
@@ -233,7 +234,7 @@ class AuditTrailLayout {
    * part repeats the first column (the event's number) marked as continued.
    */
   private drawRow(cells: string[][], shaded: boolean): void {
-    const [primary, secondary] = this.pick(labels.continued);
+    const [primary, secondary] = this.pick('continued');
     const continuedFirst = [...(cells[0] ?? []), `(${primary}`, `${secondary})`];
     const total = Math.max(1, ...cells.map((lines) => lines.length));
     let from = 0;
@@ -283,7 +284,7 @@ class AuditTrailLayout {
     this.newPage();
     const style = { font: this.fonts.regular, size: cellSize, color: black };
     if (this.input.events.length === 0) {
-      const [primary, secondary] = this.pick(labels.noEvents);
+      const [primary, secondary] = this.pick('noEvents');
       this.drawRow(
         this.columns.map((column, i) =>
           i === 4
@@ -303,13 +304,12 @@ class AuditTrailLayout {
     return this.pages;
   }
 
-  /** "Trang n/N · Page n/N" at the foot of every page, once the count is known. */
+  /** "Trang n/N · Page n/N" (the locale's first) at the foot of every page, once the count is known. */
   private drawFooters(): void {
     const total = this.pages.length;
+    const [primary, secondary] = this.languages;
     this.pages.forEach((page, i) => {
-      const vi = `Trang ${i + 1}/${total}`;
-      const en = `Page ${i + 1}/${total}`;
-      const text = this.locale === 'vi' ? `${vi} · ${en}` : `${en} · ${vi}`;
+      const text = `${primary.page(i + 1, total)} · ${secondary.page(i + 1, total)}`;
       const width = this.fonts.regular.widthOfTextAtSize(text, cellSize);
       page.drawText(text, {
         x: (pageWidth - width) / 2,

@@ -8,6 +8,26 @@ export interface AuditTrailEvent {
   details?: string;
 }
 
+/** The renderer's words in one language: the caller's catalogue gives them. */
+export interface AuditTrailLabels {
+  document: string;
+  hash: string;
+  generatedAt: string;
+  /** Said once, after the generation time. */
+  timeZone: string;
+  /** The table's columns. */
+  number: string;
+  time: string;
+  actor: string;
+  action: string;
+  details: string;
+  noEvents: string;
+  /** Marks an event's row continued on the next page. */
+  continued: string;
+  /** The foot of each page. */
+  page: (page: number, total: number) => string;
+}
+
 export interface AuditTrailInput {
   title: string;
   documentName: string;
@@ -17,6 +37,8 @@ export interface AuditTrailInput {
   generatedAt: Date;
   /** `vi` (default): Vietnamese labels, English beneath; `en`: the other way round. */
   locale?: 'vi' | 'en';
+  /** The labels in both languages. */
+  labels: Record<'vi' | 'en', AuditTrailLabels>;
 }
 
 export interface RenderedAuditTrail {

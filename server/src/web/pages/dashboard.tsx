@@ -1,3 +1,4 @@
+import type { Locale, Messages } from '@esign/shared/messages';
 import type { Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { contractReaders } from '../../contracts/access';
@@ -10,7 +11,6 @@ import { recentTaskActivity, upcomingTasks } from '../../tasks/upcoming';
 import { appBase } from '../assets';
 import { Badge, DateTime } from '../components';
 import type { WebContext, WebEnv } from '../context';
-import type { Locale, Messages } from '../i18n';
 import { renderPage } from '../render';
 import { contractCallerOf, contractPath } from './contracts';
 

@@ -1,3 +1,4 @@
+import type { Locale, Messages } from '@esign/shared/messages';
 import type { Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { originOf } from '../../audit/origin';
@@ -31,7 +32,6 @@ import {
   type Tone,
 } from '../components';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
-import type { Locale, Messages } from '../i18n';
 import {
   DateRangeFields,
   dayBound,

@@ -307,8 +307,6 @@ async function renderSigningPage(c: WebContext, page: ResolvedPage): Promise<Res
     resendSeconds: otpResendMs / 1000,
     maxImageBytes,
     documentTitle: view.title,
-    texts: t.signing.client,
-    errors: t.signing.errors,
   };
   // A partner origin the contract's or dossier's tenant registered may frame the page.
   await allowFramingBy(c, view.document.tenantId);

@@ -1,3 +1,4 @@
+import type { Locale, Messages } from '@esign/shared/messages';
 import type { Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { z } from 'zod';
@@ -34,7 +35,6 @@ import {
   type Tone,
 } from '../components';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
-import type { Locale, Messages } from '../i18n';
 import {
   DateRangeFields,
   dayBound,

@@ -1,9 +1,9 @@
+import type { Locale, Messages } from '@esign/shared/messages';
 import type { FC } from 'hono/jsx';
 import type { PdfVerification, SignatureVerification } from '../../signing/verification';
 import { appBase } from '../assets';
 import { Badge, DateTime, Fact, Notice, type Tone } from '../components';
 import type { WebContext } from '../context';
-import type { Locale, Messages } from '../i18n';
 import { renderPage } from '../render';
 
 /**

@@ -1,3 +1,4 @@
+import { isLocale, messagesOf } from '@esign/shared/messages';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { holderOfAnyToken } from '../../auth/authenticate';
@@ -13,7 +14,6 @@ import { Unauthenticated } from '../../errors/domainError';
 import { constantTimeEqual } from '../../platform/secrets';
 import { appBase } from '../assets';
 import { asAppContext, type WebEnv } from '../context';
-import { isLocale, messagesOf } from '../i18n';
 import { languageCookie, sessionCookieOf, setLanguageCookie, setSessionCookie } from './cookie';
 import { openWebSession, viewerOfSessionToken } from './service';
 

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { messagesOf } from '@esign/shared/messages';
 import { ApiError } from '../../../src/errors/apiError';
 import {
   type AuditTrailEvent,
@@ -25,10 +26,14 @@ const start = new Date('2026-11-26T03:00:00Z');
 const minutes = (n: number) => new Date(start.getTime() + n * 60_000);
 const hash = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
+/** The labels as the app gives them: the shared catalogue's. */
+const labels = { vi: messagesOf('vi').pdf.auditTrail, en: messagesOf('en').pdf.auditTrail };
+
 const trail = (
   events: AuditTrailEvent[],
-  extra: Partial<AuditTrailInput> = {},
+  extra: Partial<Omit<AuditTrailInput, 'labels'>> = {},
 ): AuditTrailInput => ({
+  labels,
   title: 'Nhật ký ký số — Hợp đồng mua bán',
   documentName: 'Hợp đồng số 42/2026.pdf',
   documentHash: hash,

@@ -1,3 +1,4 @@
+import type { Locale, Messages } from '@esign/shared/messages';
 import type { FC } from 'hono/jsx';
 import type { SigningMethod } from '../../../db/schema';
 import type {
@@ -9,7 +10,6 @@ import type {
 } from '../../../sessions/signingPage';
 import { appBase } from '../../assets';
 import { Badge, DateTime, Fact, Notice, type Tone } from '../../components';
-import type { Locale, Messages } from '../../i18n';
 
 /**
  * The signing page's parts: its head, the document, the facts of the turn, the actions the
@@ -33,8 +33,6 @@ export interface SigningPageData {
   resendSeconds: number;
   maxImageBytes: number;
   documentTitle: string;
-  texts: Messages['signing']['client'];
-  errors: Record<string, string>;
 }
 
 export interface HeldSessionData {

@@ -1,6 +1,3 @@
-import type { AuditAction } from '../../../audit/subject';
-import type { DownloadType } from '../../../contracts/schemas';
-
 /** Texts of the contracts pages. */
 export const contracts = {
   list: {
@@ -147,13 +144,13 @@ export const contracts = {
       rejected: 'Từ chối ký',
       completed: 'Hoàn tất',
       invitation_resent: 'Gửi lại lời mời ký',
-    } satisfies Record<AuditAction, string>,
+    },
     system: 'Hệ thống',
     downloadTypes: {
       original: 'tệp gốc',
       signed: 'bản đã ký',
       audit: 'nhật ký PDF',
-    } satisfies Record<DownloadType, string>,
+    },
     detailSigner: (name: string) => `Người ký: ${name}`,
     detailReason: (reason: string) => `Lý do: ${reason}`,
     detailDownload: (what: string) => `Tệp: ${what}`,

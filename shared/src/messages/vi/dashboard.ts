@@ -1,6 +1,3 @@
-import type { recentContractActions } from '../../../contracts/queries';
-import type { HistoryAction } from '../../../db/schema';
-
 /** Texts of the dashboard pages. */
 export const dashboard = {
   title: 'Tổng quan',
@@ -43,13 +40,13 @@ export const dashboard = {
       NEXT: 'Đã xử lý',
       REJECT: 'Đã từ chối',
       OVERDUE: 'Quá hạn xử lý',
-    } satisfies Record<HistoryAction, string>,
+    },
     step: (step: string, document: string) => `${step} · ${document}`,
     contract: {
       created: 'Đã tạo hợp đồng',
       sent: 'Đã gửi ký hợp đồng',
       cancelled: 'Đã hủy hợp đồng',
       invitation_resent: 'Đã gửi lại lời mời ký',
-    } satisfies Record<(typeof recentContractActions)[number], string>,
+    },
   },
 };

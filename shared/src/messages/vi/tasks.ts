@@ -1,5 +1,3 @@
-import type { SignType } from '../../../db/schema';
-
 /** Texts of the tasks pages (`/xu-ly-cong-viec`, `/xu-ly-cong-viec/{id}`). */
 export const tasks = {
   list: {
@@ -36,7 +34,7 @@ export const tasks = {
     image_signature: 'Ký bằng hình ảnh',
     app_submit: 'Phê duyệt',
     notification: 'Xác nhận đã xem',
-  } satisfies Record<SignType, string>,
+  },
   status: {
     PENDING: 'Chờ xử lý',
     APPROVED: 'Đã hoàn thành',

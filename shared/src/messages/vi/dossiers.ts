@@ -1,5 +1,3 @@
-import type { DossierStatus } from '../../../db/schema';
-
 /** Texts of the dossiers pages (`/ho-so`, `/ho-so/{id}`). */
 export const dossiers = {
   list: {
@@ -33,7 +31,7 @@ export const dossiers = {
     COMPLETED: 'Hoàn tất',
     REJECTED: 'Bị từ chối',
     EXPIRED: 'Quá hạn',
-  } satisfies Record<DossierStatus, string>,
+  },
   progress: (signed: number, required: number) => `${signed}/${required} lượt đã ký`,
   progressLabel: (signed: number, required: number) =>
     `Đã hoàn thành ${signed} trên ${required} lượt ký`,
