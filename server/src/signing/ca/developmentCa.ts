@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as x509 from '@peculiar/x509';
 import type { AppDeps } from '../../context';
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 import type { Config } from '../../platform/config';
 import { readCertificate } from '../certificates/certificate';
 import { pemCertificates } from '../certificates/pem';
@@ -71,8 +71,7 @@ export { developmentCaDir };
 /** Refuses outside development and sandbox, naming what production does instead. */
 export function assertDevelopmentCaAllowed(config: Pick<Config, 'environment'>): void {
   if (config.environment !== 'production') return;
-  throw new ApiError(
-    409,
+  throw new EngineError(
     'DEVELOPMENT_CA_DISABLED',
     'The development CA is never used in production (APP_ENV=production): import a CA-issued certificate for each key with "admin signer-key import-certificate"',
   );

@@ -1,4 +1,4 @@
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 import type { AppEnvironment } from '../../platform/config';
 import { hasKeyUsage, keyUsageBits, readCertificate, subjectName } from './certificate';
 import { buildChain, type ChainFailureReason } from './chain';
@@ -74,7 +74,7 @@ function outsideValidity(
 export function checkSignerCertificate(input: SignerCertificateInput): SignerCertificateCheck {
   const signerDer = input.chain[0];
   if (signerDer === undefined) {
-    throw new ApiError(422, 'CERTIFICATE_CHAIN_EMPTY', 'The certificate chain is empty', {
+    throw new EngineError('CERTIFICATE_CHAIN_EMPTY', 'The certificate chain is empty', {
       field: 'certificateChain',
     });
   }
@@ -135,24 +135,24 @@ const brokenChain: ReadonlySet<ChainFailureReason> = new Set([
 export function signerCertificateError(
   check: SignerCertificateCheck,
   environment: AppEnvironment,
-): ApiError | null {
+): EngineError | null {
   const field = { field: 'certificateChain' };
   switch (check.status) {
     case 'valid':
       return null;
     case 'expired':
-      return new ApiError(422, 'CERTIFICATE_EXPIRED', check.message, field);
+      return new EngineError('CERTIFICATE_EXPIRED', check.message, field);
     case 'not_yet_valid':
-      return new ApiError(422, 'CERTIFICATE_NOT_YET_VALID', check.message, field);
+      return new EngineError('CERTIFICATE_NOT_YET_VALID', check.message, field);
     case 'wrong_key_usage':
-      return new ApiError(422, 'CERTIFICATE_KEY_USAGE', check.message, field);
+      return new EngineError('CERTIFICATE_KEY_USAGE', check.message, field);
     case 'untrusted':
       if (brokenChain.has(check.reason)) {
-        return new ApiError(422, 'CERTIFICATE_CHAIN_INVALID', check.message, field);
+        return new EngineError('CERTIFICATE_CHAIN_INVALID', check.message, field);
       }
       return acceptsUntrustedSigner(environment)
         ? null
-        : new ApiError(422, 'CERTIFICATE_UNTRUSTED', check.message, field);
+        : new EngineError('CERTIFICATE_UNTRUSTED', check.message, field);
   }
 }
 

@@ -1,7 +1,7 @@
 import crypto, { X509Certificate } from 'node:crypto';
 import { buildSignedAttributes, certificateIssuerAndSerial } from '@esign/shared/cms';
 import type { AppDeps } from '../../context';
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 import type { DssMaterial } from '../../pdf/signing';
 import { developmentCa } from '../ca/developmentCa';
 import {
@@ -20,6 +20,7 @@ import {
   verifyRawSignature,
 } from '../cms';
 import { timestampTrustAnchors } from '../timestamps/client';
+import { TimestampInvalid } from '../timestamps/errors';
 import { type VerifiedTimestamp, verifyTimestampToken } from '../timestamps/verifyToken';
 import { trustAnchorsFor } from '../trust/service';
 import { levelChain, padesLevel, signatureMaterial } from '../verification/level';
@@ -72,7 +73,7 @@ export const explainedRevisions = 20;
  * the CMS that goes into the PDF: the attributes are rebuilt from the stored digest and the
  * signer certificate, the signature must verify over them, the timestamp must cover the
  * signature value from an anchored TSA after the preparation, the signer certificate must be
- * usable and (in production) trusted at genTime and not revoked then. Throws a 4xx ApiError.
+ * usable and (in production) trusted at genTime and not revoked then. Throws a 4xx EngineError.
  */
 export async function checkSignature(
   deps: FinalizeDeps,
@@ -161,7 +162,7 @@ function checkParses(chain: Buffer[]): void {
       certificateIssuerAndSerial(certificate);
     } catch (error) {
       const mapped = fromSignedAttributesError(error);
-      if (mapped instanceof ApiError) {
+      if (mapped instanceof EngineError) {
         throw cmsErrors.certificateMalformed(`certificateChain[${index}]: ${mapped.message}`);
       }
       throw mapped;
@@ -191,7 +192,7 @@ async function verifiedSignature(
   try {
     return verifyRawSignature({ signedAttributes, signature, certificate: chain[0]! });
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof EngineError)) throw error;
     throw await refusalFor(
       {
         documentDigest: revision.documentDigest,
@@ -223,8 +224,8 @@ function checkedTimestamp(
       clockSkewMs: timestampSkewMs,
     });
   } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== 'TIMESTAMP_INVALID') throw error;
-    switch (error.detailCode) {
+    if (!(error instanceof TimestampInvalid)) throw error;
+    switch (error.reason) {
       case 'IMPRINT_MISMATCH':
         throw cmsErrors.timestampImprintMismatch(
           'The timestamp token is not over SHA-256 of this signature value (of its DER form for ECDSA)',
@@ -233,9 +234,9 @@ function checkedTimestamp(
       case 'NOT_TST_INFO':
         throw cmsErrors.timestampTokenMalformed(error.message);
       default:
-        throw new ApiError(422, 'TIMESTAMP_INVALID', error.message, {
+        throw new EngineError('TIMESTAMP_INVALID', error.message, {
           field: 'timestampToken',
-          ...(error.detailCode === undefined ? {} : { detailCode: error.detailCode }),
+          detailCode: error.reason,
         });
     }
   }
@@ -269,7 +270,7 @@ async function signerAnchors(deps: FinalizeDeps, tenantId: number | null): Promi
   return anchors;
 }
 
-function revokedError(path: Buffer[], revocation: ChainRevocation): ApiError {
+function revokedError(path: Buffer[], revocation: ChainRevocation): EngineError {
   const index = revocation.certificates.findIndex((result) => result.status === 'revoked');
   const result = revocation.certificates[index]!;
   const which = index === 0 ? 'The signer certificate' : `Chain certificate ${index}`;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../../context';
-import { errors, validationError } from '../../errors/apiError';
+import { errors, validationError } from '../../errors/domainError';
 import {
   type ByteRange,
   type DssMaterial,

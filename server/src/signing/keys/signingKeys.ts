@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import crypto from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import type { SigningKeyPurpose } from '../../db/schema';
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 import { isoNow } from '../../platform/clock';
 import type { TenantRow } from '../../tenancy/queries';
 import { type CertificateProfile, subjectOf } from '../ca/certificateProfiles';
@@ -146,7 +146,7 @@ const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/u;
 export function signerEmail(value: string): string {
   const email = value.normalize('NFC').trim();
   if (emailShape.test(email) && email.length <= 254) return email;
-  throw new ApiError(400, 'VALIDATION_ERROR', `"${value}" is not an e-mail address`, {
+  throw new EngineError('VALIDATION_ERROR', `"${value}" is not an e-mail address`, {
     field: 'email',
   });
 }
@@ -229,8 +229,7 @@ export async function createSignerKey(
   const existing = await findSignerKey(deps.db, tenant.id, identity.emailKey);
   const made = existing === undefined ? await generateSignerKey(deps, tenant, identity) : undefined;
   if (!made) {
-    throw new ApiError(
-      409,
+    throw new EngineError(
       'SIGNER_KEY_EXISTS',
       `${identity.email} already has a signer key in tenant ${tenant.code}`,
       { field: 'email' },

@@ -4,9 +4,9 @@
  * @peculiar/x509 and generates RSA keys, which start-up runs in a child process
  * (keyPreparation.ts, startup.ts).
  */
-import { ApiError } from '../../errors/apiError';
 import { ConfigError } from '../../errors/configError';
 import { developmentCaExists } from '../ca/developmentCaFiles';
+import { KeyStoreUnavailable } from './keyStore';
 import { keyStoreOf } from './keyStores';
 import { findSealKey } from './queries';
 import type { KeyDeps } from './signingKey';
@@ -19,7 +19,7 @@ export async function checkKeyStore(deps: Pick<KeyDeps, 'config' | 'secrets'>): 
   try {
     await keyStoreOf(deps).ready();
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'KEYSTORE_UNAVAILABLE') {
+    if (error instanceof KeyStoreUnavailable) {
       throw new ConfigError(error.message);
     }
     throw error;

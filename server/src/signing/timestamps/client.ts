@@ -1,3 +1,4 @@
+import { CodedError } from '@esign/shared';
 import {
   derUnsignedMagnitude,
   readTimestampResponse,
@@ -7,12 +8,11 @@ import {
   timestampRequest,
 } from '@esign/shared/cms';
 import type { AppDeps } from '../../context';
-import { ApiError } from '../../errors/apiError';
 import { outboundCodes, type Resolver, safeHttpsRequest } from '../../outbound/safeFetch';
 import type { Config } from '../../platform/config';
 import { trustAnchorsFor } from '../trust/service';
 import { developmentTsa } from './developmentTsa';
-import { type TimestampFailedReason, timestampFailed } from './errors';
+import { type TimestampFailedReason, TimestampInvalid, timestampFailed } from './errors';
 import { timestampResponse } from './responder';
 import { type VerifiedTimestamp, verifyTimestampToken } from './verifyToken';
 
@@ -84,7 +84,7 @@ async function exchange(
         : {}),
     });
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof CodedError)) throw error;
     const reason: TimestampFailedReason =
       error.code === outboundCodes.timeout ? 'TSA_TIMEOUT' : 'TSA_UNREACHABLE';
     throw timestampFailed(reason, `${url}: ${error.message}`);
@@ -104,7 +104,7 @@ async function exchange(
   try {
     return await response.readAll();
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof CodedError)) throw error;
     const reason = error.code === outboundCodes.timeout ? 'TSA_TIMEOUT' : 'TSA_UNREACHABLE';
     throw timestampFailed(reason, `${url}: ${error.message}`);
   }
@@ -172,9 +172,7 @@ export async function requestTimestamp(
       clockSkewMs: options.clockSkewMs ?? 60_000,
     });
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'TIMESTAMP_INVALID') {
-      throw timestampFailed(error.detailCode as TimestampFailedReason, error.message);
-    }
+    if (error instanceof TimestampInvalid) throw timestampFailed(error.reason, error.message);
     throw error;
   }
   if (verified.nonce === undefined || !verified.nonce.equals(derUnsignedMagnitude(nonce))) {

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { cmsOids } from '@esign/shared/cms';
 import type { AppDeps } from '../../context';
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 import {
   type DssMaterial,
   digestByteRange,
@@ -27,6 +27,7 @@ import {
   verifyRawSignature,
 } from '../cms';
 import { timestampTrustAnchors } from '../timestamps/client';
+import { TimestampInvalid } from '../timestamps/errors';
 import { verifyTimestampToken } from '../timestamps/verifyToken';
 import { type DisallowedChange, judgeLaterRevisions } from './changes';
 import { levelChain, type PadesLevel, padesLevel, signatureMaterial } from './level';
@@ -91,7 +92,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 
 /** A 4xx from a checking library is a finding about the signature; anything else is a bug. */
 function finding(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
+  if (error instanceof EngineError) return error.message;
   throw error;
 }
 
@@ -314,7 +315,7 @@ async function verifyDocumentTimestamp(
     tsa = readCertificate(verified.tsaCertificate);
   } catch (error) {
     problems.push(finding(error));
-    const code = error instanceof ApiError ? error.detailCode : undefined;
+    const code = error instanceof TimestampInvalid ? error.reason : undefined;
     if (code === 'TSA_UNTRUSTED' || code === 'TSA_ISSUER_NOT_CA') status = 'untrusted';
     else if (code === 'TSA_CERTIFICATE_NOT_VALID') status = 'expired';
     else integrity = 'failed';

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { ApiError } from '../../../src/errors/apiError';
+import { CodedError } from '@esign/shared';
 import {
   acceptsUntrustedSigner,
   buildChain,
@@ -137,7 +137,7 @@ describe('buildChain: signer → intermediates → trust anchor', () => {
 
   it('answers a garbage certificate with 422 CERTIFICATE_INVALID', () => {
     expect(() => buildChain(Buffer.from('not a certificate'), [], [pki.root.der])).toThrow(
-      expect.objectContaining({ status: 422, code: 'CERTIFICATE_INVALID' }),
+      expect.objectContaining({ code: 'CERTIFICATE_INVALID' }),
     );
   });
 });
@@ -238,7 +238,7 @@ describe('checkSignerCertificate at the timestamp time', () => {
 
   it('refuses an empty chain', () => {
     expect(() => checkSignerCertificate({ chain: [], at: new Date(), anchors: anchors() })).toThrow(
-      expect.objectContaining({ status: 422, code: 'CERTIFICATE_CHAIN_EMPTY' }),
+      expect.objectContaining({ code: 'CERTIFICATE_CHAIN_EMPTY' }),
     );
   });
 });
@@ -253,9 +253,8 @@ describe('Untrusted chains per environment', () => {
     });
     expect(check.status).toBe('untrusted');
     const refused = signerCertificateError(check, 'production');
-    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toBeInstanceOf(CodedError);
     expect(refused).toMatchObject({
-      status: 422,
       code: 'CERTIFICATE_UNTRUSTED',
       field: 'certificateChain',
     });
@@ -278,7 +277,6 @@ describe('Untrusted chains per environment', () => {
     expect(check).toMatchObject({ status: 'untrusted', reason: 'chain_not_ending_at_signer' });
     for (const environment of ['production', 'development', 'sandbox'] as const) {
       expect(signerCertificateError(check, environment)).toMatchObject({
-        status: 422,
         code: 'CERTIFICATE_CHAIN_INVALID',
       });
     }

@@ -175,7 +175,6 @@ describe('development CA', () => {
     const dataDirProduction = path.join(temp.dir, 'production');
     const production = caDeps('production', dataDirProduction);
     const refusal = {
-      status: 409,
       code: 'DEVELOPMENT_CA_DISABLED',
       message: expect.stringContaining('never used in production'),
     };

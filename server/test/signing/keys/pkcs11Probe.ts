@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ApiError } from '../../../src/errors/apiError';
+import { CodedError } from '@esign/shared';
+import { statusOfCode } from '../../../src/http/errorStatuses';
 import { systemClock } from '../../../src/platform/clock';
 import { loadConfig } from '../../../src/platform/config';
 import { deriveSecrets } from '../../../src/platform/secrets';
@@ -35,8 +36,8 @@ async function refusal(work: () => Promise<unknown>) {
     await work();
     return null;
   } catch (error) {
-    if (error instanceof ApiError) {
-      return { status: error.status, code: error.code, message: error.message };
+    if (error instanceof CodedError) {
+      return { status: statusOfCode(error.code), code: error.code, message: error.message };
     }
     const kind = error instanceof Error ? error.constructor.name : 'thrown';
     return {

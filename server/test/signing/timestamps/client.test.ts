@@ -126,7 +126,7 @@ async function failure(promise: Promise<unknown>) {
     () => undefined,
     (caught: unknown) => caught,
   );
-  expect(error).toMatchObject({ status: 502, code: 'TIMESTAMP_FAILED' });
+  expect(error).toMatchObject({ code: 'TIMESTAMP_FAILED' });
   return (error as { detailCode: string }).detailCode;
 }
 

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ApiError } from '../../../src/errors/apiError';
+import { CodedError } from '@esign/shared';
 import {
   embedSignature,
   type PdfRevision,
@@ -371,7 +371,7 @@ describe('bad input', () => {
   it('a file that is not a PDF: 415 NOT_A_PDF; an unsigned PDF is not valid', async () => {
     const text = path.join(dir, 'not.pdf');
     fs.writeFileSync(text, 'hello');
-    await expect(verify(text)).rejects.toMatchObject({ status: 415, code: 'NOT_A_PDF' });
+    await expect(verify(text)).rejects.toMatchObject({ code: 'NOT_A_PDF' });
     const unsigned = await verify(source);
     expect(unsigned).toEqual({ isValid: false, signatures: [] });
     expect(readSignatures(source).signatures).toEqual([]);
@@ -389,7 +389,7 @@ describe('bad input', () => {
     );
     fs.writeFileSync(file, bytes);
     const result = await verify(file).catch((error: unknown) => {
-      if (error instanceof ApiError) throw new Error(`refused: ${error.message}`);
+      if (error instanceof CodedError) throw new Error(`refused: ${error.message}`);
       throw error;
     });
     expect(result.signatures[0]).toMatchObject({ isValid: false, integrityCheck: 'failed' });
