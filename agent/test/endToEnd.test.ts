@@ -13,7 +13,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { getRequestListener } from '@hono/node-server';
-import { addTrustAnchor } from '../../server/src/signing/trust/service';
+import { addTrustAnchor } from '../../server/src/trust/service';
 import { dataOf, openSessionWorld, type SessionWorld } from '../../server/test/sessions/world';
 import { tempDir } from '../../server/test/signing/keys/tools';
 import {

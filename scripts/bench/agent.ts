@@ -10,7 +10,7 @@ import WebSocket from 'ws';
 import { requestTimestamp } from '../../agent/src/core/timestamp';
 import { HeadlessAgent } from '../../agent/test/support/headlessAgent';
 import { SoftHsmLab, TestPki, type TestToken } from '../../agent/test/support/testTokens';
-import { timestampResponse } from '../../server/src/signing/timestamps/responder';
+import { timestampResponse } from '../../server/src/dev/tsaResponder';
 import { softHsmModule } from '../../server/test/signing/keys/tools';
 import { median, printColumns } from './figures';
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildSignedAttributes } from '@esign/shared/cms';
-import { developmentCa } from '../../src/signing/ca/developmentCa';
+import { developmentCa } from '../../src/dev/developmentCa';
 import type { TokenSignatureInput } from '../../src/signing/finalize';
 import { repoRoot } from '../admin/runCli';
 import {

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildSignedAttributes, ecdsaRawSignatureToDer } from '@esign/shared/cms';
 import type { TestHttpsServer } from '../../../test/support/httpsServer';
+import { sealCertificateRequest, sealKey } from '../../src/keys/signingKeys';
 import { readDss, readSignatures } from '../../src/pdf/signing';
 import { readCertificate } from '../../src/signing/certificates/certificate';
 import { ocspResponseConcerns } from '../../src/signing/certificates/ocsp';
@@ -23,10 +24,9 @@ import {
 } from '../../src/signing/finalize';
 import { importCertificate } from '../../src/signing/keys/certificates';
 import { certifiedKey, type SigningKey } from '../../src/signing/keys/signingKey';
-import { sealCertificateRequest, sealKey } from '../../src/signing/keys/signingKeys';
 import { requestTimestamp } from '../../src/signing/timestamps/client';
-import { addTrustAnchor } from '../../src/signing/trust/service';
 import { verifyPdfSignatures } from '../../src/signing/verification';
+import { addTrustAnchor } from '../../src/trust/service';
 import { repoRoot } from '../admin/runCli';
 import type { Issued } from './certificates/testPki';
 import { TestPki as ForeignPki } from './cms/testPki';
@@ -148,7 +148,7 @@ async function signWithToken(
   const signature = await tokenClient.sign(keyLabel, attributes);
   const stamped = keyLabel === 'signer-ec' ? ecdsaRawSignatureToDer(signature) : signature;
   const timestamp = await requestTimestamp(world.deps, sha256(stamped), {
-    tenantId: world.tenantId,
+    trustAnchors: (await world.deps.trust(world.tenantId)).timestampAnchors,
   });
   return finalizeWithToken(
     world.deps,

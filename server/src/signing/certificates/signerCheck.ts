@@ -1,5 +1,5 @@
 import { EngineError } from '../../pdf/engineError';
-import type { AppEnvironment } from '../../platform/config';
+import type { TrustPolicy } from '../trustPolicy';
 import { hasKeyUsage, keyUsageBits, readCertificate, subjectName } from './certificate';
 import { buildChain, type ChainFailureReason } from './chain';
 
@@ -127,14 +127,14 @@ const brokenChain: ReadonlySet<ChainFailureReason> = new Set([
 ]);
 
 /**
- * The error a finalize must refuse with for this check in this environment, or null to go on.
- * Production refuses `untrusted` with 422 CERTIFICATE_UNTRUSTED; development and sandbox go on
- * with an unanchored chain (verification then reports `untrusted`). Expired, not yet valid and
- * wrong key usage are refused everywhere.
+ * The error a finalize must refuse with for this check under the trust policy, or null to go
+ * on. `untrusted` is 422 CERTIFICATE_UNTRUSTED unless the policy accepts untrusted signers (a
+ * development or sandbox service: verification then reports `untrusted`). A broken chain,
+ * expired, not yet valid and wrong key usage are refused under every policy.
  */
 export function signerCertificateError(
   check: SignerCertificateCheck,
-  environment: AppEnvironment,
+  policy: Pick<TrustPolicy, 'acceptUntrustedSigners'>,
 ): EngineError | null {
   const field = { field: 'certificateChain' };
   switch (check.status) {
@@ -150,13 +150,8 @@ export function signerCertificateError(
       if (brokenChain.has(check.reason)) {
         return new EngineError('CERTIFICATE_CHAIN_INVALID', check.message, field);
       }
-      return acceptsUntrustedSigner(environment)
+      return policy.acceptUntrustedSigners
         ? null
         : new EngineError('CERTIFICATE_UNTRUSTED', check.message, field);
   }
-}
-
-/** Development and sandbox sign with certificates no anchor vouches for; production never. */
-export function acceptsUntrustedSigner(environment: AppEnvironment): boolean {
-  return environment !== 'production';
 }

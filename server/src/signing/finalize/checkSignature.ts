@@ -1,9 +1,7 @@
 import crypto, { X509Certificate } from 'node:crypto';
 import { buildSignedAttributes, certificateIssuerAndSerial } from '@esign/shared/cms';
-import type { AppDeps } from '../../context';
 import { EngineError } from '../../pdf/engineError';
 import type { DssMaterial } from '../../pdf/signing';
-import { developmentCa } from '../ca/developmentCa';
 import {
   type ChainRevocation,
   checkChainRevocation,
@@ -19,18 +17,23 @@ import {
   type VerifiedSignature,
   verifyRawSignature,
 } from '../cms';
-import { timestampTrustAnchors } from '../timestamps/client';
+import type { ServiceDeps } from '../serviceDeps';
 import { TimestampInvalid } from '../timestamps/errors';
 import { type VerifiedTimestamp, verifyTimestampToken } from '../timestamps/verifyToken';
-import { trustAnchorsFor } from '../trust/service';
+import type { TimestampAuthority, TrustPolicies } from '../trustPolicy';
 import { levelChain, padesLevel, signatureMaterial } from '../verification/level';
 import { finalizeErrors, type MistakenDigest } from './errors';
 import { refusalFor } from './explainRefusal';
 import { certificateSummary, contractHashOf, type SignatureSummary } from './summary';
 
 /** What finalizing needs of the runtime; resolver and cache reach the revocation checks. */
-export type FinalizeDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'secrets' | 'files'> &
-  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'>;
+export type FinalizeDeps = Pick<ServiceDeps, 'db' | 'config' | 'clock' | 'secrets' | 'files'> &
+  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'> & {
+    /** The trust policy per tenant (runtime.ts builds it). */
+    trust: TrustPolicies;
+    /** Where signatures get their timestamps. */
+    timestamps: TimestampAuthority;
+  };
 
 /** What a signer hands in: the signature, its chain (signer first), the timestamp token. */
 export interface SignatureEvidence {
@@ -86,8 +89,9 @@ export async function checkSignature(
   const signedAttributes = attributesFor(revision.documentDigest, signer);
   const verified = await verifiedSignature(deps, revision, evidence, signedAttributes);
 
+  const trust = await deps.trust(revision.tenantId);
   const timestamp = checkedTimestamp(evidence.timestampToken, verified.signature, {
-    trustAnchors: await timestampTrustAnchors(deps, revision.tenantId),
+    trustAnchors: trust.timestampAnchors,
     notBefore: revision.notBefore,
     notAfter: deps.clock.now(),
   });
@@ -97,9 +101,9 @@ export async function checkSignature(
   const check = checkSignerCertificate({
     chain,
     at,
-    anchors: await signerAnchors(deps, revision.tenantId),
+    anchors: [...trust.signerAnchors],
   });
-  const refusal = signerCertificateError(check, deps.config.environment);
+  const refusal = signerCertificateError(check, trust);
   if (refusal) throw refusal;
   // Accepted untrusted (development, sandbox): the chain as given, which links.
   const path = check.status === 'valid' ? check.chain : chain;
@@ -215,7 +219,7 @@ async function verifiedSignature(
 function checkedTimestamp(
   token: Buffer,
   signature: Buffer,
-  window: { trustAnchors: Buffer[]; notBefore: Date; notAfter: Date },
+  window: { trustAnchors: readonly Buffer[]; notBefore: Date; notAfter: Date },
 ): VerifiedTimestamp {
   try {
     return verifyTimestampToken(token, {
@@ -256,18 +260,6 @@ function checkLinked(chain: Buffer[]): void {
     }
     if (!linked) throw finalizeErrors.chainNotLinked(index);
   }
-}
-
-/**
- * The anchors a signer certificate may chain to: the global and the tenant's, and outside
- * production the development CA (it issues the seal and cloud_hsm certificates there).
- */
-async function signerAnchors(deps: FinalizeDeps, tenantId: number | null): Promise<Buffer[]> {
-  const anchors = (await trustAnchorsFor(deps.db, tenantId)).map((anchor) => anchor.certificate);
-  if (deps.config.environment !== 'production') {
-    anchors.push((await developmentCa(deps)).certificate);
-  }
-  return anchors;
 }
 
 function revokedError(path: Buffer[], revocation: ChainRevocation): EngineError {

@@ -1,8 +1,9 @@
 /** A signing key as the engine sees it: its row, its certificate chain, signing with it. */
-import type { AppDeps } from '../../context';
+
 import type { SigningKeyPurpose } from '../../db/schema';
 import { EngineError } from '../../pdf/engineError';
 import { pemCertificates } from '../certificates/pem';
+import type { ServiceDeps } from '../serviceDeps';
 import {
   type KeyAlgorithm,
   type KeyReference,
@@ -14,7 +15,7 @@ import { keyStoreOf } from './keyStores';
 import { findSigningKey, type SigningKeyRow } from './queries';
 
 /** What the signing keys need of the runtime. */
-export type KeyDeps = Pick<AppDeps, 'db' | 'config' | 'secrets' | 'clock'>;
+export type KeyDeps = Pick<ServiceDeps, 'db' | 'config' | 'secrets' | 'clock'>;
 
 /** A key the service signs with, as the rest of the engine sees it. */
 export interface SigningKey {

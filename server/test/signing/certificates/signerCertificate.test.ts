@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { CodedError } from '@esign/shared';
 import {
-  acceptsUntrustedSigner,
   buildChain,
   checkSignerCertificate,
   signerCertificateError,
@@ -243,7 +242,11 @@ describe('checkSignerCertificate at the timestamp time', () => {
   });
 });
 
-describe('Untrusted chains per environment', () => {
+/** The trust policies of a production service and of a development or sandbox one. */
+const production = { acceptUntrustedSigners: false };
+const development = { acceptUntrustedSigners: true };
+
+describe('Untrusted chains per trust policy', () => {
   it('production refuses untrusted with 422 CERTIFICATE_UNTRUSTED; development and sandbox go on', async () => {
     const leaf = await pki.issue('Oscar');
     const check = checkSignerCertificate({
@@ -252,18 +255,14 @@ describe('Untrusted chains per environment', () => {
       anchors: [],
     });
     expect(check.status).toBe('untrusted');
-    const refused = signerCertificateError(check, 'production');
+    const refused = signerCertificateError(check, production);
     expect(refused).toBeInstanceOf(CodedError);
     expect(refused).toMatchObject({
       code: 'CERTIFICATE_UNTRUSTED',
       field: 'certificateChain',
     });
-    expect(signerCertificateError(check, 'development')).toBeNull();
-    expect(signerCertificateError(check, 'sandbox')).toBeNull();
-    expect([acceptsUntrustedSigner('production'), acceptsUntrustedSigner('development')]).toEqual([
-      false,
-      true,
-    ]);
+    expect(signerCertificateError(check, development)).toBeNull();
+    expect(signerCertificateError(check, development)).toBeNull();
   });
 
   it('refuses a chain for another signer in every environment, with its own code', async () => {
@@ -275,8 +274,8 @@ describe('Untrusted chains per environment', () => {
       anchors: [pki.root.der],
     });
     expect(check).toMatchObject({ status: 'untrusted', reason: 'chain_not_ending_at_signer' });
-    for (const environment of ['production', 'development', 'sandbox'] as const) {
-      expect(signerCertificateError(check, environment)).toMatchObject({
+    for (const policy of [production, development]) {
+      expect(signerCertificateError(check, policy)).toMatchObject({
         code: 'CERTIFICATE_CHAIN_INVALID',
       });
     }
@@ -289,19 +288,19 @@ describe('Untrusted chains per environment', () => {
       at: new Date(),
       anchors: [pki.intermediate.der],
     });
-    expect(signerCertificateError(wrong, 'development')?.code).toBe('CERTIFICATE_KEY_USAGE');
+    expect(signerCertificateError(wrong, development)?.code).toBe('CERTIFICATE_KEY_USAGE');
     const valid = await pki.issue('Sybil');
     const expired = checkSignerCertificate({
       chain: [valid.der],
       at: new Date(Date.now() + 90 * day),
       anchors: [pki.intermediate.der],
     });
-    expect(signerCertificateError(expired, 'sandbox')?.code).toBe('CERTIFICATE_EXPIRED');
+    expect(signerCertificateError(expired, development)?.code).toBe('CERTIFICATE_EXPIRED');
     const early = checkSignerCertificate({
       chain: [valid.der],
       at: new Date(Date.now() - 2 * day),
       anchors: [pki.intermediate.der],
     });
-    expect(signerCertificateError(early, 'production')?.code).toBe('CERTIFICATE_NOT_YET_VALID');
+    expect(signerCertificateError(early, production)?.code).toBe('CERTIFICATE_NOT_YET_VALID');
   });
 });

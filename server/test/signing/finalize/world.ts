@@ -15,7 +15,7 @@ import {
   type SignedRevision,
   type TokenSignatureInput,
 } from '../../../src/signing/finalize';
-import { addTrustAnchor } from '../../../src/signing/trust/service';
+import { addTrustAnchor } from '../../../src/trust/service';
 import { insertFileVersion, newestVersionNumber } from '../../../src/workflow/queries/dossiers';
 import { createDossier, createProcess } from '../../support/dossiers';
 import { createHarness, type Harness, seedTenant } from '../../support/harness';

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { utf8Name } from '../../../src/dev/certificateProfiles';
 import { deriveSecrets } from '../../../src/platform/secrets';
-import { utf8Name } from '../../../src/signing/ca/certificateProfiles';
 import { certificateRequest } from '../../../src/signing/keys/csr';
 import { ecdsaDerToRaw, ecdsaRawToDer } from '../../../src/signing/keys/ecdsa';
 import type { KeyAlgorithm } from '../../../src/signing/keys/keyStore';

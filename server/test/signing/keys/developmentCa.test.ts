@@ -2,15 +2,15 @@ import 'reflect-metadata';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { systemClock } from '../../../src/platform/clock';
-import { loadConfig } from '../../../src/platform/config';
-import { deriveSecrets } from '../../../src/platform/secrets';
 import {
   type CaDeps,
   developmentCa,
   developmentCaDir,
   developmentTsaCredentials,
-} from '../../../src/signing/ca/developmentCa';
+} from '../../../src/dev/developmentCa';
+import { systemClock } from '../../../src/platform/clock';
+import { loadConfig } from '../../../src/platform/config';
+import { deriveSecrets } from '../../../src/platform/secrets';
 import { attempt, derToPem, run, tempDir } from './tools';
 
 const temp = tempDir('esign-devca-');

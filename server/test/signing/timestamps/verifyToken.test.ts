@@ -3,8 +3,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { derOfPemFile } from '../../../../test/support/openssl';
+import { timestampResponse } from '../../../src/dev/tsaResponder';
 import { ManualClock } from '../../../src/platform/clock';
-import { timestampResponse } from '../../../src/signing/timestamps/responder';
 import { verifyTimestampToken } from '../../../src/signing/timestamps/verifyToken';
 import {
   createOpensslPki,

@@ -12,13 +12,13 @@ import {
   readSignatures,
 } from '../../../src/pdf/signing';
 import { checkChainRevocation } from '../../../src/signing/certificates';
-import { addTrustAnchor } from '../../../src/signing/trust/service';
 import {
   type SignatureVerification,
   type VerificationDeps,
   verifyPdfSignatures,
 } from '../../../src/signing/verification';
 import { judgeLaterRevisions } from '../../../src/signing/verification/changes';
+import { addTrustAnchor } from '../../../src/trust/service';
 import { createHarness, type Harness } from '../../support/harness';
 import { type Issued, selfSigned, signedBy, TestPki } from '../certificates/testPki';
 import { classicPdf, opensslCms, pdfsigSignatures } from '../pdf/corpus';

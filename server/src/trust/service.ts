@@ -1,11 +1,11 @@
-import type { Db } from '../../db/database';
-import { EngineError } from '../../pdf/engineError';
+import type { Db } from '../db/database';
+import { DomainError } from '../errors/domainError';
 import {
   type CertificateFacts,
   CertificateInvalid,
   readCertificate,
-} from '../certificates/certificate';
-import { certificatesFromFile } from '../certificates/pem';
+} from '../signing/certificates/certificate';
+import { certificatesFromFile } from '../signing/certificates/pem';
 import {
   deleteTrustAnchor,
   findTrustAnchor,
@@ -56,8 +56,8 @@ export async function listTrustAnchors(
   }));
 }
 
-function invalidAnchor(message: string): EngineError {
-  return new EngineError('TRUST_ANCHOR_INVALID', message, { field: 'file' });
+function invalidAnchor(message: string): DomainError {
+  return new DomainError('TRUST_ANCHOR_INVALID', message, { field: 'file' });
 }
 
 /** `CN=Root, O=Org` from Node's one-per-line subject. */
@@ -119,6 +119,6 @@ export async function addTrustAnchor(
 
 export async function removeTrustAnchor(db: Db, id: number): Promise<TrustAnchor> {
   const row = await deleteTrustAnchor(db, id);
-  if (!row) throw new EngineError('TRUST_ANCHOR_NOT_FOUND', `No trust anchor with id ${id}`);
+  if (!row) throw new DomainError('TRUST_ANCHOR_NOT_FOUND', `No trust anchor with id ${id}`);
   return anchorOf(row);
 }
