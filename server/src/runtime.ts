@@ -51,17 +51,19 @@ export function openRuntime(
 
 /**
  * The TSA signatures ask: TSA_URL through the SSRF-safe outbound client, or without it (never in
- * production: the configuration refuses that) the development TSA, answered in-process.
+ * production: the configuration refuses that) the development TSA, answered in-process. The
+ * settings are read at each request, as the configuration is the one place they live.
  */
 export function timestampAuthority(
   deps: Pick<AppDeps, 'config' | 'secrets' | 'clock'>,
 ): TimestampAuthority {
-  const { url, username, password } = deps.config.tsa;
-  if (url === undefined) return developmentTimestampAuthority(deps);
-  return httpTimestampAuthority({
-    url,
-    username,
-    password,
-    allowlist: deps.config.outboundAllowlist,
-  });
+  const development = developmentTimestampAuthority(deps);
+  return {
+    exchange: (request) => {
+      const { url, username, password } = deps.config.tsa;
+      if (url === undefined) return development.exchange(request);
+      const allowlist = deps.config.outboundAllowlist;
+      return httpTimestampAuthority({ url, username, password, allowlist }).exchange(request);
+    },
+  };
 }
