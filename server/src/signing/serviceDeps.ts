@@ -7,7 +7,7 @@ import type { FileStore } from '../storage/fileStore';
 /**
  * Interim: what the parts of `signing/` that still read the service's database, settings and
  * file store (finalize/ preparations and archives, keys/ rows, verification's revocation
- * settings) are given, structurally the server's AppDeps without importing it. These parts are
+ * settings) are given, structurally the server's dependency bag without importing it. These parts are
  * to move out to app folders; the library's own inputs are in trustPolicy.ts.
  */
 export interface ServiceDeps {
