@@ -3,14 +3,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { developmentCa } from '../../server/src/dev/developmentCa';
+import { sealKey } from '../../server/src/keys/signingKeys';
+import { prepareSigningKeys } from '../../server/src/keys/startup';
 import { loadConfig } from '../../server/src/platform/config';
 import { createLogger } from '../../server/src/platform/logger';
 import { openRuntime } from '../../server/src/runtime';
-import { developmentCa } from '../../server/src/signing/ca/developmentCa';
 import { prepareRevision, signWithServerKey } from '../../server/src/signing/finalize';
 import { closeKeyStore } from '../../server/src/signing/keys/keyStores';
-import { sealKey } from '../../server/src/signing/keys/signingKeys';
-import { prepareSigningKeys } from '../../server/src/signing/keys/startup';
 import { requestTimestamp } from '../../server/src/signing/timestamps/client';
 import { verifyPdfSignatures } from '../../server/src/signing/verification';
 import { createTenant } from '../../server/src/tenancy/service';
@@ -106,7 +106,9 @@ async function setUpService(dataDir: string, source: string, warmUp: string): Pr
   try {
     await prepareSigningKeys(deps);
     // The development TSA's key and certificate are made on its first answer.
-    await requestTimestamp(deps, crypto.createHash('sha256').digest());
+    await requestTimestamp(deps, crypto.createHash('sha256').digest(), {
+      trustAnchors: (await deps.trust(null)).timestampAnchors,
+    });
     const { tenant } = await createTenant(deps.db, deps.clock.now().toISOString(), {
       code: 'BENCH',
       name: 'Bench tenant',

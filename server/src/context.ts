@@ -4,6 +4,7 @@ import type { Clock } from './platform/clock';
 import type { Config } from './platform/config';
 import type { Logger } from './platform/logger';
 import type { ServiceSecrets } from './platform/secrets';
+import type { TimestampAuthority, TrustPolicies } from './signing/trustPolicy';
 import type { FileStore } from './storage/fileStore';
 
 /** Everything a request handler may use, built once by main.ts (or a test) and passed in. */
@@ -15,6 +16,10 @@ export interface AppDeps {
   secrets: ServiceSecrets;
   /** Content-addressed file bytes under DATA_DIR/files. */
   files: FileStore;
+  /** The signing engine's trust policy per tenant (global and tenant anchors; see runtime.ts). */
+  trust: TrustPolicies;
+  /** The timestamp authority signatures ask: TSA_URL, or the development TSA without it. */
+  timestamps: TimestampAuthority;
   /**
    * The development CA's OCSP responder, reached in-process by revocation checks (like the
    * development TSA without TSA_URL); absent in production. See RevocationDeps.localOcsp.

@@ -3,10 +3,11 @@
  * (signing/keys/keyPreparation.ts): a bundle of its own, so that the server's never holds the
  * code that creates keys. Same environment as the server; exits 0 once the keys are ready.
  */
+
+import { prepareSigningKeys } from './keys/startup';
 import { loadConfig } from './platform/config';
 import { openRuntime } from './runtime';
 import { closeKeyStore } from './signing/keys/keyStores';
-import { prepareSigningKeys } from './signing/keys/startup';
 
 async function prepareKeys(): Promise<void> {
   const config = loadConfig();

@@ -39,3 +39,23 @@ export function firstIssue(error: z.ZodError, where: (path: string) => string = 
   const path = where(issuePath(issue.path));
   return path === '' ? issue.message : `${path} ${issue.message}`;
 }
+
+/**
+ * A failed parse as the spec's 400 VALIDATION_ERROR says it: the first issue's message, the
+ * input it names (`details.field`, dotted) and zod's issue code (`details.code`). The server's
+ * domain errors and the signing engine's errors are both built from it.
+ */
+export function validationFailure(error: z.ZodError): {
+  message: string;
+  field?: string;
+  detailCode: string;
+} {
+  const issue = error.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : undefined;
+  const message = issue ? (field ? `${field}: ${issue.message}` : issue.message) : 'Invalid input';
+  return {
+    message,
+    ...(field !== undefined ? { field } : {}),
+    detailCode: issue?.code.toUpperCase() ?? 'INVALID',
+  };
+}

@@ -16,7 +16,7 @@ import { getRequestListener } from '@hono/node-server';
 import { askAgent, type HeadlessAgent } from '../../agent/test/support/headlessAgent';
 import { HeadlessSigner } from '../../agent/test/support/headlessSigner';
 import type { TestPki, TestToken } from '../../agent/test/support/testTokens';
-import { addTrustAnchor } from '../../server/src/signing/trust/service';
+import { addTrustAnchor } from '../../server/src/trust/service';
 import { dataOf, openSessionWorld, type SessionWorld } from '../../server/test/sessions/world';
 import {
   nssDatabase,

@@ -15,8 +15,8 @@ import type { AgentMessage, TokenCertificate } from '@esign/shared';
 import { getRequestListener } from '@hono/node-server';
 import WebSocket from 'ws';
 import { AgentChild, SoftHsmLab, type TestToken } from '../../agent/test/support/testTokens';
+import { developmentCa } from '../../server/src/dev/developmentCa';
 import { issueAgentTicket } from '../../server/src/sessions/agentTickets';
-import { developmentCa } from '../../server/src/signing/ca/developmentCa';
 import { dataOf, openSessionWorld, type SessionWorld } from '../../server/test/sessions/world';
 import { softHsmModule, tempDir } from '../support/tools';
 

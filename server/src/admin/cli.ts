@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DomainError } from '../errors/domainError';
+import { CodedError } from '@esign/shared';
 import { systemClock } from '../platform/clock';
 import { ConfigError, loadConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
@@ -106,7 +106,7 @@ async function main(argv: string[]): Promise<void> {
     if (error instanceof UsageError || isParseArgsError(error) || error instanceof ConfigError) {
       const failure = { code: 'BAD_ARGUMENTS', message: error.message };
       fail(json, 2, failure, `${error.message}\nRun "admin help" for the synopsis.`);
-    } else if (error instanceof DomainError) {
+    } else if (error instanceof CodedError) {
       fail(json, 1, error, `${error.code}: ${error.message}`);
     } else {
       const message = error instanceof Error ? error.message : String(error);

@@ -1,9 +1,8 @@
 import type { ParseArgsConfig } from 'node:util';
-import { plainIssues } from '@esign/shared';
+import { CodedError, plainIssues } from '@esign/shared';
 import { z } from 'zod';
 import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
-import { DomainError } from '../errors/domainError';
 import { tenantByCode } from '../tenancy/resolveTenant';
 
 /** Bad arguments: the CLI prints the message and exits with 2 without touching the database. */
@@ -74,11 +73,11 @@ export const option = {
 };
 
 /**
- * A domain validator's refusal is a bad argument: its message is the usage error, so that bad
+ * A domain or engine validator's refusal is a bad argument: its message is the usage error, so that bad
  * input is refused (exit 2) before the database is opened. Anything else is not about input.
  */
 function refusalOf(error: unknown): string {
-  if (error instanceof DomainError) return error.message;
+  if (error instanceof CodedError) return error.message;
   throw error;
 }
 

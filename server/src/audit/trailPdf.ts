@@ -30,9 +30,10 @@ export interface TrailHeading {
 export async function sealedTrailPdf(deps: AppDeps, heading: TrailHeading): Promise<string> {
   const events = await auditEventsOf(deps.db, heading.subject);
   // Loaded on first use: the renderer (pdf-lib) and the signing stack stay out of start-up.
-  const [{ renderAuditTrail }, { sealPdf }] = await Promise.all([
+  const [{ renderAuditTrail }, { sealPdf }, { sealKey }] = await Promise.all([
     import('../pdf/auditTrail'),
     import('../signing/finalize'),
+    import('../keys/signingKeys'),
   ]);
   await deps.files.init();
   const rendered = path.join(deps.files.tempDir, `audit-${heading.uuid}-${Date.now()}.pdf`);
@@ -50,7 +51,10 @@ export async function sealedTrailPdf(deps: AppDeps, heading: TrailHeading): Prom
       },
       rendered,
     );
-    return await sealPdf(deps, rendered, { tenantId: heading.tenantId, reason: heading.reason });
+    return await sealPdf(deps, await sealKey(deps), rendered, {
+      tenantId: heading.tenantId,
+      reason: heading.reason,
+    });
   } finally {
     await fs.rm(rendered, { force: true });
   }

@@ -1,4 +1,4 @@
-import { CodedError, type CodedErrorOptions } from '@esign/shared';
+import { CodedError, type CodedErrorOptions, validationFailure } from '@esign/shared';
 import type { ZodError } from 'zod';
 
 export interface DomainErrorOptions extends CodedErrorOptions {
@@ -52,11 +52,6 @@ export const errors = {
 
 /** First problem of a failed zod parse, as the spec's 400: `details.field` names the input. */
 export function validationError(error: ZodError): DomainError {
-  const issue = error.issues[0];
-  const field = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : undefined;
-  const message = issue ? (field ? `${field}: ${issue.message}` : issue.message) : 'Invalid input';
-  return new DomainError('VALIDATION_ERROR', message, {
-    ...(field !== undefined ? { field } : {}),
-    detailCode: issue?.code.toUpperCase() ?? 'INVALID',
-  });
+  const { message, ...options } = validationFailure(error);
+  return new DomainError('VALIDATION_ERROR', message, options);
 }

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
+import { CodedError } from '@esign/shared';
 import { type Db, inTransaction } from '../db/database';
-import { DomainError } from '../errors/domainError';
 import type { Clock } from '../platform/clock';
 import {
   anyDue,
@@ -130,7 +130,7 @@ interface ClaimOutcome {
 
 /** An error as stored in last_error and logged: its code and message, never a body. */
 export function errorText(error: unknown): string {
-  if (error instanceof DomainError) return `${error.code}: ${error.message}`.slice(0, 500);
+  if (error instanceof CodedError) return `${error.code}: ${error.message}`.slice(0, 500);
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
   return (typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message)

@@ -1,5 +1,6 @@
-import { ApiError } from '../errors/apiError';
+import { EngineError } from './engineError';
 import { describeActiveContent, type PdfInspection } from './signing/activeContent';
+import { PdfReaderBusy } from './signing/errors';
 import { runPdfTask } from './worker/pool';
 import { inspectPdfTask } from './worker/tasks';
 
@@ -22,22 +23,19 @@ export async function inspectSignablePdf(filePath: string, field: string): Promi
   try {
     inspection = await runPdfTask(inspectPdfTask, filePath);
   } catch (error) {
-    if (error instanceof ApiError && error.field === undefined && error.status < 500) {
-      throw new ApiError(error.status, error.code, error.message, {
-        field,
-        ...(error.retryAfterSeconds === undefined
-          ? {}
-          : { retryAfterSeconds: error.retryAfterSeconds }),
-      });
-    }
+    // The file's own refusals name the request's field; a busy reader is not the file's fault.
+    const fileRefused =
+      error instanceof EngineError &&
+      !(error instanceof PdfReaderBusy) &&
+      error.field === undefined;
+    if (fileRefused) throw new EngineError(error.code, error.message, { field });
     throw error;
   }
   const found = inspection.activeContent;
   if (found.length > 0) {
     const named = found.slice(0, namedFindings).map(describeActiveContent).join('; ');
     const more = found.length > namedFindings ? ` and ${found.length - namedFindings} more` : '';
-    throw new ApiError(
-      422,
+    throw new EngineError(
       pdfInspectionCodes.activeContent,
       `The PDF holds active content, which a document to sign may not: ${named}${more}`,
       { field },

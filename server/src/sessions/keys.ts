@@ -1,7 +1,7 @@
 import type { AppDeps } from '../context';
+import { issueSignerCertificate, sealKey, signerEmailKey } from '../keys/signingKeys';
 import { findSignerKey } from '../signing/keys/queries';
 import { type SigningKey, toSigningKey } from '../signing/keys/signingKey';
-import { issueSignerCertificate, sealKey, signerEmailKey } from '../signing/keys/signingKeys';
 import { tenantById } from '../tenancy/queries';
 import { sessionErrors } from './errors';
 import type { SessionRow } from './queries';

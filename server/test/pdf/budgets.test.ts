@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ApiError } from '../../src/errors/apiError';
+import { EngineError } from '../../src/pdf/engineError';
 import { inspectPdf } from '../../src/pdf/signing/activeContent';
 import { type PdfLimits, withPdfLimits } from '../../src/pdf/signing/budget';
 import { readSignatures } from '../../src/pdf/signing/readSignatures';
@@ -28,13 +28,13 @@ const write = (name: string, bytes: Buffer) => {
   return file;
 };
 
-function refusal(limits: Partial<PdfLimits>, read: () => unknown): ApiError {
+function refusal(limits: Partial<PdfLimits>, read: () => unknown): EngineError {
   try {
     withPdfLimits(limits, read);
   } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).code).toBe('PDF_TOO_COMPLEX');
-    return error as ApiError;
+    expect(error).toBeInstanceOf(EngineError);
+    expect((error as EngineError).code).toBe('PDF_TOO_COMPLEX');
+    return error as EngineError;
   }
   throw new Error('read within the limits');
 }

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ApiError } from '../../src/errors/apiError';
 import { statusOfCode } from '../../src/http/errorStatuses';
+import { EngineError } from '../../src/pdf/engineError';
 import { defaultPdfLimits } from '../../src/pdf/signing/budget';
 import { prepareUpdateTask } from '../../src/pdf/signing/prepare';
 import { defaultPdfPoolOptions, PdfWorkerPool } from '../../src/pdf/worker/pool';
@@ -39,13 +39,13 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
+async function failure(promise: Promise<unknown>): Promise<EngineError> {
   const error = await promise.then(
     () => undefined,
     (caught: unknown) => caught,
   );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
+  expect(error).toBeInstanceOf(EngineError);
+  return error as EngineError;
 }
 
 describe('the PDF worker pool', () => {
@@ -73,7 +73,7 @@ describe('the PDF worker pool', () => {
     const workers = pool({ size: 1 });
     const zeroWidth = write('zero-width.pdf', zeroWidthXrefStream());
     const error = await failure(workers.run(readSignaturesTask, [zeroWidth]));
-    expect([error.status, error.code]).toEqual([422, 'PDF_UNREADABLE']);
+    expect([statusOfCode(error.code), error.code]).toEqual([422, 'PDF_UNREADABLE']);
     expect(error.message).toContain('width 0');
     const notPdf = write('not.pdf', Buffer.from('hello'));
     expect((await failure(workers.run(readSignaturesTask, [notPdf]))).code).toBe('NOT_A_PDF');
@@ -85,7 +85,7 @@ describe('the PDF worker pool', () => {
     const workers = pool({ size: 1, graceMs: 0 });
     // 1 ms: the worker's own clock check or the pool's deadline, whichever comes first.
     const error = await failure(workers.run(inspectPdfTask, [file], { timeMs: 1 }));
-    expect([error.status, error.code]).toEqual([422, 'PDF_TOO_COMPLEX']);
+    expect([statusOfCode(error.code), error.code]).toEqual([422, 'PDF_TOO_COMPLEX']);
     expect(error.message).toMatch(/longer than/);
     expect(await workers.run(inspectPdfTask, [file])).toEqual({ signatures: 0, activeContent: [] });
   });
@@ -94,7 +94,7 @@ describe('the PDF worker pool', () => {
     const file = write('many-entries.pdf', hugeXrefStream(990_000));
     const workers = pool({ size: 1, maxHeapMb: 48 });
     const error = await failure(workers.run(readSignaturesTask, [file]));
-    expect([error.status, error.code]).toEqual([422, 'PDF_TOO_COMPLEX']);
+    expect([statusOfCode(error.code), error.code]).toEqual([422, 'PDF_TOO_COMPLEX']);
     expect(error.message).toContain('more than 48 MB');
     const small = write('small.pdf', await classicPdf(1));
     expect((await workers.run(readSignaturesTask, [small])).revisions).toHaveLength(1);

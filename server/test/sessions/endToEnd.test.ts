@@ -2,6 +2,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestHttpsServer } from '../../../test/support/httpsServer';
+import { verifyPdfSignatures } from '../../src/signing/verification';
+import { addTrustAnchor } from '../../src/trust/service';
+import { contractsPath } from '../contracts/fixtures';
+import { parseMail } from '../notify/support';
+import { pdfsig, pdfsigSignatures } from '../signing/pdf/corpus';
+import { strokePng } from '../signing/pdf/pngs';
 import {
   createOpensslPki,
   type OpensslPki,

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildSignedAttributes } from '@esign/shared/cms';
 import { provisionSoftHsm, softHsmModule, tempDir } from '../../../test/support/tools';
-import { developmentCa } from '../../src/signing/ca/developmentCa';
+import { developmentCa } from '../../src/dev/developmentCa';
 import type { TokenSignatureInput } from '../../src/signing/finalize';
 import { repoRoot } from '../admin/runCli';
 import {

@@ -14,6 +14,7 @@ import { buildSignedAttributes, ecdsaRawSignatureToDer } from '@esign/shared/cms
 import type { TestHttpsServer } from '../../../test/support/httpsServer';
 import { opensslReply, sendReply, startTsaServer } from '../../../test/support/opensslTsa';
 import { provisionSoftHsm, tempDir } from '../../../test/support/tools';
+import { sealCertificateRequest, sealKey } from '../../src/keys/signingKeys';
 import { readDss, readSignatures } from '../../src/pdf/signing';
 import { readCertificate } from '../../src/signing/certificates/certificate';
 import { ocspResponseConcerns } from '../../src/signing/certificates/ocsp';
@@ -25,10 +26,9 @@ import {
 } from '../../src/signing/finalize';
 import { importCertificate } from '../../src/signing/keys/certificates';
 import { certifiedKey, type SigningKey } from '../../src/signing/keys/signingKey';
-import { sealCertificateRequest, sealKey } from '../../src/signing/keys/signingKeys';
 import { requestTimestamp } from '../../src/signing/timestamps/client';
-import { addTrustAnchor } from '../../src/signing/trust/service';
 import { verifyPdfSignatures } from '../../src/signing/verification';
+import { addTrustAnchor } from '../../src/trust/service';
 import { repoRoot } from '../admin/runCli';
 import type { Issued } from './certificates/testPki';
 import { TestPki as ForeignPki } from './cms/testPki';
@@ -149,7 +149,7 @@ async function signWithToken(
   const signature = await tokenClient.sign(keyLabel, attributes);
   const stamped = keyLabel === 'signer-ec' ? ecdsaRawSignatureToDer(signature) : signature;
   const timestamp = await requestTimestamp(world.deps, sha256(stamped), {
-    tenantId: world.tenantId,
+    trustAnchors: (await world.deps.trust(world.tenantId)).timestampAnchors,
   });
   return finalizeWithToken(
     world.deps,

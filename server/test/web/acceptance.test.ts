@@ -40,11 +40,11 @@ import {
   type WebhookReceiver,
 } from '../../../test/support/webhookReceiver';
 import { issueToken } from '../../src/auth/tokens';
+import { developmentCa } from '../../src/dev/developmentCa';
 import { hashPassword } from '../../src/platform/passwords';
 import { serveApp } from '../../src/serve';
-import { developmentCa } from '../../src/signing/ca/developmentCa';
-import { addTrustAnchor } from '../../src/signing/trust/service';
 import { createRole } from '../../src/tenancy/service';
+import { addTrustAnchor } from '../../src/trust/service';
 import { startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker';
 import { contractPdf, contractsPath } from '../contracts/fixtures';
 import { parseMail } from '../notify/support';

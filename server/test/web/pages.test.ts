@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { recordIssuedSecret } from '../../../test/support/runLog';
 import { issueToken } from '../../src/auth/tokens';
+import { sealKey } from '../../src/keys/signingKeys';
 import { sealPdf } from '../../src/signing/finalize';
 import { contractPdf, formOf } from '../contracts/fixtures';
 import { classicPdf } from '../signing/pdf/corpus';
@@ -189,7 +190,7 @@ beforeAll(async () => {
   if (confirmed.status !== 200) throw new Error(`confirm: ${confirmed.status}`);
   const unsigned = path.join(h.dataDir, 'hop-dong-tin-dung.pdf');
   fs.writeFileSync(unsigned, await classicPdf(2));
-  const sealed = await sealPdf(h.deps, unsigned);
+  const sealed = await sealPdf(h.deps, await sealKey(h.deps), unsigned);
   const signedPdf = path.join(h.dataDir, 'hop-dong-tin-dung-da-ky.pdf');
   fs.renameSync(sealed, signedPdf);
   world = {

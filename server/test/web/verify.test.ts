@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { createOpensslPki, type OpensslPki } from '../../../test/support/opensslTsa';
-import { addTrustAnchor } from '../../src/signing/trust/service';
+import { addTrustAnchor } from '../../src/trust/service';
 import { TestPki } from '../signing/certificates/testPki';
 import { classicPdf, nssDatabase, pdfsigSignatures, pdfsigTrusting } from '../signing/pdf/corpus';
 import { appendContentChange, type FixtureSigner, signPdf } from '../signing/signedPdfs';

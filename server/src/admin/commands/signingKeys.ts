@@ -1,15 +1,15 @@
 import fs from 'node:fs';
 import { z } from 'zod';
-import { developmentCa } from '../../signing/ca/developmentCa';
-import { toPem } from '../../signing/certificates/pem';
-import { importCertificate, listSignerKeyListings } from '../../signing/keys/certificates';
-import type { SigningKey } from '../../signing/keys/signingKey';
+import { developmentCa } from '../../dev/developmentCa';
 import {
   createSignerKey,
   sealCertificateRequest,
   sealKey,
   signerEmail,
-} from '../../signing/keys/signingKeys';
+} from '../../keys/signingKeys';
+import { toPem } from '../../signing/certificates/pem';
+import { importCertificate, listSignerKeyListings } from '../../signing/keys/certificates';
+import type { SigningKey } from '../../signing/keys/signingKey';
 import { tenantByCode } from '../../tenancy/resolveTenant';
 import { type Command, checked, command, listCommand, option } from '../command';
 import { existingFile } from './process';

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { isoNow } from '../../platform/clock';
+import { tenantByCode } from '../../tenancy/resolveTenant';
 import {
   addTrustAnchor,
   listTrustAnchors,
   readAnchorCertificate,
   removeTrustAnchor,
-} from '../../signing/trust/service';
-import { tenantByCode } from '../../tenancy/resolveTenant';
+} from '../../trust/service';
 import {
   type Command,
   command,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { validationError } from '../../errors/apiError';
+import { engineValidationError } from '../engineError';
 import type { AuditTrailInput, RenderedAuditTrail } from './types';
 
 export type {
@@ -48,7 +48,7 @@ export async function renderAuditTrail(
   outPath: string,
 ): Promise<RenderedAuditTrail> {
   const parsed = inputSchema.safeParse(input);
-  if (!parsed.success) throw validationError(parsed.error);
+  if (!parsed.success) throw engineValidationError(parsed.error);
   render ??= import('./render');
   return (await render).renderAuditTrailPdf(input, outPath);
 }

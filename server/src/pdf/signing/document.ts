@@ -1,5 +1,5 @@
 import zlib from 'node:zlib';
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../engineError';
 import { currentPdfLimits, maxObjectNumber, PdfBudget } from './budget';
 import { pdfErrors } from './errors';
 import { type SignatureField, terminalFields } from './fields';
@@ -76,7 +76,7 @@ export class PdfReader {
       reader.load();
       return read(reader);
     } catch (error) {
-      if (error instanceof ApiError) throw error;
+      if (error instanceof EngineError) throw error;
       if (error instanceof RangeError || error instanceof TypeError) {
         throw pdfErrors.unreadable('malformed structure');
       }

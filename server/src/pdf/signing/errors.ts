@@ -1,4 +1,16 @@
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../engineError';
+
+/**
+ * Every PDF reader busy and the queue full (pdf/worker/pool.ts): not a fault of the file, so a
+ * caller that blames the file for the other refusals lets this one pass; try again in 5 s.
+ */
+export class PdfReaderBusy extends EngineError {
+  constructor() {
+    super('PDF_READER_BUSY', 'Too many PDFs are being read; try again shortly', {
+      retryAfterSeconds: 5,
+    });
+  }
+}
 
 /**
  * The refusals of the PDF signing layer. Each is a distinct 4xx so that a caller (and a partner
@@ -6,41 +18,34 @@ import { ApiError } from '../../errors/apiError';
  * encrypted one, or one whose certification signature forbids any change.
  */
 export const pdfErrors = {
-  notAPdf: () => new ApiError(415, 'NOT_A_PDF', 'The file is not a PDF document'),
-  unreadable: (why: string) =>
-    new ApiError(422, 'PDF_UNREADABLE', `The PDF cannot be read: ${why}`),
+  notAPdf: () => new EngineError('NOT_A_PDF', 'The file is not a PDF document'),
+  unreadable: (why: string) => new EngineError('PDF_UNREADABLE', `The PDF cannot be read: ${why}`),
   tooComplex: (why: string) =>
-    new ApiError(422, 'PDF_TOO_COMPLEX', `The PDF is beyond what the service reads: ${why}`),
+    new EngineError('PDF_TOO_COMPLEX', `The PDF is beyond what the service reads: ${why}`),
   /** Every reader busy and the queue full (pdf/worker/pool.ts): try again in a few seconds. */
-  readerBusy: () =>
-    new ApiError(503, 'PDF_READER_BUSY', 'Too many PDFs are being read; try again shortly', {
-      headers: { 'Retry-After': '5' },
-    }),
+  readerBusy: () => new PdfReaderBusy(),
   encrypted: () =>
-    new ApiError(422, 'PDF_ENCRYPTED', 'The PDF is encrypted; encrypted PDFs cannot be signed'),
+    new EngineError('PDF_ENCRYPTED', 'The PDF is encrypted; encrypted PDFs cannot be signed'),
   changesNotAllowed: () =>
-    new ApiError(
-      422,
+    new EngineError(
       'PDF_CHANGES_NOT_ALLOWED',
       'The PDF carries a certification signature that forbids any change (DocMDP /P 1)',
     ),
   fieldExists: (name: string) =>
-    new ApiError(409, 'PDF_FIELD_EXISTS', `The PDF already has a field named "${name}"`, {
+    new EngineError('PDF_FIELD_EXISTS', `The PDF already has a field named "${name}"`, {
       field: 'fieldName',
     }),
   pageNotFound: (page: number, count: number) =>
-    new ApiError(422, 'PDF_PAGE_NOT_FOUND', `Page ${page} does not exist (the PDF has ${count})`, {
+    new EngineError('PDF_PAGE_NOT_FOUND', `Page ${page} does not exist (the PDF has ${count})`, {
       field: 'page',
     }),
   signatureTooLarge: (bytes: number, room: number) =>
-    new ApiError(
-      422,
+    new EngineError(
       'PDF_SIGNATURE_TOO_LARGE',
       `The signature (${bytes} bytes) does not fit the placeholder (${room} bytes)`,
     ),
   placeholderNotFound: () =>
-    new ApiError(
-      422,
+    new EngineError(
       'PDF_PLACEHOLDER_NOT_FOUND',
       'The prepared PDF has no signature placeholder at the expected offset',
     ),

@@ -1,9 +1,9 @@
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../engineError';
 import type { SignatureImage } from './appearance';
 import { decodePng } from './png';
 
 const unreadable = (why: string) =>
-  new ApiError(422, 'IMAGE_UNREADABLE', `The signature image is not a usable JPEG: ${why}`, {
+  new EngineError('IMAGE_UNREADABLE', `The signature image is not a usable JPEG: ${why}`, {
     field: 'signatureImage',
   });
 
@@ -54,7 +54,7 @@ export function readSignatureImage(bytes: Buffer): SignatureImage {
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) {
     return readJpeg(bytes);
   }
-  throw new ApiError(415, 'IMAGE_TYPE_UNSUPPORTED', 'The signature image must be a PNG or JPEG', {
+  throw new EngineError('IMAGE_TYPE_UNSUPPORTED', 'The signature image must be a PNG or JPEG', {
     field: 'signatureImage',
   });
 }

@@ -1,5 +1,5 @@
 import zlib from 'node:zlib';
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../engineError';
 
 /**
  * A PNG decoded for a PDF image XObject: 8-bit colour samples (gray or RGB) and, when any pixel
@@ -21,7 +21,7 @@ const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 export const maxPngPixels = 4096 * 4096;
 
 const refuse = (why: string) =>
-  new ApiError(422, 'IMAGE_UNREADABLE', `The signature image is not a usable PNG: ${why}`, {
+  new EngineError('IMAGE_UNREADABLE', `The signature image is not a usable PNG: ${why}`, {
     field: 'signatureImage',
   });
 

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { validationError } from '../../errors/apiError';
+import { engineValidationError } from '../engineError';
 import { pdfTask, runPdfTask } from '../worker/pool';
 import {
   type AppearanceText,
@@ -350,7 +350,7 @@ export async function preparePdfSignature(
   options: PrepareSignatureOptions,
 ): Promise<PreparedSignature> {
   const parsed = optionsSchema.safeParse(options);
-  if (!parsed.success) throw validationError(parsed.error);
+  if (!parsed.success) throw engineValidationError(parsed.error);
   const contentsSize = options.contentsSize ?? defaultContentsSize;
   // The font work is asynchronous (fontkit loads on first use), the reading is not: lay the
   // text out first.

@@ -1,4 +1,4 @@
-import { ApiError, type ErrorStatus } from '../../errors/apiError';
+import { EngineError } from '../engineError';
 import type { PdfLimits } from '../signing/budget';
 
 /**
@@ -16,12 +16,12 @@ export interface TaskRequest {
 
 export type SerializedError =
   | {
-      kind: 'api';
-      status: ErrorStatus;
+      kind: 'engine';
       code: string;
       message: string;
       field: string | undefined;
       detailCode: string | undefined;
+      retryAfterSeconds: number | undefined;
     }
   | { kind: 'error'; message: string; stack: string | undefined };
 
@@ -29,16 +29,16 @@ export type TaskReply =
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; error: SerializedError };
 
-/** An error as it can cross to the other thread: an ApiError keeps its code and status. */
+/** An error as it can cross to the other thread: an EngineError keeps its code and details. */
 export function serializeError(error: unknown): SerializedError {
-  if (error instanceof ApiError) {
+  if (error instanceof EngineError) {
     return {
-      kind: 'api',
-      status: error.status,
+      kind: 'engine',
       code: error.code,
       message: error.message,
       field: error.field,
       detailCode: error.detailCode,
+      retryAfterSeconds: error.retryAfterSeconds,
     };
   }
   const message = error instanceof Error ? error.message : String(error);
@@ -46,10 +46,13 @@ export function serializeError(error: unknown): SerializedError {
 }
 
 export function deserializeError(error: SerializedError, task: string): Error {
-  if (error.kind === 'api') {
-    return new ApiError(error.status, error.code, error.message, {
+  if (error.kind === 'engine') {
+    return new EngineError(error.code, error.message, {
       ...(error.field === undefined ? {} : { field: error.field }),
       ...(error.detailCode === undefined ? {} : { detailCode: error.detailCode }),
+      ...(error.retryAfterSeconds === undefined
+        ? {}
+        : { retryAfterSeconds: error.retryAfterSeconds }),
     });
   }
   const failure = new Error(`PDF task ${task} failed in its worker: ${error.message}`);

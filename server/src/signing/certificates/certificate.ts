@@ -28,7 +28,7 @@ import {
   KeyUsageFlags,
   SubjectKeyIdentifier,
 } from '@peculiar/asn1-x509';
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 
 const id_ad_ocsp = '1.3.6.1.5.5.7.48.1';
 
@@ -119,6 +119,13 @@ function extension<T>(asn: Certificate, id: string, type: new () => T): T | null
   return found === undefined ? null : AsnConvert.parse(found.extnValue, type);
 }
 
+/** Bytes that do not read as a DER X.509 certificate: 422 CERTIFICATE_INVALID. */
+export class CertificateInvalid extends EngineError {
+  constructor(message: string) {
+    super('CERTIFICATE_INVALID', message);
+  }
+}
+
 /**
  * Reads a DER certificate; anything that does not parse is the caller's bad input (422
  * CERTIFICATE_INVALID, naming which certificate when `label` says).
@@ -162,7 +169,7 @@ function parseCertificate(der: Buffer, fingerprint: string, label: string): Cert
     x509 = new crypto.X509Certificate(der);
     parts = certificateParts(der);
   } catch {
-    throw new ApiError(422, 'CERTIFICATE_INVALID', `The ${label} is not a DER X.509 certificate`);
+    throw new CertificateInvalid(`The ${label} is not a DER X.509 certificate`);
   }
   try {
     const tbs = asn.tbsCertificate;
@@ -203,11 +210,7 @@ function parseCertificate(der: Buffer, fingerprint: string, label: string): Cert
         .filter((url): url is string => url !== undefined),
     };
   } catch {
-    throw new ApiError(
-      422,
-      'CERTIFICATE_INVALID',
-      `The ${label} has an extension that does not parse`,
-    );
+    throw new CertificateInvalid(`The ${label} has an extension that does not parse`);
   }
 }
 

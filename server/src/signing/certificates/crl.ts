@@ -1,3 +1,4 @@
+import { CodedError } from '@esign/shared';
 import { DerError, derBytes, derChildren, derTag, readDerElement } from '@esign/shared/cms';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import {
@@ -12,7 +13,6 @@ import {
   id_ce_invalidityDate,
   id_ce_issuingDistributionPoint,
 } from '@peculiar/asn1-x509';
-import { ApiError } from '../../errors/apiError';
 import { safeHttpsRequest } from '../../outbound/safeFetch';
 import { type CertificateFacts, hasKeyUsage, keyUsageBits, serialHexOf } from './certificate';
 import type { RevocationDeps } from './revocationTypes';
@@ -176,7 +176,7 @@ export async function askCrl(
     }
     der = derOf(await response.readAll());
   } catch (error) {
-    const detail = error instanceof ApiError ? `${error.code}: ${error.message}` : String(error);
+    const detail = error instanceof CodedError ? `${error.code}: ${error.message}` : String(error);
     return { answer: { kind: 'unusable', reason: `CRL download from ${url} failed (${detail})` } };
   }
   return { answer: judgeCrl(der, query, deps.clock.now()), der };

@@ -1,6 +1,6 @@
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { id_ce_subjectAltName, SubjectAlternativeName } from '@peculiar/asn1-x509';
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 import { readCertificate } from './certificate';
 
 /**
@@ -163,8 +163,7 @@ const fieldWording: Record<IdentityField, string> = {
 
 export const identityErrors = {
   mismatch: (field: IdentityField) =>
-    new ApiError(
-      422,
+    new EngineError(
       'SIGNER_IDENTITY_MISMATCH',
       `The certificate names another person than the signer: ${fieldWording[field]}; sign with the signer's own certificate`,
       { field: 'certificateChain', detailCode: field.toUpperCase() },

@@ -11,7 +11,6 @@ export {
 } from './revocation';
 export { RevocationCache } from './revocationCache';
 export {
-  acceptsUntrustedSigner,
   checkSignerCertificate,
   type SignerCertificateCheck,
   type SignerCertificateInput,

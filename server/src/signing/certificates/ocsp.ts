@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { CodedError } from '@esign/shared';
 import { contextTag, derBytes, derChildren, readDerElement } from '@esign/shared/cms';
 import {
   BasicOCSPResponse,
@@ -14,7 +15,6 @@ import {
 } from '@peculiar/asn1-ocsp';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import { AlgorithmIdentifier, CRLReasons, Extension } from '@peculiar/asn1-x509';
-import { ApiError } from '../../errors/apiError';
 import { safeHttpsRequest } from '../../outbound/safeFetch';
 import { type CertificateFacts, isIssuedBy, readCertificate, serialHexOf } from './certificate';
 import type { RevocationDeps } from './revocationTypes';
@@ -295,7 +295,7 @@ export async function askOcsp(
     }
     der = await response.readAll();
   } catch (error) {
-    const detail = error instanceof ApiError ? `${error.code}: ${error.message}` : String(error);
+    const detail = error instanceof CodedError ? `${error.code}: ${error.message}` : String(error);
     return {
       answer: { kind: 'unusable', reason: `OCSP request to ${query.url} failed (${detail})` },
     };

@@ -1,5 +1,5 @@
-import { ApiError } from '../../errors/apiError';
-import type { AppEnvironment } from '../../platform/config';
+import { EngineError } from '../../pdf/engineError';
+import type { TrustPolicy } from '../trustPolicy';
 import { hasKeyUsage, keyUsageBits, readCertificate, subjectName } from './certificate';
 import { buildChain, type ChainFailureReason } from './chain';
 
@@ -74,7 +74,7 @@ function outsideValidity(
 export function checkSignerCertificate(input: SignerCertificateInput): SignerCertificateCheck {
   const signerDer = input.chain[0];
   if (signerDer === undefined) {
-    throw new ApiError(422, 'CERTIFICATE_CHAIN_EMPTY', 'The certificate chain is empty', {
+    throw new EngineError('CERTIFICATE_CHAIN_EMPTY', 'The certificate chain is empty', {
       field: 'certificateChain',
     });
   }
@@ -127,36 +127,31 @@ const brokenChain: ReadonlySet<ChainFailureReason> = new Set([
 ]);
 
 /**
- * The error a finalize must refuse with for this check in this environment, or null to go on.
- * Production refuses `untrusted` with 422 CERTIFICATE_UNTRUSTED; development and sandbox go on
- * with an unanchored chain (verification then reports `untrusted`). Expired, not yet valid and
- * wrong key usage are refused everywhere.
+ * The error a finalize must refuse with for this check under the trust policy, or null to go
+ * on. `untrusted` is 422 CERTIFICATE_UNTRUSTED unless the policy accepts untrusted signers (a
+ * development or sandbox service: verification then reports `untrusted`). A broken chain,
+ * expired, not yet valid and wrong key usage are refused under every policy.
  */
 export function signerCertificateError(
   check: SignerCertificateCheck,
-  environment: AppEnvironment,
-): ApiError | null {
+  policy: Pick<TrustPolicy, 'acceptUntrustedSigners'>,
+): EngineError | null {
   const field = { field: 'certificateChain' };
   switch (check.status) {
     case 'valid':
       return null;
     case 'expired':
-      return new ApiError(422, 'CERTIFICATE_EXPIRED', check.message, field);
+      return new EngineError('CERTIFICATE_EXPIRED', check.message, field);
     case 'not_yet_valid':
-      return new ApiError(422, 'CERTIFICATE_NOT_YET_VALID', check.message, field);
+      return new EngineError('CERTIFICATE_NOT_YET_VALID', check.message, field);
     case 'wrong_key_usage':
-      return new ApiError(422, 'CERTIFICATE_KEY_USAGE', check.message, field);
+      return new EngineError('CERTIFICATE_KEY_USAGE', check.message, field);
     case 'untrusted':
       if (brokenChain.has(check.reason)) {
-        return new ApiError(422, 'CERTIFICATE_CHAIN_INVALID', check.message, field);
+        return new EngineError('CERTIFICATE_CHAIN_INVALID', check.message, field);
       }
-      return acceptsUntrustedSigner(environment)
+      return policy.acceptUntrustedSigners
         ? null
-        : new ApiError(422, 'CERTIFICATE_UNTRUSTED', check.message, field);
+        : new EngineError('CERTIFICATE_UNTRUSTED', check.message, field);
   }
-}
-
-/** Development and sandbox sign with certificates no anchor vouches for; production never. */
-export function acceptsUntrustedSigner(environment: AppEnvironment): boolean {
-  return environment !== 'production';
 }

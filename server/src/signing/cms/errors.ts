@@ -1,5 +1,5 @@
 import { SignedAttributesError } from '@esign/shared/cms';
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 
 /**
  * The refusals of the CMS layer, one code per cause so that a client (and a test) can tell a
@@ -7,23 +7,23 @@ import { ApiError } from '../../errors/apiError';
  */
 export const cmsErrors = {
   signatureMalformed: (message: string) =>
-    new ApiError(400, 'SIGNATURE_MALFORMED', message, { field: 'signedHash' }),
+    new EngineError('SIGNATURE_MALFORMED', message, { field: 'signedHash' }),
   signatureInvalid: (message: string) =>
-    new ApiError(422, 'SIGNATURE_INVALID', message, { field: 'signedHash' }),
+    new EngineError('SIGNATURE_INVALID', message, { field: 'signedHash' }),
   certificateMalformed: (message: string) =>
-    new ApiError(400, 'CERTIFICATE_MALFORMED', message, { field: 'certificateChain' }),
+    new EngineError('CERTIFICATE_MALFORMED', message, { field: 'certificateChain' }),
   certificateKeyUnsupported: (message: string) =>
-    new ApiError(422, 'CERTIFICATE_KEY_UNSUPPORTED', message, { field: 'certificateChain' }),
+    new EngineError('CERTIFICATE_KEY_UNSUPPORTED', message, { field: 'certificateChain' }),
   signatureSchemeMismatch: (message: string) =>
-    new ApiError(422, 'SIGNATURE_SCHEME_MISMATCH', message, { field: 'signedHash' }),
+    new EngineError('SIGNATURE_SCHEME_MISMATCH', message, { field: 'signedHash' }),
   signedAttributesMalformed: (message: string) =>
-    new ApiError(400, 'SIGNED_ATTRIBUTES_MALFORMED', message),
-  documentDigestInvalid: (message: string) => new ApiError(400, 'DOCUMENT_DIGEST_INVALID', message),
+    new EngineError('SIGNED_ATTRIBUTES_MALFORMED', message),
+  documentDigestInvalid: (message: string) => new EngineError('DOCUMENT_DIGEST_INVALID', message),
   timestampTokenMalformed: (message: string) =>
-    new ApiError(400, 'TIMESTAMP_TOKEN_MALFORMED', message, { field: 'timestampToken' }),
+    new EngineError('TIMESTAMP_TOKEN_MALFORMED', message, { field: 'timestampToken' }),
   timestampImprintMismatch: (message: string) =>
-    new ApiError(422, 'TIMESTAMP_IMPRINT_MISMATCH', message, { field: 'timestampToken' }),
-  signedDataMalformed: (message: string) => new ApiError(400, 'SIGNED_DATA_MALFORMED', message),
+    new EngineError('TIMESTAMP_IMPRINT_MISMATCH', message, { field: 'timestampToken' }),
+  signedDataMalformed: (message: string) => new EngineError('SIGNED_DATA_MALFORMED', message),
 };
 
 /** The shared attribute builder's refusal as the service's 4xx (other errors pass through). */

@@ -132,7 +132,7 @@ function checkedTimestampToken(token: Uint8Array, signature: Uint8Array): Uint8A
  * certificates, one SignerInfo v1 naming the signer by issuer and serial, the signed attributes
  * as given (the same bytes, tag [0]), and the timestamp token as the unsigned
  * signature-time-stamp attribute. The given bytes (attributes, certificates, token) are
- * embedded exactly; sets are in DER order. Throws a 4xx ApiError on malformed input.
+ * embedded exactly; sets are in DER order. Throws a 4xx EngineError on malformed input.
  */
 export function assembleSignedData(input: SignedDataInput): Buffer {
   const certificates = checkedCertificates(input.certificates);

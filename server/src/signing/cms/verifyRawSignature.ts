@@ -154,7 +154,7 @@ function verifyRsa(
  * RSA PKCS#1 v1.5 with SHA-256; RSASSA-PSS (SHA-256, MGF1-SHA-256, salt 32) when the
  * certificate's key is id-RSASSA-PSS or `scheme` is 'pss'; ECDSA P-256 or P-384 with SHA-256,
  * as DER or raw r||s. Returns the algorithm and the signature in the form CMS carries. Throws
- * a 4xx ApiError: 400 CERTIFICATE_MALFORMED, 422 CERTIFICATE_KEY_UNSUPPORTED, 422
+ * a 4xx EngineError: 400 CERTIFICATE_MALFORMED, 422 CERTIFICATE_KEY_UNSUPPORTED, 422
  * SIGNATURE_SCHEME_MISMATCH, 400 SIGNATURE_MALFORMED, 422 SIGNATURE_INVALID.
  */
 export function verifyRawSignature(input: RawSignatureInput): VerifiedSignature {

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import { type DssMaterial, preparePdfSignature } from '../../pdf/signing';
 import type { StoredFile } from '../../storage/fileStore';
-import { requestTimestamp, timestampTrustAnchors } from '../timestamps/client';
+import { requestTimestamp } from '../timestamps/client';
 import type { PadesLevel } from '../verification/level';
 import { verifyPdfSignatures } from '../verification/verifyPdf';
 import type { FinalizeDeps } from './checkSignature';
@@ -45,7 +45,7 @@ export async function archivePdf(
   options: { tenantId: number | null; stored: DssMaterial[] },
 ): Promise<ArchivedFile> {
   await deps.files.init();
-  const anchors = await timestampTrustAnchors(deps, options.tenantId);
+  const anchors = [...(await deps.trust(options.tenantId)).timestampAnchors];
   const dss = await materialForArchive(deps, sourcePath, options.stored, anchors);
   const prepared = await preparePdfSignature(sourcePath, {
     documentTimestamp: true,
@@ -58,8 +58,7 @@ export async function archivePdf(
   try {
     // RFC 3161 over the byte range, as a document timestamp's imprint is (ETSI EN 319 142-1 5.4).
     const timestamp = await requestTimestamp(deps, prepared.documentDigest, {
-      tenantId: options.tenantId,
-      ...(deps.resolver ? { resolver: deps.resolver } : {}),
+      trustAnchors: anchors,
     });
     written = await writeSignedFile(deps.files.tempDir, prepared.path, prepared, {
       cms: timestamp.token,

@@ -1,9 +1,7 @@
 import crypto, { X509Certificate } from 'node:crypto';
 import { buildSignedAttributes, certificateIssuerAndSerial } from '@esign/shared/cms';
-import type { AppDeps } from '../../context';
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 import type { DssMaterial } from '../../pdf/signing';
-import { developmentCa } from '../ca/developmentCa';
 import {
   type ChainRevocation,
   checkChainRevocation,
@@ -19,17 +17,23 @@ import {
   type VerifiedSignature,
   verifyRawSignature,
 } from '../cms';
-import { timestampTrustAnchors } from '../timestamps/client';
+import type { ServiceDeps } from '../serviceDeps';
+import { TimestampInvalid } from '../timestamps/errors';
 import { type VerifiedTimestamp, verifyTimestampToken } from '../timestamps/verifyToken';
-import { trustAnchorsFor } from '../trust/service';
+import type { TimestampAuthority, TrustPolicies } from '../trustPolicy';
 import { levelChain, padesLevel, signatureMaterial } from '../verification/level';
 import { finalizeErrors, type MistakenDigest } from './errors';
 import { refusalFor } from './explainRefusal';
 import { certificateSummary, contractHashOf, type SignatureSummary } from './summary';
 
 /** What finalizing needs of the runtime; resolver and cache reach the revocation checks. */
-export type FinalizeDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'secrets' | 'files'> &
-  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'>;
+export type FinalizeDeps = Pick<ServiceDeps, 'db' | 'config' | 'clock' | 'secrets' | 'files'> &
+  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'> & {
+    /** The trust policy per tenant (runtime.ts builds it). */
+    trust: TrustPolicies;
+    /** Where signatures get their timestamps. */
+    timestamps: TimestampAuthority;
+  };
 
 /** What a signer hands in: the signature, its chain (signer first), the timestamp token. */
 export interface SignatureEvidence {
@@ -72,7 +76,7 @@ export const explainedRevisions = 20;
  * the CMS that goes into the PDF: the attributes are rebuilt from the stored digest and the
  * signer certificate, the signature must verify over them, the timestamp must cover the
  * signature value from an anchored TSA after the preparation, the signer certificate must be
- * usable and (in production) trusted at genTime and not revoked then. Throws a 4xx ApiError.
+ * usable and (in production) trusted at genTime and not revoked then. Throws a 4xx EngineError.
  */
 export async function checkSignature(
   deps: FinalizeDeps,
@@ -85,8 +89,9 @@ export async function checkSignature(
   const signedAttributes = attributesFor(revision.documentDigest, signer);
   const verified = await verifiedSignature(deps, revision, evidence, signedAttributes);
 
+  const trust = await deps.trust(revision.tenantId);
   const timestamp = checkedTimestamp(evidence.timestampToken, verified.signature, {
-    trustAnchors: await timestampTrustAnchors(deps, revision.tenantId),
+    trustAnchors: trust.timestampAnchors,
     notBefore: revision.notBefore,
     notAfter: deps.clock.now(),
   });
@@ -96,9 +101,9 @@ export async function checkSignature(
   const check = checkSignerCertificate({
     chain,
     at,
-    anchors: await signerAnchors(deps, revision.tenantId),
+    anchors: [...trust.signerAnchors],
   });
-  const refusal = signerCertificateError(check, deps.config.environment);
+  const refusal = signerCertificateError(check, trust);
   if (refusal) throw refusal;
   // Accepted untrusted (development, sandbox): the chain as given, which links.
   const path = check.status === 'valid' ? check.chain : chain;
@@ -161,7 +166,7 @@ function checkParses(chain: Buffer[]): void {
       certificateIssuerAndSerial(certificate);
     } catch (error) {
       const mapped = fromSignedAttributesError(error);
-      if (mapped instanceof ApiError) {
+      if (mapped instanceof EngineError) {
         throw cmsErrors.certificateMalformed(`certificateChain[${index}]: ${mapped.message}`);
       }
       throw mapped;
@@ -191,7 +196,7 @@ async function verifiedSignature(
   try {
     return verifyRawSignature({ signedAttributes, signature, certificate: chain[0]! });
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof EngineError)) throw error;
     throw await refusalFor(
       {
         documentDigest: revision.documentDigest,
@@ -214,7 +219,7 @@ async function verifiedSignature(
 function checkedTimestamp(
   token: Buffer,
   signature: Buffer,
-  window: { trustAnchors: Buffer[]; notBefore: Date; notAfter: Date },
+  window: { trustAnchors: readonly Buffer[]; notBefore: Date; notAfter: Date },
 ): VerifiedTimestamp {
   try {
     return verifyTimestampToken(token, {
@@ -223,8 +228,8 @@ function checkedTimestamp(
       clockSkewMs: timestampSkewMs,
     });
   } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== 'TIMESTAMP_INVALID') throw error;
-    switch (error.detailCode) {
+    if (!(error instanceof TimestampInvalid)) throw error;
+    switch (error.reason) {
       case 'IMPRINT_MISMATCH':
         throw cmsErrors.timestampImprintMismatch(
           'The timestamp token is not over SHA-256 of this signature value (of its DER form for ECDSA)',
@@ -233,9 +238,9 @@ function checkedTimestamp(
       case 'NOT_TST_INFO':
         throw cmsErrors.timestampTokenMalformed(error.message);
       default:
-        throw new ApiError(422, 'TIMESTAMP_INVALID', error.message, {
+        throw new EngineError('TIMESTAMP_INVALID', error.message, {
           field: 'timestampToken',
-          ...(error.detailCode === undefined ? {} : { detailCode: error.detailCode }),
+          detailCode: error.reason,
         });
     }
   }
@@ -257,19 +262,7 @@ function checkLinked(chain: Buffer[]): void {
   }
 }
 
-/**
- * The anchors a signer certificate may chain to: the global and the tenant's, and outside
- * production the development CA (it issues the seal and cloud_hsm certificates there).
- */
-async function signerAnchors(deps: FinalizeDeps, tenantId: number | null): Promise<Buffer[]> {
-  const anchors = (await trustAnchorsFor(deps.db, tenantId)).map((anchor) => anchor.certificate);
-  if (deps.config.environment !== 'production') {
-    anchors.push((await developmentCa(deps)).certificate);
-  }
-  return anchors;
-}
-
-function revokedError(path: Buffer[], revocation: ChainRevocation): ApiError {
+function revokedError(path: Buffer[], revocation: ChainRevocation): EngineError {
   const index = revocation.certificates.findIndex((result) => result.status === 'revoked');
   const result = revocation.certificates[index]!;
   const which = index === 0 ? 'The signer certificate' : `Chain certificate ${index}`;

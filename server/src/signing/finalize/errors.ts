@@ -1,4 +1,4 @@
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 
 /** A digest a client may have put in the message-digest attribute instead of the right one. */
 export interface MistakenDigest {
@@ -23,130 +23,114 @@ const mistakenDigestMessages: Record<MistakenDigest['of'], string> = {
  */
 export const finalizeErrors = {
   preparationNotFound: (id: number) =>
-    new ApiError(404, 'PREPARATION_NOT_FOUND', `No signature preparation with id ${id}`),
+    new EngineError('PREPARATION_NOT_FOUND', `No signature preparation with id ${id}`),
   preparationNotOpen: (state: string) =>
-    new ApiError(409, 'PREPARATION_NOT_OPEN', `The signature preparation is ${state}`, {
+    new EngineError('PREPARATION_NOT_OPEN', `The signature preparation is ${state}`, {
       detailCode: state.toUpperCase(),
     }),
   preparationExpired: (expiresAt: string) =>
-    new ApiError(
-      410,
+    new EngineError(
       'PREPARATION_EXPIRED',
       `The signature preparation expired at ${expiresAt}; prepare the document again`,
     ),
   sourceNotFound: (sha256: string) =>
-    new ApiError(404, 'SOURCE_FILE_NOT_FOUND', `No stored file with SHA-256 ${sha256}`, {
+    new EngineError('SOURCE_FILE_NOT_FOUND', `No stored file with SHA-256 ${sha256}`, {
       field: 'sourceSha256',
     }),
   invalidBase64: (field: string) =>
-    new ApiError(
-      400,
+    new EngineError(
       'INVALID_BASE64',
       `${field} is not standard base64 (RFC 4648 section 4, padded, no line breaks)`,
       { field },
     ),
   signerNotFirst: (index: number) =>
-    new ApiError(
-      422,
+    new EngineError(
       'SIGNER_CERTIFICATE_NOT_FIRST',
       `The signature was made with the key of certificateChain[${index}]; the signer's certificate must come first`,
       { field: 'certificateChain' },
     ),
   documentDigestMismatch: (of: MistakenDigest['of']) =>
-    new ApiError(422, 'DOCUMENT_DIGEST_MISMATCH', mistakenDigestMessages[of], {
+    new EngineError('DOCUMENT_DIGEST_MISMATCH', mistakenDigestMessages[of], {
       field: 'signedHash',
       detailCode: of,
     }),
   signatureByOtherKey: () =>
-    new ApiError(
-      422,
+    new EngineError(
       'SIGNATURE_INVALID',
       "The RSA signature does not open with the signer certificate's public key: another key made it (the token's key is not the certificate's) or its bytes are damaged",
       { field: 'signedHash' },
     ),
   signingCertificateMismatch: (index: number) =>
-    new ApiError(
-      422,
+    new EngineError(
       'SIGNING_CERTIFICATE_MISMATCH',
       `The signed attributes' signing-certificate-v2 names certificateChain[${index}]; it must name the signer's certificate, certificateChain[0]`,
       { field: 'signedHash' },
     ),
   signedAttributesAbsent: () =>
-    new ApiError(
-      422,
+    new EngineError(
       'SIGNED_ATTRIBUTES_ABSENT',
       'The signature is over the document digest itself; sign the signed attributes built from it (docs/signing-with-a-token.md)',
       { field: 'signedHash' },
     ),
   signedAttributesWrongTag: () =>
-    new ApiError(
-      422,
+    new EngineError(
       'SIGNED_ATTRIBUTES_WRONG_TAG',
       'The signed attributes were signed with the tag [0] (0xA0) they carry inside SignerInfo; sign them as a SET OF (first byte 0x31)',
       { field: 'signedHash' },
     ),
   signedAttributesUnsorted: () =>
-    new ApiError(
-      422,
+    new EngineError(
       'SIGNED_ATTRIBUTES_UNSORTED',
       'The signed attributes are not in DER SET OF order; sort them (content-type, message-digest, signing-certificate-v2)',
       { field: 'signedHash' },
     ),
   signedAttributesMissing: (missing: string[]) =>
-    new ApiError(
-      422,
+    new EngineError(
       'SIGNED_ATTRIBUTES_MISSING',
       `The signed attributes lack ${missing.join(' and ')}; exactly content-type, message-digest and signing-certificate-v2 are signed`,
       { field: 'signedHash' },
     ),
   signedAttributesExtra: (attribute: string) =>
-    new ApiError(
-      422,
+    new EngineError(
       'SIGNED_ATTRIBUTES_EXTRA',
       `The signed attributes hold one attribute more, ${attribute}; exactly content-type, message-digest and signing-certificate-v2 are signed (PAdES keeps the time in the PDF)`,
       { field: 'signedHash' },
     ),
   signatureHashMismatch: (hash: string) =>
-    new ApiError(
-      422,
+    new EngineError(
       'SIGNATURE_HASH_MISMATCH',
       `The token hashed the signed attributes with ${hash.toUpperCase()}; SHA-256 is required (CKM_SHA256_RSA_PKCS, or CKM_RSA_PKCS over a SHA-256 DigestInfo)`,
       { field: 'signedHash' },
     ),
   signedAttributesMismatch: () =>
-    new ApiError(
-      422,
+    new EngineError(
       'SIGNED_ATTRIBUTES_MISMATCH',
       "The certificate's key signed the SHA-256 of other bytes than the signed attributes of the current contractHash, and not in a form the service recognises (another preparation's digest, another certificate, an attribute more or fewer, another order or tag): check the message-digest value and every attribute against docs/signing-with-a-token.md",
       { field: 'signedHash' },
     ),
   chainNotLinked: (index: number) =>
-    new ApiError(
-      422,
+    new EngineError(
       'CERTIFICATE_CHAIN_INVALID',
       `certificateChain[${index + 1}] is not the issuer of certificateChain[${index}]: the chain goes from the signer to its issuers in turn`,
       { field: 'certificateChain', detailCode: 'NOT_LINKED' },
     ),
   certificateNotPrepared: () =>
-    new ApiError(
-      422,
+    new EngineError(
       'CERTIFICATE_NOT_PREPARED',
       "The revision was prepared for another certificate (its visible box shows that certificate's name); sign with that certificate, or prepare the revision again for this one",
       { field: 'certificateChain' },
     ),
   certificateNameNotPrepared: () =>
-    new ApiError(
-      422,
+    new EngineError(
       'CERTIFICATE_NAME_NOT_PREPARED',
       'The visible box of the prepared revision shows another name than the certificate\'s common name; prepare the revision for this certificate (docs/signing-with-a-token.md, "The moment of signing") and sign its contractHash',
       { field: 'certificateChain' },
     ),
   preparationStale: (signingTime: Date, genTime: Date, limitMs: number) =>
-    new ApiError(
-      409,
+    new EngineError(
       'PREPARATION_STALE',
       `The prepared revision states ${signingTime.toISOString()} as its signing time, more than ${limitMs / 60_000} minutes before the timestamp (${genTime.toISOString()}); prepare the revision again just before the token signs (docs/signing-with-a-token.md, "The moment of signing") and sign its contractHash`,
     ),
   certificateRevoked: (message: string) =>
-    new ApiError(422, 'CERTIFICATE_REVOKED', message, { field: 'certificateChain' }),
+    new EngineError('CERTIFICATE_REVOKED', message, { field: 'certificateChain' }),
 };

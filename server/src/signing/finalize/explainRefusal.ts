@@ -17,7 +17,7 @@ import {
   readDerObjectIdentifier,
   readDerWhole,
 } from '@esign/shared/cms';
-import type { ApiError } from '../../errors/apiError';
+import type { EngineError } from '../../pdf/engineError';
 import { PSS_SALT_LENGTH } from '../cms/algorithms';
 import { cmsErrors } from '../cms/errors';
 import { finalizeErrors, type MistakenDigest } from './errors';
@@ -215,8 +215,8 @@ function signedWithSigningTime(matcher: Matcher, members: Uint8Array[], centre: 
 export async function refusalFor(
   input: MistakeInput,
   signedAttributes: Uint8Array,
-  refused: ApiError,
-): Promise<ApiError> {
+  refused: EngineError,
+): Promise<EngineError> {
   const { documentDigest, signature, chain } = input;
   // The signer's certificate further down: chain[0]'s key may not even fit the signature.
   const other = chain.findIndex(

@@ -107,7 +107,7 @@ export async function serverKeyEvidence(
   const timestamp = await requestTimestamp(
     deps,
     crypto.createHash('sha256').update(signature).digest(),
-    { tenantId, ...(deps.resolver ? { resolver: deps.resolver } : {}) },
+    { trustAnchors: (await deps.trust(tenantId)).timestampAnchors },
   );
   return { signature, chain, timestampToken: timestamp.token };
 }

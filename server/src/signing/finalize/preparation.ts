@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import type { AppDeps } from '../../context';
-import { errors, validationError } from '../../errors/apiError';
+import { errors, validationError } from '../../errors/domainError';
 import {
   type ByteRange,
   type DssMaterial,
@@ -9,6 +8,7 @@ import {
   preparePdfSignature,
 } from '../../pdf/signing';
 import type { RevocationDeps } from '../certificates';
+import type { ServiceDeps } from '../serviceDeps';
 import { finalizeErrors } from './errors';
 import {
   findPreparationRow,
@@ -30,7 +30,7 @@ import {
 const sha256Hex = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).digest('hex');
 
 /** The store, and what asking OCSP responders and CRL servers needs (the DSS material). */
-export type PreparationDeps = Pick<AppDeps, 'db' | 'clock' | 'files' | 'config'> &
+export type PreparationDeps = Pick<ServiceDeps, 'db' | 'clock' | 'files' | 'config'> &
   Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'>;
 
 /** A prepared revision of a stored PDF waiting for (or done with) its signature. */
@@ -190,7 +190,7 @@ export async function revisionDss(
 
 /** The tenant's preparation (404 when another tenant's or none). */
 export async function findPreparation(
-  deps: Pick<AppDeps, 'db'>,
+  deps: Pick<ServiceDeps, 'db'>,
   id: number,
   tenantId: number,
 ): Promise<Preparation> {
@@ -201,7 +201,7 @@ export async function findPreparation(
 
 /** The preparation if it can still be finalized: 409 when finalized or abandoned, 410 expired. */
 export async function openPreparation(
-  deps: Pick<AppDeps, 'db' | 'clock'>,
+  deps: Pick<ServiceDeps, 'db' | 'clock'>,
   id: number,
   tenantId: number,
 ): Promise<Preparation> {
@@ -218,7 +218,7 @@ export async function openPreparation(
  * finalized. 409 when it is not open.
  */
 export async function abandonPreparation(
-  deps: Pick<AppDeps, 'db'>,
+  deps: Pick<ServiceDeps, 'db'>,
   id: number,
   tenantId: number,
 ): Promise<void> {
@@ -233,7 +233,7 @@ export async function abandonPreparation(
  * what the service knew when it made each signature (the identity binding among them).
  */
 export async function signedSummaries(
-  deps: Pick<AppDeps, 'db'>,
+  deps: Pick<ServiceDeps, 'db'>,
   tenantId: number,
   signedSha256s: string[],
 ): Promise<Map<string, SignatureSummary>> {

@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises';
 import { type PrepareSignatureOptions, preparePdfSignature } from '../../pdf/signing';
-import { certifiedKey } from '../keys/signingKey';
-import { sealKey } from '../keys/signingKeys';
+import { certifiedKey, type SigningKey } from '../keys/signingKey';
 import { checkSignature, type FinalizeDeps } from './checkSignature';
 import { serverKeyEvidence } from './finalize';
 import { revisionDss } from './preparation';
@@ -20,7 +19,7 @@ export interface SealOptions
 }
 
 /**
- * Seals a PDF with the service seal (the audit PDF): prepare, sign with the seal key, timestamp,
+ * Seals a PDF with `key`, the service seal (the audit PDF): prepare, sign with it, timestamp,
  * the same checks and embedding as every finalize, no preparation row. The seal's chain and
  * revocation answers (and those the earlier signatures lack) go into the prepared revision's
  * DSS. Returns the path of a new temp file in the FileStore's temp directory (B-LT when the
@@ -28,13 +27,13 @@ export interface SealOptions
  */
 export async function sealPdf(
   deps: FinalizeDeps,
+  key: SigningKey,
   sourcePath: string,
   options: SealOptions = {},
 ): Promise<string> {
   const { tenantId = null, ...prepareOptions } = options;
   await deps.files.init();
   const createdAt = deps.clock.now();
-  const key = await sealKey(deps);
   const dss = await revisionDss(deps, sourcePath, [], certifiedKey(key).chain);
   const prepared = await preparePdfSignature(sourcePath, {
     ...prepareOptions,

@@ -1,6 +1,6 @@
 import { certificateIssuerAndSerial } from '@esign/shared/cms';
 import { z } from 'zod';
-import { ApiError, validationError } from '../../errors/apiError';
+import { EngineError, engineValidationError } from '../../pdf/engineError';
 import { fromSignedAttributesError } from '../cms';
 import type { SignatureEvidence } from './checkSignature';
 import { finalizeErrors } from './errors';
@@ -53,8 +53,8 @@ export function decodeCertificate(value: string, field = 'certificate'): Buffer 
     certificateIssuerAndSerial(der);
   } catch (error) {
     const mapped = fromSignedAttributesError(error);
-    if (mapped instanceof ApiError) {
-      throw new ApiError(400, 'CERTIFICATE_MALFORMED', `${field}: ${mapped.message}`, { field });
+    if (mapped instanceof EngineError) {
+      throw new EngineError('CERTIFICATE_MALFORMED', `${field}: ${mapped.message}`, { field });
     }
     throw mapped;
   }
@@ -64,7 +64,7 @@ export function decodeCertificate(value: string, field = 'certificate'): Buffer 
 /** The request's bytes: 400 VALIDATION_ERROR for its shape, 400 INVALID_BASE64 naming the field. */
 export function decodeTokenInput(input: TokenSignatureInput): SignatureEvidence {
   const parsed = inputSchema.safeParse(input);
-  if (!parsed.success) throw validationError(parsed.error);
+  if (!parsed.success) throw engineValidationError(parsed.error);
   const { signedHash, certificateChain, timestampToken } = parsed.data;
   return {
     signature: strictBase64(signedHash, 'signedHash'),

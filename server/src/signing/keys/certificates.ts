@@ -1,9 +1,10 @@
 /** Certificates from the operator's CA for keys the service made (CSR flow), and the key listing. */
 import type { Db } from '../../db/database';
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 import { isoNow } from '../../platform/clock';
 import {
   type CertificateFacts,
+  CertificateInvalid,
   keyUsageBits,
   readCertificate,
   subjectName,
@@ -13,8 +14,8 @@ import type { KeyAlgorithm, KeyStoreKind } from './keyStore';
 import { findSigningKey, listSignerKeys, setCertificate } from './queries';
 import { type KeyDeps, reload, type SigningKey, signingKeyNotFound } from './signingKey';
 
-function invalidCertificate(message: string): ApiError {
-  return new ApiError(422, 'CERTIFICATE_INVALID', message, { field: 'file' });
+function invalidCertificate(message: string): EngineError {
+  return new EngineError('CERTIFICATE_INVALID', message, { field: 'file' });
 }
 
 /**
@@ -35,7 +36,7 @@ export async function importCertificate(
       readCertificate(der, `certificate ${i + 1} of the file`),
     );
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'CERTIFICATE_INVALID') {
+    if (error instanceof CertificateInvalid) {
       throw invalidCertificate(error.message);
     }
     throw error;
@@ -48,8 +49,7 @@ export async function importCertificate(
     certificate.parts.subjectPublicKeyInfo.equals(keySpki),
   );
   if (!leaf) {
-    throw new ApiError(
-      422,
+    throw new EngineError(
       'CERTIFICATE_KEY_MISMATCH',
       `No certificate in the file is for signing key ${id}: their public keys differ from the key's`,
       { field: 'file' },

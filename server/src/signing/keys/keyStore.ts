@@ -1,8 +1,19 @@
 import type { SigningKeyAlgorithm, SigningKeyStoreKind } from '../../db/schema';
+import { EngineError } from '../../pdf/engineError';
 
 export type KeyAlgorithm = SigningKeyAlgorithm;
 export type SignatureScheme = 'rsa-pkcs1-sha256' | 'ecdsa-sha256';
 export type KeyStoreKind = SigningKeyStoreKind;
+
+/**
+ * The key store cannot be used now (module missing, token absent, PIN wrong or locked): 503
+ * KEYSTORE_UNAVAILABLE; at start-up the process refuses to start with its message.
+ */
+export class KeyStoreUnavailable extends EngineError {
+  constructor(message: string) {
+    super('KEYSTORE_UNAVAILABLE', message);
+  }
+}
 
 /** The scheme each algorithm signs with. */
 export const schemeOf: Record<KeyAlgorithm, SignatureScheme> = {
@@ -40,7 +51,7 @@ export interface KeyStore {
   sign(ref: KeyReference, data: Uint8Array, scheme: SignatureScheme): Promise<Buffer>;
   /** Removes a key that was generated but not kept (lost a race to record it). */
   discardKey(ref: KeyReference): Promise<void>;
-  /** Checks the store can be used (token present, PIN right); throws ApiError 503 if not. */
+  /** Checks the store can be used (token present, PIN right); throws EngineError 503 if not. */
   ready(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,8 +1,14 @@
 import crypto from 'node:crypto';
 import type { Module, Session } from 'graphene-pk11';
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 import { ecdsaRawToDer } from './ecdsa';
-import type { KeyAlgorithm, KeyReference, KeyStore, SignatureScheme } from './keyStore';
+import {
+  type KeyAlgorithm,
+  type KeyReference,
+  type KeyStore,
+  KeyStoreUnavailable,
+  type SignatureScheme,
+} from './keyStore';
 import { checkScheme, otherStore } from './scheme';
 
 type Graphene = typeof import('graphene-pk11');
@@ -47,8 +53,8 @@ function pkcs11Code(error: unknown): number | undefined {
   return typeof code === 'number' ? code : undefined;
 }
 
-function unavailable(message: string): ApiError {
-  return new ApiError(503, 'KEYSTORE_UNAVAILABLE', message);
+function unavailable(message: string): EngineError {
+  return new KeyStoreUnavailable(message);
 }
 
 // The library is loaded and C_Initialize'd once per process, whatever the number of stores.
@@ -205,8 +211,7 @@ export class Pkcs11KeyStore implements KeyStore {
   private privateKeyOf(session: Session, g: Graphene, ref: KeyReference) {
     if (ref.locator.store !== 'pkcs11') throw otherStore(ref);
     if (ref.locator.tokenLabel !== this.settings.tokenLabel) {
-      throw new ApiError(
-        409,
+      throw new EngineError(
         'SIGNING_KEY_ON_OTHER_TOKEN',
         `Key ${ref.label} is on token "${ref.locator.tokenLabel}", not "${this.settings.tokenLabel}" (PKCS11_TOKEN_LABEL)`,
       );
@@ -216,8 +221,7 @@ export class Pkcs11KeyStore implements KeyStore {
       id: Buffer.from(ref.locator.pkcs11Id, 'hex'),
     });
     if (found.length !== 1) {
-      throw new ApiError(
-        409,
+      throw new EngineError(
         'SIGNING_KEY_NOT_ON_TOKEN',
         `Key ${ref.label} (CKA_ID ${ref.locator.pkcs11Id}) is ${found.length === 0 ? 'not' : 'more than once'} on token "${this.settings.tokenLabel}"`,
       );
@@ -335,7 +339,7 @@ function ecPoint(read: ReadAttributes): { x: string; y: string } {
   // CKA_EC_POINT is a DER OCTET STRING around the point (some tokens give the bare point).
   if (point.length === 67 && point[0] === 0x04 && point[1] === 0x41) point = point.subarray(2);
   if (point.length !== 65 || point[0] !== 0x04) {
-    throw new ApiError(500, 'KEYSTORE_UNEXPECTED', 'The token returned an unexpected EC point');
+    throw new EngineError('KEYSTORE_UNEXPECTED', 'The token returned an unexpected EC point');
   }
   return {
     x: point.subarray(1, 33).toString('base64url'),

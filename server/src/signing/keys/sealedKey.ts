@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 
 /**
  * Private keys at rest: AES-256-GCM under the master secret's `signing-keys` key, bound to the
@@ -40,6 +40,6 @@ const part = (value: string | Buffer) =>
 
 const additionalData = (label: string) => Buffer.from(`esign:signing-key:${label}`, 'utf8');
 
-function unreadable(label: string, why: string): ApiError {
-  return new ApiError(500, 'SIGNING_KEY_UNREADABLE', `Private key ${label} is unreadable: ${why}`);
+function unreadable(label: string, why: string): EngineError {
+  return new EngineError('SIGNING_KEY_UNREADABLE', `Private key ${label} is unreadable: ${why}`);
 }

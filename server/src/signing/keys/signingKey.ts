@@ -1,8 +1,9 @@
 /** A signing key as the engine sees it: its row, its certificate chain, signing with it. */
-import type { AppDeps } from '../../context';
+
 import type { SigningKeyPurpose } from '../../db/schema';
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 import { pemCertificates } from '../certificates/pem';
+import type { ServiceDeps } from '../serviceDeps';
 import {
   type KeyAlgorithm,
   type KeyReference,
@@ -14,7 +15,7 @@ import { keyStoreOf } from './keyStores';
 import { findSigningKey, type SigningKeyRow } from './queries';
 
 /** What the signing keys need of the runtime. */
-export type KeyDeps = Pick<AppDeps, 'db' | 'config' | 'secrets' | 'clock'>;
+export type KeyDeps = Pick<ServiceDeps, 'db' | 'config' | 'secrets' | 'clock'>;
 
 /** A key the service signs with, as the rest of the engine sees it. */
 export interface SigningKey {
@@ -86,8 +87,7 @@ export function certifiedKey(key: SigningKey): CertifiedKey {
     return { key, certificate: key.certificate, chain: [key.certificate, ...key.issuers] };
   }
   const whose = key.purpose === 'seal' ? 'The service seal' : `The signer key of ${key.ownerEmail}`;
-  throw new ApiError(
-    409,
+  throw new EngineError(
     key.purpose === 'seal' ? 'SEAL_CERTIFICATE_MISSING' : 'SIGNER_CERTIFICATE_MISSING',
     `${whose} has no certificate yet: the operator imports it with "admin signer-key import-certificate --id ${key.id}"`,
   );
@@ -108,8 +108,8 @@ export async function reload(deps: KeyDeps, id: number): Promise<SigningKey> {
   return toSigningKey(row);
 }
 
-export function signingKeyNotFound(id: number): ApiError {
-  return new ApiError(404, 'SIGNING_KEY_NOT_FOUND', `No signing key with id ${id}`, {
+export function signingKeyNotFound(id: number): EngineError {
+  return new EngineError('SIGNING_KEY_NOT_FOUND', `No signing key with id ${id}`, {
     field: 'id',
   });
 }

@@ -1,3 +1,4 @@
+import { CodedError } from '@esign/shared';
 import {
   derUnsignedMagnitude,
   readTimestampResponse,
@@ -6,30 +7,41 @@ import {
   timestampNonce,
   timestampRequest,
 } from '@esign/shared/cms';
-import type { AppDeps } from '../../context';
-import { ApiError } from '../../errors/apiError';
+import type { Allowlist } from '../../outbound/addressPolicy';
 import { outboundCodes, type Resolver, safeHttpsRequest } from '../../outbound/safeFetch';
-import type { Config } from '../../platform/config';
-import { trustAnchorsFor } from '../trust/service';
-import { developmentTsa } from './developmentTsa';
-import { type TimestampFailedReason, timestampFailed } from './errors';
-import { timestampResponse } from './responder';
+import type { Clock } from '../../platform/clock';
+import type { TimestampAuthority } from '../trustPolicy';
+import { type TimestampFailedReason, TimestampInvalid, timestampFailed } from './errors';
 import { type VerifiedTimestamp, verifyTimestampToken } from './verifyToken';
 
-/** The development TSA (no TSA_URL outside production) signs with the master-secret-sealed key. */
-export type TimestampClientDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'secrets'>;
+/** What asking for a timestamp needs: the authority that answers and the clock judging genTime. */
+export interface TimestampClientDeps {
+  clock: Clock;
+  timestamps: TimestampAuthority;
+}
 
 export interface RequestTimestampOptions {
-  /** DER anchors the TSA must chain to; default: `timestampTrustAnchors(deps, tenantId)`. */
-  trustAnchors?: readonly Buffer[];
-  /** The tenant whose anchors apply (with the global ones); default: global only. */
-  tenantId?: number | null;
-  /** Deadline for the whole exchange. Default 10 000 ms. */
-  timeoutMs?: number;
+  /** DER anchors the TSA must chain to (the trust policy's `timestampAnchors`). */
+  trustAnchors: readonly Buffer[];
   /** How far genTime may stray from our clock around the exchange. Default 60 000 ms. */
   clockSkewMs?: number;
+}
+
+/** Where a TSA is reached over HTTP(S), and through which outbound policy. */
+export interface HttpTimestampAuthorityOptions {
+  url: string;
+  username?: string | undefined;
+  password?: string | undefined;
+  allowlist: Allowlist;
+  /** Deadline for the whole exchange. Default 10 000 ms. */
+  timeoutMs?: number;
   /** Tests only: how host names resolve (see safeFetch). */
   resolver?: Resolver;
+}
+
+/** A TSA reached by POSTing the request to its URL (RFC 3161 section 3.4). */
+export function httpTimestampAuthority(options: HttpTimestampAuthorityOptions): TimestampAuthority {
+  return { exchange: (request) => exchange(options, request) };
 }
 
 export interface Timestamp extends VerifiedTimestamp {
@@ -41,37 +53,20 @@ export interface Timestamp extends VerifiedTimestamp {
 const maxResponseBytes = 256 * 1024;
 const replyTypes = ['application/timestamp-reply', 'application/timestamp-response'];
 
-/**
- * The anchors a TSA certificate may chain to for a tenant: the global and tenant trust anchors,
- * plus in development and sandbox the development TSA's CA.
- */
-export async function timestampTrustAnchors(
-  deps: TimestampClientDeps,
-  tenantId: number | null,
-): Promise<Buffer[]> {
-  const anchors = (await trustAnchorsFor(deps.db, tenantId)).map((anchor) => anchor.certificate);
-  if (deps.config.environment !== 'production') {
-    anchors.push((await developmentTsa(deps)).caCertificate);
-  }
-  return anchors;
-}
-
-/** POSTs the request to TSA_URL through the SSRF-safe client; the DER reply. */
+/** POSTs the request to the TSA's URL through the SSRF-safe client; the DER reply. */
 async function exchange(
-  config: Config,
+  options: HttpTimestampAuthorityOptions,
   requestDer: Buffer,
-  options: RequestTimestampOptions,
 ): Promise<Buffer> {
-  const url = config.tsa.url!;
+  const { url, username, password } = options;
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const { username, password } = config.tsa;
   let response: Awaited<ReturnType<typeof safeHttpsRequest>>;
   try {
     response = await safeHttpsRequest(url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/timestamp-query' },
       body: requestDer,
-      allowlist: config.outboundAllowlist,
+      allowlist: options.allowlist,
       // Many TSAs answer over plain http; the token is signed and verified before it is used.
       allowPlainHttp: true,
       timeoutMs,
@@ -84,7 +79,7 @@ async function exchange(
         : {}),
     });
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof CodedError)) throw error;
     const reason: TimestampFailedReason =
       error.code === outboundCodes.timeout ? 'TSA_TIMEOUT' : 'TSA_UNREACHABLE';
     throw timestampFailed(reason, `${url}: ${error.message}`);
@@ -104,7 +99,7 @@ async function exchange(
   try {
     return await response.readAll();
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof CodedError)) throw error;
     const reason = error.code === outboundCodes.timeout ? 'TSA_TIMEOUT' : 'TSA_UNREACHABLE';
     throw timestampFailed(reason, `${url}: ${error.message}`);
   }
@@ -134,8 +129,8 @@ function grantedToken(reply: Buffer): Buffer {
 }
 
 /**
- * Gets an RFC 3161 timestamp over `imprint` (SHA-256, 32 bytes) from TSA_URL, or in development
- * and sandbox without TSA_URL from the server's own development TSA, and verifies it: status
+ * Gets an RFC 3161 timestamp over `imprint` (SHA-256, 32 bytes) from the timestamp authority
+ * (`deps.timestamps`), and verifies it: status
  * granted, our nonce, our imprint, the TSA's signature, certificate and chain, genTime around
  * our clock. Any failure is 502 TIMESTAMP_FAILED (with `details.code` saying which): a signature
  * never falls back to a local clock time.
@@ -143,23 +138,15 @@ function grantedToken(reply: Buffer): Buffer {
 export async function requestTimestamp(
   deps: TimestampClientDeps,
   imprint: Buffer,
-  options: RequestTimestampOptions = {},
+  options: RequestTimestampOptions,
 ): Promise<Timestamp> {
   if (imprint.length !== 32)
     throw new TypeError('requestTimestamp: the imprint is a SHA-256 digest');
   const nonce = timestampNonce();
   const requestDer = timestampRequest(imprint, nonce);
-  const trustAnchors =
-    options.trustAnchors ?? (await timestampTrustAnchors(deps, options.tenantId ?? null));
+  const { trustAnchors } = options;
   const notBefore = deps.clock.now();
-  let reply: Buffer;
-  if (deps.config.tsa.url === undefined) {
-    // Development and sandbox only: config refuses production without TSA_URL.
-    const tsaSigner = await developmentTsa(deps);
-    reply = await timestampResponse({ clock: deps.clock, tsaSigner }, requestDer);
-  } else {
-    reply = await exchange(deps.config, requestDer, options);
-  }
+  const reply = await deps.timestamps.exchange(requestDer);
   const notAfter = deps.clock.now();
   const token = grantedToken(reply);
   let verified: VerifiedTimestamp;
@@ -172,9 +159,7 @@ export async function requestTimestamp(
       clockSkewMs: options.clockSkewMs ?? 60_000,
     });
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'TIMESTAMP_INVALID') {
-      throw timestampFailed(error.detailCode as TimestampFailedReason, error.message);
-    }
+    if (error instanceof TimestampInvalid) throw timestampFailed(error.reason, error.message);
     throw error;
   }
   if (verified.nonce === undefined || !verified.nonce.equals(derUnsignedMagnitude(nonce))) {

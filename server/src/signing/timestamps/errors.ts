@@ -1,4 +1,4 @@
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 
 /** Why a timestamp token was refused: `details.code` of the 422 TIMESTAMP_INVALID. */
 export type TimestampInvalidReason =
@@ -18,11 +18,23 @@ export type TimestampInvalidReason =
   | 'TSA_ISSUER_NOT_CA'
   | 'GEN_TIME_OUTSIDE_WINDOW';
 
-/** A timestamp token given to us that does not prove what it must (a client's bad input). */
-export function timestampInvalid(reason: TimestampInvalidReason, message: string): ApiError {
-  return new ApiError(422, 'TIMESTAMP_INVALID', `Timestamp token refused: ${message}`, {
-    detailCode: reason,
-  });
+/**
+ * A timestamp token that does not prove what it must (a client's bad input, or a TSA's bad
+ * answer): 422 TIMESTAMP_INVALID, `reason` as `details.code`. Callers that say it another way
+ * (an imprint mismatch as TIMESTAMP_IMPRINT_MISMATCH, an untrusted TSA as a verification
+ * finding) switch on `reason`.
+ */
+export class TimestampInvalid extends EngineError {
+  constructor(
+    readonly reason: TimestampInvalidReason,
+    message: string,
+  ) {
+    super('TIMESTAMP_INVALID', `Timestamp token refused: ${message}`, { detailCode: reason });
+  }
+}
+
+export function timestampInvalid(reason: TimestampInvalidReason, message: string): EngineError {
+  return new TimestampInvalid(reason, message);
 }
 
 /** Why getting a timestamp from the TSA failed: `details.code` of the 502 TIMESTAMP_FAILED. */
@@ -37,8 +49,15 @@ export type TimestampFailedReason =
   | TimestampInvalidReason;
 
 /** The TSA did not give a valid timestamp: the signature fails, never with a local time. */
-export function timestampFailed(reason: TimestampFailedReason, message: string): ApiError {
-  return new ApiError(502, 'TIMESTAMP_FAILED', `The timestamp authority failed: ${message}`, {
-    detailCode: reason,
-  });
+export class TimestampFailed extends EngineError {
+  constructor(
+    readonly reason: TimestampFailedReason,
+    message: string,
+  ) {
+    super('TIMESTAMP_FAILED', `The timestamp authority failed: ${message}`, { detailCode: reason });
+  }
+}
+
+export function timestampFailed(reason: TimestampFailedReason, message: string): EngineError {
+  return new TimestampFailed(reason, message);
 }

@@ -12,8 +12,12 @@ import {
   timestampSignerCertificate,
 } from '@esign/shared/cms';
 import { id_kp_timeStamping } from '@peculiar/asn1-x509';
-import { ApiError } from '../../errors/apiError';
-import { type CertificateFacts, readCertificate, subjectName } from '../certificates/certificate';
+import {
+  type CertificateFacts,
+  CertificateInvalid,
+  readCertificate,
+  subjectName,
+} from '../certificates/certificate';
 import { buildChain, type ChainFailureReason, type ChainResult } from '../certificates/chain';
 import { type HashName, hashOf, oid, signatureHash } from './algorithms';
 import { type TimestampInvalidReason, timestampInvalid } from './errors';
@@ -144,7 +148,7 @@ function tsaChainAt(
     result = buildChain(tsa, provided, [...anchors]);
   } catch (error) {
     // A certificate of the token or an anchor that does not parse (readCertificate's 422).
-    if (error instanceof ApiError && error.code === 'CERTIFICATE_INVALID') {
+    if (error instanceof CertificateInvalid) {
       refuse('MALFORMED', error.message);
     }
     throw error;
@@ -167,7 +171,7 @@ function tsaChainAt(
  * Verifies an RFC 3161 TimeStampToken as evidence for `imprint`: structure, imprint, the TSA's
  * signature over the signed attributes, the ESS binding to the TSA certificate, its critical
  * timeStamping EKU, its chain to a trust anchor at genTime, and genTime inside the window.
- * Throws ApiError 422 TIMESTAMP_INVALID with a distinct `details.code` for each failure.
+ * Throws EngineError 422 TIMESTAMP_INVALID with a distinct `details.code` for each failure.
  */
 export function verifyTimestampToken(
   token: Buffer,
@@ -215,7 +219,7 @@ export function verifyTimestampToken(
   try {
     signer = signerCertificate(decoded);
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'CERTIFICATE_INVALID') {
+    if (error instanceof CertificateInvalid) {
       refuse('MALFORMED', error.message);
     }
     throw error;

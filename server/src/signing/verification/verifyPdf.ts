@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import { cmsOids } from '@esign/shared/cms';
-import type { AppDeps } from '../../context';
-import { ApiError } from '../../errors/apiError';
+import { EngineError } from '../../pdf/engineError';
 import {
   type DssMaterial,
   digestByteRange,
@@ -26,14 +25,16 @@ import {
   signingCertificateMatches,
   verifyRawSignature,
 } from '../cms';
-import { timestampTrustAnchors } from '../timestamps/client';
+import type { ServiceDeps } from '../serviceDeps';
+import { TimestampInvalid } from '../timestamps/errors';
 import { verifyTimestampToken } from '../timestamps/verifyToken';
+import type { TrustPolicies, TrustPolicy } from '../trustPolicy';
 import { type DisallowedChange, judgeLaterRevisions } from './changes';
 import { levelChain, type PadesLevel, padesLevel, signatureMaterial } from './level';
 import { chainRevocationAt } from './revocation';
 
-export type VerificationDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'secrets'> &
-  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'>;
+export type VerificationDeps = Pick<ServiceDeps, 'db' | 'config' | 'clock' | 'secrets'> &
+  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'> & { trust: TrustPolicies };
 
 export interface VerifyPdfOptions {
   /** The tenant whose trust anchors apply, with the global ones. */
@@ -91,7 +92,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 
 /** A 4xx from a checking library is a finding about the signature; anything else is a bug. */
 function finding(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
+  if (error instanceof EngineError) return error.message;
   throw error;
 }
 
@@ -258,7 +259,7 @@ async function checkTrust(
   deps: VerificationDeps,
   signer: CertificateFacts,
   carried: Buffer[],
-  anchors: Buffer[],
+  anchors: readonly Buffer[],
   held: DssMaterial,
   at: Date,
 ): Promise<TrustResult> {
@@ -268,7 +269,7 @@ async function checkTrust(
   );
   let check: ReturnType<typeof checkSignerCertificate>;
   try {
-    check = checkSignerCertificate({ chain: [signer.der, ...others], at, anchors });
+    check = checkSignerCertificate({ chain: [signer.der, ...others], at, anchors: [...anchors] });
   } catch (error) {
     return { status: 'untrusted', chain: undefined, problems: [finding(error)] };
   }
@@ -291,7 +292,7 @@ async function checkTrust(
 async function verifyDocumentTimestamp(
   pdfPath: string,
   signature: PdfSignatureInfo,
-  anchors: Buffer[],
+  anchors: readonly Buffer[],
 ): Promise<
   Omit<
     SignatureVerification,
@@ -314,7 +315,7 @@ async function verifyDocumentTimestamp(
     tsa = readCertificate(verified.tsaCertificate);
   } catch (error) {
     problems.push(finding(error));
-    const code = error instanceof ApiError ? error.detailCode : undefined;
+    const code = error instanceof TimestampInvalid ? error.reason : undefined;
     if (code === 'TSA_UNTRUSTED' || code === 'TSA_ISSUER_NOT_CA') status = 'untrusted';
     else if (code === 'TSA_CERTIFICATE_NOT_VALID') status = 'expired';
     else integrity = 'failed';
@@ -335,7 +336,7 @@ async function verifyDocumentTimestamp(
 
 /** What the signatures of one file are judged with. */
 interface FileContext {
-  anchors: Buffer[];
+  policy: TrustPolicy;
   /** The newest DSS. */
   dss: DssMaterial;
   /** Each valid document timestamp: where its signed bytes end and the DSS they hold. */
@@ -354,7 +355,7 @@ async function verifySignature(
     'fieldName' | 'coversWholeDocument' | 'modifiedAfterSigning' | 'changes'
   >
 > {
-  const { anchors, dss, validationTime } = context;
+  const { policy, dss, validationTime } = context;
   const integrity = await checkIntegrity(pdfPath, signature);
   const { parsed, signer } = integrity;
   const problems = [...integrity.problems];
@@ -365,7 +366,7 @@ async function verifySignature(
     try {
       genTime = verifyTimestampToken(token, {
         imprint: sha256(parsed.signature),
-        trustAnchors: anchors,
+        trustAnchors: policy.timestampAnchors,
         notAfter: validationTime,
         clockSkewMs: 60_000,
       }).genTime;
@@ -380,7 +381,7 @@ async function verifySignature(
   if (signer) {
     const cms = { certificates: parsed?.certificates ?? [], ...parsed?.revocationValues };
     const held = signatureMaterial(dss, cms);
-    trust = await checkTrust(deps, signer, cms.certificates, anchors, held, at);
+    trust = await checkTrust(deps, signer, cms.certificates, policy.signerAnchors, held, at);
     problems.push(...trust.problems);
     level = padesLevel({
       timestamped: genTime !== undefined,
@@ -427,21 +428,21 @@ export async function verifyPdfSignatures(
 ): Promise<PdfVerification> {
   const report = await runPdfTask(readSignaturesTask, pdfPath);
   const { dss } = report;
-  const anchors = await timestampTrustAnchors(deps, options.tenantId);
+  const policy = await deps.trust(options.tenantId);
   const validationTime = options.at ?? deps.clock.now();
   // Document timestamps first: a valid one makes the signatures before it B-LTA (see padesLevel).
   const stamps = new Map<PdfSignatureInfo, Awaited<ReturnType<typeof verifyDocumentTimestamp>>>();
   const archives: FileContext['archives'] = [];
   for (const signature of report.signatures) {
     if (signature.type !== 'timestamp') continue;
-    const stamp = await verifyDocumentTimestamp(pdfPath, signature, anchors);
+    const stamp = await verifyDocumentTimestamp(pdfPath, signature, policy.timestampAnchors);
     stamps.set(signature, stamp);
     if (stamp.isValid && signature.revisionIndex !== undefined) {
       const end = signature.signedRevisionEnd;
       archives.push({ end, dss: await runPdfTask(readDssTask, pdfPath, { upTo: end }) });
     }
   }
-  const context: FileContext = { anchors, dss, archives, validationTime };
+  const context: FileContext = { policy, dss, archives, validationTime };
   // The certification signature's DocMDP governs every change after it (ISO 32000-2 12.8.2.2).
   const certification = report.signatures.find((s) => s.docMdpPermission !== undefined);
   const signatures: (SignatureVerification & { order: number })[] = [];

@@ -3,14 +3,14 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { developmentCa } from '../../../src/dev/developmentCa';
+import { sealKey } from '../../../src/keys/signingKeys';
 import { readDss } from '../../../src/pdf/signing';
 import { serveApp } from '../../../src/serve';
-import { developmentCa } from '../../../src/signing/ca/developmentCa';
 import { readCertificate } from '../../../src/signing/certificates/certificate';
 import { ocspResponseConcerns } from '../../../src/signing/certificates/ocsp';
 import { sealPdf } from '../../../src/signing/finalize';
 import { certifiedKey } from '../../../src/signing/keys/signingKey';
-import { sealKey } from '../../../src/signing/keys/signingKeys';
 import { verifyPdfSignatures } from '../../../src/signing/verification';
 import { createHarness, type Harness } from '../../support/harness';
 import { selfSigned } from '../certificates/testPki';
@@ -189,7 +189,7 @@ describe('through a real signing', () => {
   it('a seal signature reaches B-LT: its DSS holds the responder’s answer, asked in-process', async () => {
     const source = path.join(work, 'contract.pdf');
     fs.writeFileSync(source, await classicPdf());
-    const sealed = await sealPdf(h.deps, source, { reason: 'OCSP' });
+    const sealed = await sealPdf(h.deps, await sealKey(h.deps), source, { reason: 'OCSP' });
     try {
       const dss = readDss(sealed);
       const ca = readCertificate((await developmentCa(h.deps)).certificate);

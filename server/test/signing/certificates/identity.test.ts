@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { CodedError } from '@esign/shared';
 import { issueCertificate } from '../../../../test/support/openssl';
-import { ApiError } from '../../../src/errors/apiError';
 import {
   bindIdentity,
   certificateIdentity,
@@ -42,11 +42,11 @@ const signer = (fields: Partial<ExpectedSigner>): ExpectedSigner => ({
   ...fields,
 });
 
-function refusal(run: () => unknown): ApiError {
+function refusal(run: () => unknown): CodedError {
   try {
     run();
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (error instanceof CodedError) return error;
     throw error;
   }
   throw new Error('expected a refusal');
@@ -120,7 +120,6 @@ describe('bindIdentity', () => {
   it('another person is refused naming what differs, never the values', () => {
     const other = refusal(() => bindIdentity(signer({ identityNumber: '001099099999' }), vnpt));
     expect(other).toMatchObject({
-      status: 422,
       code: 'SIGNER_IDENTITY_MISMATCH',
       field: 'certificateChain',
       detailCode: 'IDENTITYNUMBER',

@@ -1,5 +1,6 @@
 import { createHash, createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import fs from 'node:fs';
+import { CodedError } from '@esign/shared';
 import {
   buildSignedAttributes,
   derBytes,
@@ -9,7 +10,7 @@ import {
   readDerWhole,
   signedAttributesDigest,
 } from '@esign/shared/cms';
-import { ApiError } from '../../../src/errors/apiError';
+import { statusOfCode } from '../../../src/http/errorStatuses';
 import {
   assembleSignedData,
   parseSignedData,
@@ -94,9 +95,9 @@ function refusal(run: () => unknown): { status: number; code: string; field?: st
   try {
     run();
   } catch (error) {
-    if (error instanceof ApiError) {
+    if (error instanceof CodedError) {
       return {
-        status: error.status,
+        status: statusOfCode(error.code),
         code: error.code,
         ...(error.field ? { field: error.field } : {}),
       };

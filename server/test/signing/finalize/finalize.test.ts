@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { CodedError } from '@esign/shared';
 import {
   buildSignedAttributes,
   derBytes,
@@ -12,7 +13,7 @@ import {
   readDerWhole,
 } from '@esign/shared/cms';
 import type { OpensslPki } from '../../../../test/support/opensslTsa';
-import { ApiError } from '../../../src/errors/apiError';
+import { statusOfCode } from '../../../src/http/errorStatuses';
 import { readDss, readSignatures } from '../../../src/pdf/signing';
 import { ManualClock } from '../../../src/platform/clock';
 import {
@@ -103,7 +104,7 @@ describe('prepareRevision', () => {
         expiresAt: new Date(Date.now() + hour),
       }),
     );
-    expect(missing).toMatchObject({ status: 404, code: 'SOURCE_FILE_NOT_FOUND' });
+    expect(missing).toMatchObject({ code: 'SOURCE_FILE_NOT_FOUND' });
     const past = await refusal(
       prepareRevision(world.deps, {
         tenantId: world.tenantId,
@@ -112,7 +113,7 @@ describe('prepareRevision', () => {
         expiresAt: new Date(Date.now() - 1000),
       }),
     );
-    expect(past).toMatchObject({ status: 400, field: 'expiresAt' });
+    expect(past).toMatchObject({ field: 'expiresAt' });
   });
 });
 
@@ -282,7 +283,7 @@ describe('finalizeWithToken: refusals change nothing', () => {
     const prepared = preparation ?? (await prepare(target));
     const before = await persisted(target);
     const error = await refusal(attempt(prepared));
-    expect({ status: error.status, code: error.code, field: error.field }).toEqual({
+    expect({ status: statusOfCode(error.code), code: error.code, field: error.field }).toEqual({
       field: undefined,
       ...expected,
     });
@@ -579,7 +580,7 @@ describe('finalizeWithToken: refusals change nothing', () => {
         commit: addVersion(world),
       }),
     );
-    expect(foreign).toMatchObject({ status: 404, code: 'PREPARATION_NOT_FOUND' });
+    expect(foreign).toMatchObject({ code: 'PREPARATION_NOT_FOUND' });
   });
 
   it('a failing commit rolls the finalize back: the preparation stays open, no file stays', async () => {
@@ -593,7 +594,7 @@ describe('finalizeWithToken: refusals change nothing', () => {
         {
           tenantId: world.tenantId,
           commit: async () => {
-            throw new ApiError(409, 'SESSION_CHANGED', 'the session moved on meanwhile');
+            throw new CodedError('SESSION_CHANGED', 'the session moved on meanwhile');
           },
         },
       ),

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { CodedError } from '@esign/shared';
 import { buildSignedAttributes, ecdsaRawSignatureToDer } from '@esign/shared/cms';
 import {
   createOpensslPki,
@@ -12,7 +13,6 @@ import {
 } from '../../../../test/support/opensslTsa';
 import { attempt, derToPem } from '../../../../test/support/tools';
 import type { Db } from '../../../src/db/database';
-import { ApiError } from '../../../src/errors/apiError';
 import { readSignatures } from '../../../src/pdf/signing';
 import { systemClock } from '../../../src/platform/clock';
 import { parseSignedData } from '../../../src/signing/cms';
@@ -23,7 +23,7 @@ import {
   type SignedRevision,
   type TokenSignatureInput,
 } from '../../../src/signing/finalize';
-import { addTrustAnchor } from '../../../src/signing/trust/service';
+import { addTrustAnchor } from '../../../src/trust/service';
 import { insertFileVersion, newestVersionNumber } from '../../../src/workflow/queries/dossiers';
 import { createDossier, createProcess } from '../../support/dossiers';
 import { createHarness, type Harness, seedTenant } from '../../support/harness';
@@ -198,12 +198,12 @@ export function signAsClient(
   };
 }
 
-/** The ApiError a promise rejects with. */
-export async function refusal(promise: Promise<unknown>): Promise<ApiError> {
+/** The CodedError a promise rejects with. */
+export async function refusal(promise: Promise<unknown>): Promise<CodedError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (error instanceof CodedError) return error;
     throw error;
   }
   throw new Error('expected a refusal');

@@ -11,7 +11,10 @@ import {
   developmentCa,
   developmentCaDir,
   developmentTsaCredentials,
-} from '../../../src/signing/ca/developmentCa';
+} from '../../../src/dev/developmentCa';
+import { systemClock } from '../../../src/platform/clock';
+import { loadConfig } from '../../../src/platform/config';
+import { deriveSecrets } from '../../../src/platform/secrets';
 
 const temp = tempDir('esign-devca-');
 afterAll(() => temp.remove());
@@ -175,7 +178,6 @@ describe('development CA', () => {
     const dataDirProduction = path.join(temp.dir, 'production');
     const production = caDeps('production', dataDirProduction);
     const refusal = {
-      status: 409,
       code: 'DEVELOPMENT_CA_DISABLED',
       message: expect.stringContaining('never used in production'),
     };

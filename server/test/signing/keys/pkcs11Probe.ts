@@ -7,7 +7,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ApiError } from '../../../src/errors/apiError';
+import { CodedError } from '@esign/shared';
+import { statusOfCode } from '../../../src/http/errorStatuses';
+import { sealKey } from '../../../src/keys/signingKeys';
+import { checkKeyStore } from '../../../src/keys/startupState';
 import { systemClock } from '../../../src/platform/clock';
 import { loadConfig } from '../../../src/platform/config';
 import { deriveSecrets } from '../../../src/platform/secrets';
@@ -17,8 +20,6 @@ import { schemeOf } from '../../../src/signing/keys/keyStore';
 import { closeKeyStore } from '../../../src/signing/keys/keyStores';
 import { Pkcs11KeyStore, unloadPkcs11Modules } from '../../../src/signing/keys/pkcs11KeyStore';
 import { signWithKey } from '../../../src/signing/keys/signingKey';
-import { sealKey } from '../../../src/signing/keys/signingKeys';
-import { checkKeyStore } from '../../../src/signing/keys/startupState';
 import { testLogger } from '../../support/testLogger';
 
 interface Args {
@@ -35,8 +36,8 @@ async function refusal(work: () => Promise<unknown>) {
     await work();
     return null;
   } catch (error) {
-    if (error instanceof ApiError) {
-      return { status: error.status, code: error.code, message: error.message };
+    if (error instanceof CodedError) {
+      return { status: statusOfCode(error.code), code: error.code, message: error.message };
     }
     const kind = error instanceof Error ? error.constructor.name : 'thrown';
     return {

@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { messagesOf } from '@esign/shared/messages';
-import { ApiError } from '../../../src/errors/apiError';
+import { statusOfCode } from '../../../src/http/errorStatuses';
 import {
   type AuditTrailEvent,
   type AuditTrailInput,
   renderAuditTrail,
 } from '../../../src/pdf/auditTrail';
+import { EngineError } from '../../../src/pdf/engineError';
 import { embedSignature, preparePdfSignature } from '../../../src/pdf/signing';
 import { makeSigner, opensslCms, pdfsig, pdfsigSignatures, qpdfCheck } from './corpus';
 
@@ -171,9 +172,9 @@ describe('renderAuditTrail', () => {
       trail([{ at: new Date(Number.NaN), actor: 'A', action: 'B' }]),
       out,
     ).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ApiError);
-    const { status, code, field } = error as ApiError;
-    expect([status, code, field]).toEqual([400, 'VALIDATION_ERROR', 'events.0.at']);
+    expect(error).toBeInstanceOf(EngineError);
+    const { code, field } = error as EngineError;
+    expect([statusOfCode(code), code, field]).toEqual([400, 'VALIDATION_ERROR', 'events.0.at']);
     expect(fs.existsSync(out)).toBe(false);
   });
 });

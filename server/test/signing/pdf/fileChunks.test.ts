@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ApiError } from '../../../src/errors/apiError';
+import { EngineError } from '../../../src/pdf/engineError';
 import { streamChunks } from '../../../src/pdf/signing/fileChunks';
 
 let dir: string;
@@ -47,8 +47,8 @@ describe('streamChunks', () => {
         file: target,
         offset: 0,
       }).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).code).toBe('PDF_UNREADABLE');
+      expect(error).toBeInstanceOf(EngineError);
+      expect((error as EngineError).code).toBe('PDF_UNREADABLE');
     } finally {
       await source.close();
       await target.close();

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
-import { ApiError } from '../../../src/errors/apiError';
+import { statusOfCode } from '../../../src/http/errorStatuses';
+import { EngineError } from '../../../src/pdf/engineError';
 import {
   appendDss,
   digestByteRange,
@@ -68,11 +69,11 @@ function sha256OfRanges(file: string, range: [number, number, number, number]): 
     .digest();
 }
 
-async function refusal(promise: Promise<unknown>): Promise<ApiError> {
+async function refusal(promise: Promise<unknown>): Promise<EngineError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (error instanceof EngineError) return error;
     throw error;
   }
   throw new Error('expected a refusal');
@@ -218,7 +219,7 @@ describe('prepare, embed and sign twice: every earlier signature stays valid', (
     const error = await refusal(
       preparePdfSignature(prepared.path, { signingTime, fieldName: 'Bên A', tempDir: dir }),
     );
-    expect([error.status, error.code]).toEqual([409, 'PDF_FIELD_EXISTS']);
+    expect([statusOfCode(error.code), error.code]).toEqual([409, 'PDF_FIELD_EXISTS']);
   });
 });
 
@@ -352,7 +353,11 @@ describe('refusals before anything is written', () => {
       const error = await refusal(
         preparePdfSignature(source, { signingTime, tempDir, ...options }),
       );
-      expect([error.status, error.code, error.field]).toEqual([400, 'VALIDATION_ERROR', field]);
+      expect([statusOfCode(error.code), error.code, error.field]).toEqual([
+        400,
+        'VALIDATION_ERROR',
+        field,
+      ]);
     }
     expect(fs.readdirSync(tempDir)).toEqual([]);
   });
@@ -362,14 +367,14 @@ describe('refusals before anything is written', () => {
     const error = await refusal(
       preparePdfSignature(source, { signingTime, fieldName: 'buyer', tempDir: dir }),
     );
-    expect([error.status, error.code]).toEqual([409, 'PDF_FIELD_EXISTS']);
+    expect([statusOfCode(error.code), error.code]).toEqual([409, 'PDF_FIELD_EXISTS']);
   });
 
   it('a file that is not a PDF: 415 NOT_A_PDF', async () => {
     const tempDir = refusalsDir();
     const source = write('not-a-pdf.txt', Buffer.from('PK\u0003\u0004 this is a zip, not a PDF'));
     const error = await refusal(preparePdfSignature(source, { signingTime, tempDir }));
-    expect([error.status, error.code]).toEqual([415, 'NOT_A_PDF']);
+    expect([statusOfCode(error.code), error.code]).toEqual([415, 'NOT_A_PDF']);
     const empty = write('empty.pdf', Buffer.alloc(0));
     expect((await refusal(preparePdfSignature(empty, { signingTime, tempDir }))).code).toBe(
       'NOT_A_PDF',
@@ -383,7 +388,7 @@ describe('refusals before anything is written', () => {
     const encrypted = path.join(dir, 'encrypted.pdf');
     qpdf(['--encrypt', 'user', 'owner', '256', '--'], input, encrypted);
     const error = await refusal(preparePdfSignature(encrypted, { signingTime, tempDir }));
-    expect([error.status, error.code]).toEqual([422, 'PDF_ENCRYPTED']);
+    expect([statusOfCode(error.code), error.code]).toEqual([422, 'PDF_ENCRYPTED']);
     expect(fs.readdirSync(tempDir)).toEqual([]);
   });
 
@@ -397,7 +402,7 @@ describe('refusals before anything is written', () => {
     );
     for (const file of [truncated, badOffset]) {
       const error = await refusal(preparePdfSignature(file, { signingTime, tempDir }));
-      expect([error.status, error.code]).toEqual([422, 'PDF_UNREADABLE']);
+      expect([statusOfCode(error.code), error.code]).toEqual([422, 'PDF_UNREADABLE']);
     }
     expect(fs.readdirSync(tempDir)).toEqual([]);
   });
@@ -406,7 +411,7 @@ describe('refusals before anything is written', () => {
     const tempDir = refusalsDir();
     const source = write('certified.pdf', await certifiedNoChangesPdf());
     const error = await refusal(preparePdfSignature(source, { signingTime, tempDir }));
-    expect([error.status, error.code]).toEqual([422, 'PDF_CHANGES_NOT_ALLOWED']);
+    expect([statusOfCode(error.code), error.code]).toEqual([422, 'PDF_CHANGES_NOT_ALLOWED']);
     expect(fs.readdirSync(tempDir)).toEqual([]);
   });
 
@@ -414,7 +419,7 @@ describe('refusals before anything is written', () => {
     const tempDir = refusalsDir();
     const source = write('one-page.pdf', await classicPdf());
     const error = await refusal(preparePdfSignature(source, { signingTime, page: 2, tempDir }));
-    expect([error.status, error.code]).toEqual([422, 'PDF_PAGE_NOT_FOUND']);
+    expect([statusOfCode(error.code), error.code]).toEqual([422, 'PDF_PAGE_NOT_FOUND']);
     expect(fs.readdirSync(tempDir)).toEqual([]);
   });
 });
@@ -429,7 +434,7 @@ describe('embedSignature', () => {
     });
     const before = fs.readFileSync(prepared.path);
     const error = await refusal(embedSignature(prepared.path, prepared, Buffer.alloc(65, 1)));
-    expect([error.status, error.code]).toEqual([422, 'PDF_SIGNATURE_TOO_LARGE']);
+    expect([statusOfCode(error.code), error.code]).toEqual([422, 'PDF_SIGNATURE_TOO_LARGE']);
     expect(fs.readFileSync(prepared.path).equals(before)).toBe(true);
   });
 
@@ -439,7 +444,7 @@ describe('embedSignature', () => {
     const before = fs.readFileSync(prepared.path);
     const moved = { ...prepared, contentsOffset: prepared.contentsOffset + 7 };
     const error = await refusal(embedSignature(prepared.path, moved, Buffer.alloc(16, 1)));
-    expect([error.status, error.code]).toEqual([422, 'PDF_PLACEHOLDER_NOT_FOUND']);
+    expect([statusOfCode(error.code), error.code]).toEqual([422, 'PDF_PLACEHOLDER_NOT_FOUND']);
     expect(fs.readFileSync(prepared.path).equals(before)).toBe(true);
   });
 });
@@ -477,7 +482,7 @@ describe('writeSignedCopy', () => {
         Buffer.alloc(16, 1),
       ),
     );
-    expect([error.status, error.code]).toEqual([422, 'PDF_PLACEHOLDER_NOT_FOUND']);
+    expect([statusOfCode(error.code), error.code]).toEqual([422, 'PDF_PLACEHOLDER_NOT_FOUND']);
     expect(fs.existsSync(target)).toBe(false);
   });
 });
@@ -662,7 +667,7 @@ describe('malformed files', () => {
         fs.rmSync(prepared.path);
         outcomes.prepared++;
       } catch (error) {
-        if (!(error instanceof ApiError) || error.status >= 500) throw error;
+        if (!(error instanceof EngineError) || statusOfCode(error.code) >= 500) throw error;
         outcomes.refused++;
       }
     }
@@ -677,7 +682,7 @@ describe('digestByteRange', () => {
     const prepared = await preparePdfSignature(source, { signingTime, tempDir: dir });
     const [a, b, c, d] = prepared.byteRange;
     const error = await refusal(digestByteRange(prepared.path, [a, b, c, d + 1]));
-    expect([error.status, error.code]).toEqual([422, 'PDF_UNREADABLE']);
+    expect([statusOfCode(error.code), error.code]).toEqual([422, 'PDF_UNREADABLE']);
   });
 });
 

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { ApiError } from '../../../src/errors/apiError';
+import { statusOfCode } from '../../../src/http/errorStatuses';
+import { EngineError } from '../../../src/pdf/engineError';
 import {
   decodePng,
   embedSignature,
@@ -121,8 +122,9 @@ describe('decodePng', () => {
     } catch (caught) {
       error = caught;
     }
-    expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ code, status, field: 'signatureImage' });
+    expect(error).toBeInstanceOf(EngineError);
+    expect(error).toMatchObject({ code, field: 'signatureImage' });
+    expect(statusOfCode(code)).toBe(status);
   });
 });
 

@@ -13,6 +13,17 @@ import {
 } from '@peculiar/asn1-tsp';
 import type { TestHttpsServer } from '../../../../test/support/httpsServer';
 import { derOfPemFile } from '../../../../test/support/openssl';
+import { timestampResponse } from '../../../src/dev/tsaResponder';
+import { systemClock } from '../../../src/platform/clock';
+import { timestampAuthority } from '../../../src/runtime';
+import {
+  type HttpTimestampAuthorityOptions,
+  httpTimestampAuthority,
+  requestTimestamp,
+  type TimestampClientDeps,
+} from '../../../src/signing/timestamps/client';
+import { addTrustAnchor } from '../../../src/trust/service';
+import { createHarness, type Harness } from '../../support/harness';
 import {
   createOpensslPki,
   type OpensslPki,
@@ -109,13 +120,18 @@ beforeEach(() => {
   h.clock.set(new Date());
 });
 
-function depsFor(pathname: string, tsaSettings: Partial<TsaSettings> = {}): AppDeps {
+/** The client's inputs for the test TSA at `pathname` (or at `url`), through the outbound policy. */
+function depsFor(
+  pathname: string,
+  settings: Partial<HttpTimestampAuthorityOptions> = {},
+): TimestampClientDeps {
   return {
-    ...h.deps,
-    config: {
-      ...h.deps.config,
-      tsa: { url: tsa.url(pathname), username: undefined, password: undefined, ...tsaSettings },
-    },
+    clock: h.deps.clock,
+    timestamps: httpTimestampAuthority({
+      url: tsa.url(pathname),
+      allowlist: h.deps.config.outboundAllowlist,
+      ...settings,
+    }),
   };
 }
 
@@ -126,7 +142,7 @@ async function failure(promise: Promise<unknown>) {
     () => undefined,
     (caught: unknown) => caught,
   );
-  expect(error).toMatchObject({ status: 502, code: 'TIMESTAMP_FAILED' });
+  expect(error).toMatchObject({ code: 'TIMESTAMP_FAILED' });
   return (error as { detailCode: string }).detailCode;
 }
 
@@ -156,9 +172,10 @@ describe('TSA client against an openssl ts TSA over HTTPS', () => {
     );
   });
 
-  it('trusts the global and tenant trust anchors of the database by default', async () => {
+  it('trusts the global and tenant trust anchors of the database (the trust policy)', async () => {
     const deps = depsFor('/tsa');
-    expect(await failure(requestTimestamp(deps, imprint()))).toBe('TSA_UNTRUSTED');
+    const anchors = async () => ({ trustAnchors: (await h.deps.trust(null)).timestampAnchors });
+    expect(await failure(requestTimestamp(deps, imprint(), await anchors()))).toBe('TSA_UNTRUSTED');
     const pem = Buffer.from(
       `-----BEGIN CERTIFICATE-----\n${pki.rootDer.toString('base64')}\n-----END CERTIFICATE-----\n`,
     );
@@ -167,7 +184,7 @@ describe('TSA client against an openssl ts TSA over HTTPS', () => {
       certificateFile: pem,
     });
     try {
-      const stamp = await requestTimestamp(deps, imprint());
+      const stamp = await requestTimestamp(deps, imprint(), await anchors());
       expect(stamp.tsaChain.at(-1)!.equals(pki.rootDer)).toBe(true);
     } finally {
       await h.deps.db.deleteFrom('trust_anchors').where('id', '=', anchor.id).execute();
@@ -225,9 +242,8 @@ describe('TSA client against an openssl ts TSA over HTTPS', () => {
   it('fails with TSA_TIMEOUT when the TSA does not answer in time', async () => {
     const started = Date.now();
     const detail = await failure(
-      requestTimestamp(depsFor('/slow'), imprint(), {
+      requestTimestamp(depsFor('/slow', { timeoutMs: 500 }), imprint(), {
         trustAnchors: [pki.rootDer],
-        timeoutMs: 500,
       }),
     );
     expect(detail).toBe('TSA_TIMEOUT');
@@ -235,9 +251,8 @@ describe('TSA client against an openssl ts TSA over HTTPS', () => {
   });
 
   it('fails with TSA_UNREACHABLE when the TSA is down', async () => {
-    const deps = depsFor('/tsa');
     const closedPort = tsa.port === 1 ? 2 : 1;
-    deps.config.tsa.url = `https://127.0.0.1:${closedPort}/tsa`;
+    const deps = depsFor('/tsa', { url: `https://127.0.0.1:${closedPort}/tsa` });
     const detail = await failure(
       requestTimestamp(deps, imprint(), { trustAnchors: [pki.rootDer] }),
     );
@@ -252,8 +267,8 @@ describe('TSA client against an openssl ts TSA over HTTPS', () => {
     });
     await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
     try {
-      const deps = depsFor('/tsa');
-      deps.config.tsa.url = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/tsa`;
+      const url = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/tsa`;
+      const deps = depsFor('/tsa', { url });
       const digest = imprint();
       const stamp = await requestTimestamp(deps, digest, { trustAnchors: [pki.rootDer] });
       expect(stamp.token.length).toBeGreaterThan(0);
@@ -264,13 +279,7 @@ describe('TSA client against an openssl ts TSA over HTTPS', () => {
   });
 
   it('fails with TSA_UNREACHABLE for an address the outbound policy refuses', async () => {
-    const deps = {
-      ...depsFor('/tsa'),
-      config: {
-        ...depsFor('/tsa').config,
-        outboundAllowlist: { hosts: new Set<string>(), ranges: [] },
-      },
-    };
+    const deps = depsFor('/tsa', { allowlist: { hosts: new Set<string>(), ranges: [] } });
     const detail = await failure(
       requestTimestamp(deps, imprint(), { trustAnchors: [pki.rootDer] }),
     );
@@ -280,14 +289,14 @@ describe('TSA client against an openssl ts TSA over HTTPS', () => {
 
 describe('TSA client without TSA_URL (development and sandbox)', () => {
   it('timestamps with the development TSA and verifies it against its CA', async () => {
-    const deps = {
-      ...h.deps,
-      config: {
-        ...h.deps.config,
-        tsa: { url: undefined, username: undefined, password: undefined },
-      },
+    const config = {
+      ...h.deps.config,
+      tsa: { url: undefined, username: undefined, password: undefined },
     };
-    const stamp = await requestTimestamp(deps, imprint());
+    const deps = { clock: h.deps.clock, timestamps: timestampAuthority({ ...h.deps, config }) };
+    const stamp = await requestTimestamp(deps, imprint(), {
+      trustAnchors: (await h.deps.trust(null)).timestampAnchors,
+    });
     expect(stamp.policy).toBe('2.999.3161.1');
     expect(stamp.genTime.getTime()).toBe(Math.floor(h.clock.now().getTime() / 1000) * 1000);
   });

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { developmentTsa } from '../../../src/signing/timestamps/developmentTsa';
+import { developmentTsa } from '../../../src/dev/developmentTsa';
 import { createHarness, type Harness } from '../../support/harness';
 
 let h: Harness;

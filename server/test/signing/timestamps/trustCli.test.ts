@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createOpensslPki, type OpensslPki } from '../../../../test/support/opensslTsa';
+import { developmentTsa } from '../../../src/dev/developmentTsa';
 import { loadConfig } from '../../../src/platform/config';
-import { timestampTrustAnchors } from '../../../src/signing/timestamps/client';
-import { developmentTsa } from '../../../src/signing/timestamps/developmentTsa';
-import { trustAnchorsFor } from '../../../src/signing/trust/service';
+import { trustAnchorsFor } from '../../../src/trust/service';
 import { runCli } from '../../admin/runCli';
 import { createHarness, type Harness } from '../../support/harness';
 
@@ -116,7 +115,7 @@ describe('admin trust add / list / remove', () => {
   });
 
   it('counts the development TSA CA as an anchor in development, not in the table', async () => {
-    const anchors = await timestampTrustAnchors(h.deps, null);
+    const anchors = (await h.deps.trust(null)).timestampAnchors;
     const { caCertificate } = await developmentTsa(h.deps);
     expect(anchors.some((der) => der.equals(caCertificate))).toBe(true);
     expect(

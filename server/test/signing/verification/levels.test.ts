@@ -27,8 +27,8 @@ import {
 import { checkChainRevocation } from '../../../src/signing/certificates';
 import { assembleSignedData, parseSignedData } from '../../../src/signing/cms';
 import { archivePdf } from '../../../src/signing/finalize/archive';
-import { addTrustAnchor } from '../../../src/signing/trust/service';
 import { verifyPdfSignatures } from '../../../src/signing/verification';
+import { addTrustAnchor } from '../../../src/trust/service';
 import { createHarness, type Harness } from '../../support/harness';
 import { type Issued, TestPki } from '../certificates/testPki';
 import { classicPdf, pdfsigSignatures } from '../pdf/corpus';

@@ -1,4 +1,4 @@
-import { ApiError } from '../../../errors/apiError';
+import { EngineError } from '../../engineError';
 import type { PdfReader, XrefEntry } from '../document';
 import {
   PdfDict,
@@ -49,7 +49,7 @@ export class RevisionState {
     try {
       object = this.reader.getObject(ref, this.xref);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof EngineError)) throw error;
       this.unreadable.add(ref.num);
       object = undefined;
     }

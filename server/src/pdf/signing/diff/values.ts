@@ -1,4 +1,4 @@
-import { ApiError } from '../../../errors/apiError';
+import { EngineError } from '../../engineError';
 import { decodeStream } from '../document';
 import {
   PdfDict,
@@ -38,7 +38,7 @@ export function sameObject(
   try {
     return comparison.objects(a, b, 0);
   } catch (error) {
-    if (error instanceof ApiError) return false;
+    if (error instanceof EngineError) return false;
     throw error;
   }
 }
@@ -143,7 +143,7 @@ class Comparison {
       const data = decodeStream(stream.dict, raw, (value) => state.value(value));
       return data.length > maxComparedStream ? undefined : data;
     } catch (error) {
-      if (error instanceof ApiError) return undefined;
+      if (error instanceof EngineError) return undefined;
       throw error;
     }
   }

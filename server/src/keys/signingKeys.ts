@@ -2,29 +2,29 @@
 import 'reflect-metadata';
 import crypto from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import type { SigningKeyPurpose } from '../../db/schema';
-import { ApiError } from '../../errors/apiError';
-import { isoNow } from '../../platform/clock';
-import type { TenantRow } from '../../tenancy/queries';
-import { type CertificateProfile, subjectOf } from '../ca/certificateProfiles';
-import { developmentCa } from '../ca/developmentCa';
-import { certificateRequest } from './csr';
-import type { KeyAlgorithm, KeyReference } from './keyStore';
-import { keyStoreOf } from './keyStores';
+import type { SigningKeyPurpose } from '../db/schema';
+import { type CertificateProfile, subjectOf } from '../dev/certificateProfiles';
+import { developmentCa } from '../dev/developmentCa';
+import { DomainError } from '../errors/domainError';
+import { isoNow } from '../platform/clock';
+import { certificateRequest } from '../signing/keys/csr';
+import type { KeyAlgorithm, KeyReference } from '../signing/keys/keyStore';
+import { keyStoreOf } from '../signing/keys/keyStores';
 import {
   findSealKey,
   findSignerKey,
   insertSigningKey,
   setCertificate,
   userNameByEmail,
-} from './queries';
+} from '../signing/keys/queries';
 import {
   defaultKeyAlgorithm,
   type KeyDeps,
   reload,
   type SigningKey,
   toSigningKey,
-} from './signingKey';
+} from '../signing/keys/signingKey';
+import type { TenantRow } from '../tenancy/queries';
 
 export interface SignerIdentity {
   email: string;
@@ -146,7 +146,7 @@ const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/u;
 export function signerEmail(value: string): string {
   const email = value.normalize('NFC').trim();
   if (emailShape.test(email) && email.length <= 254) return email;
-  throw new ApiError(400, 'VALIDATION_ERROR', `"${value}" is not an e-mail address`, {
+  throw new DomainError('VALIDATION_ERROR', `"${value}" is not an e-mail address`, {
     field: 'email',
   });
 }
@@ -229,8 +229,7 @@ export async function createSignerKey(
   const existing = await findSignerKey(deps.db, tenant.id, identity.emailKey);
   const made = existing === undefined ? await generateSignerKey(deps, tenant, identity) : undefined;
   if (!made) {
-    throw new ApiError(
-      409,
+    throw new DomainError(
       'SIGNER_KEY_EXISTS',
       `${identity.email} already has a signer key in tenant ${tenant.code}`,
       { field: 'email' },

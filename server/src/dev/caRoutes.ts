@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { type RateLimiter, rateLimit } from '../../auth/rateLimit';
-import type { AppEnv } from '../../context';
-import { ApiError } from '../../errors/apiError';
-import { limitBody } from '../../http/bodyLimit';
-import { createRouter, errorResponses } from '../../http/openapi';
+import { type RateLimiter, rateLimit } from '../auth/rateLimit';
+import type { AppEnv } from '../context';
+import { DomainError } from '../errors/domainError';
+import { limitBody } from '../http/bodyLimit';
+import { createRouter, errorResponses } from '../http/openapi';
 
 /** An OCSPRequest for a few certificates is a few hundred bytes; 8 KB allows any extension. */
 const maxRequestBytes = 8 * 1024;
@@ -26,7 +26,7 @@ const description =
 async function answer(c: Context<AppEnv>, requestDer: Buffer) {
   const deps = c.get('deps');
   if (deps.config.environment === 'production') {
-    throw new ApiError(404, 'NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`);
+    throw new DomainError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`);
   }
   // Loaded on the first request: the ASN.1 libraries are not paid for at start.
   const { developmentOcspResponse } = await import('./ocspResponder');
@@ -70,8 +70,7 @@ export function developmentOcspRoutes(limiter: RateLimiter) {
   router.openapi(post, async (c) => {
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== 'application/ocsp-request') {
-      throw new ApiError(
-        415,
+      throw new DomainError(
         'UNSUPPORTED_MEDIA_TYPE',
         'Send the body as application/ocsp-request (a DER OCSPRequest)',
       );

@@ -1,6 +1,6 @@
 /** Creating what start-up needs: the development CA and the seal (development and sandbox). */
-import { ensureDevelopmentCa } from '../ca/developmentCa';
-import type { KeyDeps } from './signingKey';
+import { ensureDevelopmentCa } from '../dev/developmentCa';
+import type { KeyDeps } from '../signing/keys/signingKey';
 import { sealKey } from './signingKeys';
 import { checkKeyStore } from './startupState';
 

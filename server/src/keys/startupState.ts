@@ -4,12 +4,13 @@
  * @peculiar/x509 and generates RSA keys, which start-up runs in a child process
  * (keyPreparation.ts, startup.ts).
  */
-import { ApiError } from '../../errors/apiError';
-import { ConfigError } from '../../errors/configError';
-import { developmentCaExists } from '../ca/developmentCaFiles';
-import { keyStoreOf } from './keyStores';
-import { findSealKey } from './queries';
-import type { KeyDeps } from './signingKey';
+
+import { developmentCaExists } from '../dev/developmentCaFiles';
+import { ConfigError } from '../errors/configError';
+import { KeyStoreUnavailable } from '../signing/keys/keyStore';
+import { keyStoreOf } from '../signing/keys/keyStores';
+import { findSealKey } from '../signing/keys/queries';
+import type { KeyDeps } from '../signing/keys/signingKey';
 
 /**
  * The key store must be usable (PKCS#11 module loads, token present, PIN right), else the
@@ -19,7 +20,7 @@ export async function checkKeyStore(deps: Pick<KeyDeps, 'config' | 'secrets'>): 
   try {
     await keyStoreOf(deps).ready();
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'KEYSTORE_UNAVAILABLE') {
+    if (error instanceof KeyStoreUnavailable) {
       throw new ConfigError(error.message);
     }
     throw error;

@@ -1,7 +1,7 @@
 /** Where the development CA lives: no ASN.1 library here, start-up checks it on every start. */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../../platform/config';
+import type { Config } from '../platform/config';
 
 export const developmentCaFiles = {
   caCert: 'ca.pem',

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
-import { type CaDeps, developmentTsaCredentials } from '../ca/developmentCa';
-import type { TsaSigner } from './responder';
+import type { TimestampAuthority } from '../signing/trustPolicy';
+import { type CaDeps, developmentTsaCredentials } from './developmentCa';
+import { type TsaSigner, timestampResponse } from './tsaResponder';
 
 /**
  * The development TSA's identity: the TSA certificate (critical timeStamping EKU) and key that
@@ -19,5 +20,13 @@ export async function developmentTsa(deps: CaDeps): Promise<DevelopmentTsa> {
     caCertificate: chain.at(-1)!,
     // RSA PKCS#1 v1.5 with SHA-256, as the TSA certificate's key and the responder expect.
     sign: async (data) => crypto.sign('sha256', data, privateKey),
+  };
+}
+
+/** The development TSA as the engine asks a timestamp authority: answered in-process. */
+export function developmentTimestampAuthority(deps: CaDeps): TimestampAuthority {
+  return {
+    exchange: async (request) =>
+      timestampResponse({ clock: deps.clock, tsaSigner: await developmentTsa(deps) }, request),
   };
 }

@@ -15,7 +15,11 @@ import {
 } from '@peculiar/asn1-ocsp';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import { AlgorithmIdentifier, Certificate } from '@peculiar/asn1-x509';
-import { type CertificateFacts, readCertificate, serialHexOf } from '../certificates/certificate';
+import {
+  type CertificateFacts,
+  readCertificate,
+  serialHexOf,
+} from '../signing/certificates/certificate';
 import { type CaDeps, developmentCa } from './developmentCa';
 import { developmentCaExists } from './developmentCaFiles';
 

@@ -3,12 +3,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as x509 from '@peculiar/x509';
-import type { AppDeps } from '../../context';
-import { ApiError } from '../../errors/apiError';
-import type { Config } from '../../platform/config';
-import { readCertificate } from '../certificates/certificate';
-import { pemCertificates } from '../certificates/pem';
-import { openPrivateKey, sealPrivateKey } from '../keys/sealedKey';
+import type { AppDeps } from '../context';
+import { DomainError } from '../errors/domainError';
+import type { Config } from '../platform/config';
+import { readCertificate } from '../signing/certificates/certificate';
+import { pemCertificates } from '../signing/certificates/pem';
+import { openPrivateKey, sealPrivateKey } from '../signing/keys/sealedKey';
 import {
   type CertificateProfile,
   caSigningAlgorithm,
@@ -71,8 +71,7 @@ export { developmentCaDir };
 /** Refuses outside development and sandbox, naming what production does instead. */
 export function assertDevelopmentCaAllowed(config: Pick<Config, 'environment'>): void {
   if (config.environment !== 'production') return;
-  throw new ApiError(
-    409,
+  throw new DomainError(
     'DEVELOPMENT_CA_DISABLED',
     'The development CA is never used in production (APP_ENV=production): import a CA-issued certificate for each key with "admin signer-key import-certificate"',
   );

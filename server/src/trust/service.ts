@@ -1,7 +1,11 @@
-import type { Db } from '../../db/database';
-import { ApiError } from '../../errors/apiError';
-import { type CertificateFacts, readCertificate } from '../certificates/certificate';
-import { certificatesFromFile } from '../certificates/pem';
+import type { Db } from '../db/database';
+import { DomainError } from '../errors/domainError';
+import {
+  type CertificateFacts,
+  CertificateInvalid,
+  readCertificate,
+} from '../signing/certificates/certificate';
+import { certificatesFromFile } from '../signing/certificates/pem';
 import {
   deleteTrustAnchor,
   findTrustAnchor,
@@ -52,8 +56,8 @@ export async function listTrustAnchors(
   }));
 }
 
-function invalidAnchor(message: string): ApiError {
-  return new ApiError(400, 'TRUST_ANCHOR_INVALID', message, { field: 'file' });
+function invalidAnchor(message: string): DomainError {
+  return new DomainError('TRUST_ANCHOR_INVALID', message, { field: 'file' });
 }
 
 /** `CN=Root, O=Org` from Node's one-per-line subject. */
@@ -78,7 +82,7 @@ export function readAnchorCertificate(content: Buffer): {
   try {
     anchor = readCertificate(certificates[0]!, 'anchor');
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'CERTIFICATE_INVALID') {
+    if (error instanceof CertificateInvalid) {
       throw invalidAnchor(`The file is not a PEM or DER certificate: ${error.message}`);
     }
     throw error;
@@ -115,6 +119,6 @@ export async function addTrustAnchor(
 
 export async function removeTrustAnchor(db: Db, id: number): Promise<TrustAnchor> {
   const row = await deleteTrustAnchor(db, id);
-  if (!row) throw new ApiError(404, 'TRUST_ANCHOR_NOT_FOUND', `No trust anchor with id ${id}`);
+  if (!row) throw new DomainError('TRUST_ANCHOR_NOT_FOUND', `No trust anchor with id ${id}`);
   return anchorOf(row);
 }

@@ -33,9 +33,9 @@ import {
   TSTInfo,
 } from '@peculiar/asn1-tsp';
 import { AlgorithmIdentifier, Certificate } from '@peculiar/asn1-x509';
-import { ApiError } from '../../errors/apiError';
-import type { Clock } from '../../platform/clock';
-import { hashOf, oid } from './algorithms';
+import { DomainError } from '../errors/domainError';
+import type { Clock } from '../platform/clock';
+import { hashOf, oid } from '../signing/timestamps/algorithms';
 
 /**
  * The TSA's key and certificates, whatever holds them (the development identity today, the
@@ -58,8 +58,8 @@ export const developmentTsaPolicy = '2.999.3161.1';
 const digestLengths: Record<string, number> = { sha256: 32, sha384: 48, sha512: 64 };
 
 /** A request that is not a TimeStampReq at all: HTTP 400 (anything parsed gets an RFC answer). */
-export function timestampRequestInvalid(message: string): ApiError {
-  return new ApiError(400, 'TIMESTAMP_REQUEST_INVALID', message);
+export function timestampRequestInvalid(message: string): DomainError {
+  return new DomainError('TIMESTAMP_REQUEST_INVALID', message);
 }
 
 /** A rejection TimeStampResp (HTTP 200, as RFC 3161 answers a request it will not grant). */

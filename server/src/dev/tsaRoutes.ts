@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { type RateLimiter, rateLimit } from '../../auth/rateLimit';
-import { ApiError } from '../../errors/apiError';
-import { limitBody } from '../../http/bodyLimit';
-import { createRouter, errorResponses } from '../../http/openapi';
+import { type RateLimiter, rateLimit } from '../auth/rateLimit';
+import { DomainError } from '../errors/domainError';
+import { limitBody } from '../http/bodyLimit';
+import { createRouter, errorResponses } from '../http/openapi';
 
 /** A TimeStampReq is about a hundred bytes; a few KB allows any extension a client adds. */
 const maxRequestBytes = 8 * 1024;
@@ -50,12 +50,11 @@ export function developmentTsaRoutes(limiter: RateLimiter) {
   router.openapi(route, async (c) => {
     const deps = c.get('deps');
     if (deps.config.environment === 'production') {
-      throw new ApiError(404, 'NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`);
+      throw new DomainError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`);
     }
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== 'application/timestamp-query') {
-      throw new ApiError(
-        415,
+      throw new DomainError(
         'UNSUPPORTED_MEDIA_TYPE',
         'Send the body as application/timestamp-query (a DER TimeStampReq)',
       );
@@ -64,7 +63,7 @@ export function developmentTsaRoutes(limiter: RateLimiter) {
     // Loaded on the first request: the ASN.1 and X.509 libraries are not paid for at start.
     const [{ developmentTsa }, { timestampResponse }] = await Promise.all([
       import('./developmentTsa'),
-      import('./responder'),
+      import('./tsaResponder'),
     ]);
     const tsaSigner = await developmentTsa(deps);
     const reply = await timestampResponse({ clock: deps.clock, tsaSigner }, requestDer);

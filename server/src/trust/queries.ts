@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { Db } from '../../db/database';
-import type { TrustAnchorsTable } from '../../db/schema';
+import type { Db } from '../db/database';
+import type { TrustAnchorsTable } from '../db/schema';
 
 export type TrustAnchorRow = Selectable<TrustAnchorsTable>;
 
