@@ -10,8 +10,8 @@ import WebSocket from 'ws';
 import { requestTimestamp } from '../../agent/src/core/timestamp';
 import { HeadlessAgent } from '../../agent/test/support/headlessAgent';
 import { SoftHsmLab, TestPki, type TestToken } from '../../agent/test/support/testTokens';
-import { softHsmModule } from '../../test/support/tools';
 import { timestampResponse } from '../../server/src/dev/tsaResponder';
+import { softHsmModule } from '../../test/support/tools';
 import { median, printColumns } from './figures';
 
 /**

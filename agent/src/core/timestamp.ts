@@ -1,12 +1,13 @@
 import crypto from 'node:crypto';
 import {
+  cmsOids,
   type DecodedTimestampToken,
   decodeTimestampToken,
+  derObjectIdentifier,
   derTag,
   derUnsignedMagnitude,
   derValue,
   hashOf,
-  oid,
   readDerElement,
   readTimestampResponse,
   signatureHash,
@@ -21,7 +22,6 @@ import { httpExchange } from './httpClient';
 
 const TSA_TIMEOUT_MS = 15_000;
 const TSA_MAX_BYTES = 256 * 1024;
-const TIMESTAMPING_EKU = '1.3.6.1.5.5.7.3.8';
 
 function failed(message: string): never {
   throw new AgentFailure('TIMESTAMP_FAILED', message);
@@ -95,7 +95,7 @@ export function checkTimestampToken(token: Buffer, imprint: Buffer, nonce: Uint8
   }
   const { tstInfo, signer } = decoded;
   if (
-    tstInfo.imprintAlgorithm !== oid.sha256 ||
+    tstInfo.imprintAlgorithm !== cmsOids.sha256 ||
     !Buffer.from(tstInfo.hashedMessage).equals(imprint)
   ) {
     failed('the token timestamps other data');
@@ -109,11 +109,11 @@ export function checkTimestampToken(token: Buffer, imprint: Buffer, nonce: Uint8
     digest && digest !== 'sha1' ? signatureHash(signer.signatureAlgorithm, digest) : undefined;
   if (!digest || !verifyHash) failed('the token uses an algorithm the agent does not check');
 
-  const contentType = attributeValue(decoded, oid.contentType);
+  const contentType = attributeValue(decoded, cmsOids.contentType);
   if (!contentType?.equals(Buffer.from(derObjectIdentifierOfTstInfo))) {
     failed('the token content-type attribute is not TSTInfo');
   }
-  const messageDigest = attributeValue(decoded, oid.messageDigest);
+  const messageDigest = attributeValue(decoded, cmsOids.messageDigest);
   if (
     messageDigest?.[0] !== derTag.octetString ||
     !Buffer.from(derValue(messageDigest, readDerElement(messageDigest))).equals(
@@ -131,7 +131,7 @@ export function checkTimestampToken(token: Buffer, imprint: Buffer, nonce: Uint8
     tsa = undefined;
   }
   if (!tsa) failed('the token does not carry the TSA certificate');
-  if (!(tsa.keyUsage ?? []).includes(TIMESTAMPING_EKU)) {
+  if (!(tsa.keyUsage ?? []).includes(cmsOids.timeStampingKeyUsage)) {
     failed('the TSA certificate lacks the timeStamping extended key usage');
   }
   if (!signer.signedAttributes) failed('the token has no signed attributes');
@@ -144,7 +144,5 @@ export function checkTimestampToken(token: Buffer, imprint: Buffer, nonce: Uint8
   if (!valid) failed('the TSA signature on the token does not verify');
 }
 
-/** DER of OBJECT IDENTIFIER id-ct-TSTInfo (1.2.840.113549.1.9.16.1.4). */
-const derObjectIdentifierOfTstInfo = Uint8Array.from([
-  0x06, 0x0b, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x10, 0x01, 0x04,
-]);
+/** DER of OBJECT IDENTIFIER id-ct-TSTInfo. */
+const derObjectIdentifierOfTstInfo = derObjectIdentifier(cmsOids.tstInfo);

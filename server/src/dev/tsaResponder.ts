@@ -1,9 +1,11 @@
 import crypto from 'node:crypto';
 import {
+  cmsOids,
   compareDerEncodings,
   derObjectIdentifier,
   derOctetString,
   derSetOf,
+  hashOf,
   signingCertificateV2,
 } from '@esign/shared/cms';
 import {
@@ -35,7 +37,6 @@ import {
 import { AlgorithmIdentifier, Certificate } from '@peculiar/asn1-x509';
 import { DomainError } from '../errors/domainError';
 import type { Clock } from '../platform/clock';
-import { hashOf, oid } from '../signing/timestamps/algorithms';
 
 /**
  * The TSA's key and certificates, whatever holds them (the development identity today, the
@@ -132,12 +133,12 @@ export async function timestampResponse(
   const tstInfoBytes = Buffer.from(AsnConvert.serialize(tstInfo));
 
   const attributes = [
-    attribute(oid.contentType, derObjectIdentifier(id_ct_tstInfo)),
+    attribute(cmsOids.contentType, derObjectIdentifier(id_ct_tstInfo)),
     attribute(
-      oid.messageDigest,
+      cmsOids.messageDigest,
       derOctetString(crypto.createHash('sha256').update(tstInfoBytes).digest()),
     ),
-    attribute(oid.signingCertificateV2, signingCertificateV2(tsaCertificate)),
+    attribute(cmsOids.signingCertificateV2, signingCertificateV2(tsaCertificate)),
   ]
     .map((value) => ({ value, der: Buffer.from(AsnConvert.serialize(value)) }))
     .sort((a, b) => compareDerEncodings(a.der, b.der));
@@ -148,7 +149,7 @@ export async function timestampResponse(
   );
 
   const certificate = AsnConvert.parse(tsaCertificate, Certificate);
-  const sha256 = new AlgorithmIdentifier({ algorithm: oid.sha256 });
+  const sha256 = new AlgorithmIdentifier({ algorithm: cmsOids.sha256 });
   const signerInfo = new SignerInfo({
     version: 1,
     sid: new SignerIdentifier({
@@ -160,7 +161,7 @@ export async function timestampResponse(
     digestAlgorithm: sha256,
     signedAttrs: attributes.map(({ value }) => value),
     signatureAlgorithm: new AlgorithmIdentifier({
-      algorithm: oid.sha256WithRsa,
+      algorithm: cmsOids.sha256WithRsaEncryption,
       parameters: null,
     }),
     signature: new OctetString(signature),
@@ -184,7 +185,7 @@ export async function timestampResponse(
       : {}),
   });
   const token = new TimeStampToken({
-    contentType: oid.signedData,
+    contentType: cmsOids.signedData,
     content: AsnConvert.serialize(signedData),
   });
   const response = new TimeStampResp({

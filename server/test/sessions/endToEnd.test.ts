@@ -2,12 +2,6 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestHttpsServer } from '../../../test/support/httpsServer';
-import { verifyPdfSignatures } from '../../src/signing/verification';
-import { addTrustAnchor } from '../../src/trust/service';
-import { contractsPath } from '../contracts/fixtures';
-import { parseMail } from '../notify/support';
-import { pdfsig, pdfsigSignatures } from '../signing/pdf/corpus';
-import { strokePng } from '../signing/pdf/pngs';
 import {
   createOpensslPki,
   type OpensslPki,
@@ -15,8 +9,8 @@ import {
   sendReply,
   startTsaServer,
 } from '../../../test/support/opensslTsa';
-import { addTrustAnchor } from '../../src/signing/trust/service';
 import { verifyPdfSignatures } from '../../src/signing/verification';
+import { addTrustAnchor } from '../../src/trust/service';
 import { contractsPath } from '../contracts/fixtures';
 import { parseMail } from '../notify/support';
 import { pdfsig, pdfsigSignatures } from '../signing/pdf/corpus';

@@ -19,6 +19,7 @@ import {
 import { PdfReader } from '../../src/pdf/signing/document';
 import { IncrementalUpdate } from '../../src/pdf/signing/incrementalUpdate';
 import { dict, PdfNewStream, type PdfValue } from '../../src/pdf/signing/objects';
+import { pageRef } from '../../src/pdf/signing/pages';
 import { assembleSignedData, type SignatureAlgorithm } from '../../src/signing/cms';
 
 /**
@@ -128,7 +129,7 @@ export async function signPdf(
  */
 export function appendContentChange(file: string, text = 'PAID IN FULL'): void {
   const update = PdfReader.read(file, (reader) => {
-    const { ref } = reader.pageRef(0);
+    const { ref } = pageRef(reader, 0);
     const page = reader.resolveDict(ref)!;
     const incremental = new IncrementalUpdate(reader);
     const stream = incremental.allocate();

@@ -15,25 +15,7 @@ import {
   derTag,
   readDerWhole,
 } from './der';
-
-/** The object identifiers of the signed attributes and of the algorithms around them. */
-export const cmsOids = {
-  data: '1.2.840.113549.1.7.1',
-  signedData: '1.2.840.113549.1.7.2',
-  contentType: '1.2.840.113549.1.9.3',
-  messageDigest: '1.2.840.113549.1.9.4',
-  signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
-  signatureTimeStampToken: '1.2.840.113549.1.9.16.2.14',
-  tstInfo: '1.2.840.113549.1.9.16.1.4',
-  sha256: '2.16.840.1.101.3.4.2.1',
-  sha384: '2.16.840.1.101.3.4.2.2',
-  rsaEncryption: '1.2.840.113549.1.1.1',
-  sha256WithRsaEncryption: '1.2.840.113549.1.1.11',
-  rsassaPss: '1.2.840.113549.1.1.10',
-  mgf1: '1.2.840.113549.1.1.8',
-  ecPublicKey: '1.2.840.10045.2.1',
-  ecdsaWithSha256: '1.2.840.10045.4.3.2',
-} as const;
+import { cmsOids } from './oids';
 
 export type SignedAttributesProblem = 'DOCUMENT_DIGEST_INVALID' | 'CERTIFICATE_MALFORMED';
 

@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { oid } from './algorithms';
 import {
   derElement,
   derNull,
@@ -8,6 +7,7 @@ import {
   derSequence,
   derUnsignedInteger,
 } from './der';
+import { cmsOids } from './oids';
 
 /**
  * A random 63-bit RFC 3161 nonce (big-endian): the top bit clear and the next one set, so its
@@ -29,7 +29,7 @@ const derTrue = derElement(0x01, Uint8Array.of(0xff));
 export function timestampRequest(imprint: Uint8Array, nonce: Uint8Array): Buffer {
   if (imprint.length !== 32)
     throw new TypeError('timestampRequest: the imprint is a SHA-256 digest');
-  const algorithm = derSequence(derObjectIdentifier(oid.sha256), derNull);
+  const algorithm = derSequence(derObjectIdentifier(cmsOids.sha256), derNull);
   return Buffer.from(
     derSequence(
       derUnsignedInteger(Uint8Array.of(1)),

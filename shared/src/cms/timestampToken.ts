@@ -1,4 +1,3 @@
-import { oid } from './algorithms';
 import {
   contextTag,
   type DerElement,
@@ -10,6 +9,7 @@ import {
   readDerObjectIdentifier,
   readDerWhole,
 } from './der';
+import { cmsOids } from './oids';
 import { certificateIssuerAndSerial } from './signedAttributes';
 import { firstSignerSignedAttributes } from './signerInfo';
 
@@ -17,7 +17,6 @@ const derGeneralizedTime = 0x18;
 const derBoolean = 0x01;
 /** SubjectKeyIdentifier as a SignerIdentifier: `[0] IMPLICIT OCTET STRING` (primitive). */
 const sidKeyIdentifierTag = 0x80;
-const id_ct_tstInfo = '1.2.840.113549.1.9.16.1.4';
 
 /** Why a token cannot be read: not CMS SignedData at all, or SignedData without a TSTInfo. */
 export type TimestampTokenProblem = 'MALFORMED' | 'NOT_TST_INFO';
@@ -192,7 +191,7 @@ export function decodeTimestampToken(token: Uint8Array): DecodedTimestampToken {
   try {
     const contentInfo = derChildren(token, readDerWhole(token));
     const contentType = child(contentInfo, 0, derTag.objectIdentifier, 'contentType');
-    if (readDerObjectIdentifier(token, contentType) !== oid.signedData) {
+    if (readDerObjectIdentifier(token, contentType) !== cmsOids.signedData) {
       malformed('the content type is not SignedData');
     }
     const explicit = child(contentInfo, 1, contextTag(0), 'content');
@@ -203,7 +202,7 @@ export function decodeTimestampToken(token: Uint8Array): DecodedTimestampToken {
     const [eContentType, eContent] = derChildren(token, encapsulated);
     if (
       eContentType?.tag !== derTag.objectIdentifier ||
-      readDerObjectIdentifier(token, eContentType) !== id_ct_tstInfo
+      readDerObjectIdentifier(token, eContentType) !== cmsOids.tstInfo
     ) {
       throw new TimestampTokenError('NOT_TST_INFO', 'the encapsulated content is not a TSTInfo');
     }
@@ -241,8 +240,6 @@ export function decodeTimestampToken(token: Uint8Array): DecodedTimestampToken {
   }
 }
 
-const id_ce_subjectKeyIdentifier = '2.5.29.14';
-
 /** The subjectKeyIdentifier extension's key id of a DER certificate, undefined when absent. */
 function subjectKeyIdentifier(certificate: Uint8Array): Uint8Array | undefined {
   const [tbs] = derChildren(certificate, readDerWhole(certificate));
@@ -253,7 +250,7 @@ function subjectKeyIdentifier(certificate: Uint8Array): Uint8Array | undefined {
     const parts = derChildren(certificate, extension);
     if (
       parts[0]?.tag !== derTag.objectIdentifier ||
-      readDerObjectIdentifier(certificate, parts[0]) !== id_ce_subjectKeyIdentifier
+      readDerObjectIdentifier(certificate, parts[0]) !== cmsOids.subjectKeyIdentifier
     ) {
       continue;
     }

@@ -9,6 +9,7 @@ import {
   PdfString,
   type PdfValue,
 } from './objects';
+import { pageRef } from './pages';
 import { readSignatures } from './readSignatures';
 
 /** What makes a PDF more than a document: code a reader may run, files it carries. */
@@ -110,7 +111,7 @@ export interface PdfInspection {
 export function inspectPdf(path: string): PdfInspection {
   const { signatures } = readSignatures(path);
   const activeContent = PdfReader.read(path, (reader) => {
-    reader.pageRef(0);
+    pageRef(reader, 0);
     return findActiveContent(reader);
   });
   return { signatures: signatures.length, activeContent };

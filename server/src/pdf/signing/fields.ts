@@ -1,3 +1,4 @@
+import type { PdfReader } from './document';
 import { decodeTextString, isName, PdfDict, PdfRef, PdfString, type PdfValue } from './objects';
 
 export interface SignatureField {
@@ -63,4 +64,29 @@ export function terminalFields(
   };
   for (const field of top) walk(field, '', undefined, 0);
   return result;
+}
+
+/** Every terminal field of the document's AcroForm (widgets merged with fields included). */
+export function acroFormFields(reader: PdfReader): SignatureField[] {
+  const acroForm = reader.resolveDict(reader.catalog().get('AcroForm'));
+  const top = acroForm ? reader.resolveValue(acroForm.get('Fields')) : undefined;
+  return terminalFields(Array.isArray(top) ? top : [], (value) => reader.resolveValue(value));
+}
+
+/**
+ * The DocMDP permission (1 no change, 2 form filling and signing, 3 also annotations) of a
+ * certification signature's `/Reference`, or undefined for an approval signature.
+ */
+export function docMdpPermission(reader: PdfReader, signature: PdfDict): 1 | 2 | 3 | undefined {
+  const references = reader.resolveValue(signature.get('Reference'));
+  if (!Array.isArray(references)) return undefined;
+  for (const reference of references) {
+    const ref = reader.resolveDict(reference);
+    if (!ref || !isName(ref.get('TransformMethod'), 'DocMDP')) continue;
+    const params = reader.resolveDict(ref.get('TransformParams'));
+    const p = params ? reader.resolveValue(params.get('P')) : undefined;
+    // /P defaults to 2 when absent.
+    return p === 1 || p === 3 ? p : 2;
+  }
+  return undefined;
 }

@@ -1,5 +1,6 @@
 import { PdfReader } from './document';
-import { isName, type PdfDict } from './objects';
+import { pdfErrors } from './errors';
+import { isName, type PdfDict, PdfRef } from './objects';
 
 /** A page's number (1-based), how many pages the file has, and its media box in points. */
 export interface PageBox {
@@ -10,6 +11,42 @@ export interface PageBox {
 }
 
 const a4: PageBox['mediaBox'] = [0, 0, 595, 842];
+
+/** The reference of page `index` (0-based), descending the page tree by `/Count`. */
+export function pageRef(reader: PdfReader, index: number): { ref: PdfRef; count: number } {
+  const pagesRef = reader.catalog().get('Pages');
+  const root = reader.resolveDict(pagesRef);
+  if (!root || !(pagesRef instanceof PdfRef)) throw pdfErrors.unreadable('no page tree');
+  const total = reader.resolveValue(root.get('Count'));
+  const count = typeof total === 'number' ? total : 0;
+  if (index < 0 || index >= count) throw pdfErrors.pageNotFound(index + 1, count);
+  let node = root;
+  let remaining = index;
+  for (let depth = 0; depth < 64; depth++) {
+    const kids = reader.resolveValue(node.get('Kids'));
+    if (!Array.isArray(kids)) break;
+    let descended = false;
+    for (const kid of kids) {
+      const kidDict = reader.resolveDict(kid);
+      if (!kidDict || !(kid instanceof PdfRef)) continue;
+      if (isName(kidDict.get('Type'), 'Pages')) {
+        const kidCount = reader.resolveValue(kidDict.get('Count'));
+        const n = typeof kidCount === 'number' ? kidCount : 0;
+        if (remaining < n) {
+          node = kidDict;
+          descended = true;
+          break;
+        }
+        remaining -= n;
+      } else {
+        if (remaining === 0) return { ref: kid, count };
+        remaining--;
+      }
+    }
+    if (!descended) break;
+  }
+  throw pdfErrors.unreadable(`page ${index + 1} not found in the page tree`);
+}
 
 /** MediaBox is inheritable: the page's own, else the nearest ancestor's. */
 function mediaBoxOf(reader: PdfReader, page: PdfDict): PageBox['mediaBox'] {
@@ -32,9 +69,9 @@ function mediaBoxOf(reader: PdfReader, page: PdfDict): PageBox['mediaBox'] {
 /** The box of page `page` (1-based), or of the last page when `page` is absent. */
 export function pageBox(path: string, page?: number): PageBox {
   return PdfReader.read(path, (reader) => {
-    const { count } = reader.pageRef(0);
+    const { count } = pageRef(reader, 0);
     const wanted = page ?? count;
-    const { ref } = reader.pageRef(wanted - 1);
+    const { ref } = pageRef(reader, wanted - 1);
     const dict = reader.resolveDict(ref);
     return { page: wanted, pageCount: count, mediaBox: dict ? mediaBoxOf(reader, dict) : a4 };
   });

@@ -1,5 +1,6 @@
 import zlib from 'node:zlib';
 import { EngineError } from '../engineError';
+import { pngRowLayout, unfilteredPngRows, unfilterPngRows } from './pngRows';
 
 /**
  * A PNG decoded for a PDF image XObject: 8-bit colour samples (gray or RGB) and, when any pixel
@@ -42,39 +43,6 @@ interface Header {
   colorType: number;
 }
 
-function paeth(a: number, b: number, c: number): number {
-  const p = a + b - c;
-  const pa = Math.abs(p - a);
-  const pb = Math.abs(p - b);
-  const pc = Math.abs(p - c);
-  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-}
-
-/** Reverses the five PNG row filters in place; returns the rows without their filter bytes. */
-function unfilter(data: Buffer, rowBytes: number, height: number, bpp: number): Buffer {
-  const out = Buffer.alloc(rowBytes * height);
-  for (let y = 0; y < height; y++) {
-    const filter = data[y * (rowBytes + 1)]!;
-    const row = data.subarray(y * (rowBytes + 1) + 1, (y + 1) * (rowBytes + 1));
-    const at = y * rowBytes;
-    for (let x = 0; x < rowBytes; x++) {
-      const left = x >= bpp ? out[at + x - bpp]! : 0;
-      const up = y > 0 ? out[at - rowBytes + x]! : 0;
-      const upLeft = y > 0 && x >= bpp ? out[at - rowBytes + x - bpp]! : 0;
-      const raw = row[x]!;
-      let value: number;
-      if (filter === 0) value = raw;
-      else if (filter === 1) value = raw + left;
-      else if (filter === 2) value = raw + up;
-      else if (filter === 3) value = raw + ((left + up) >> 1);
-      else if (filter === 4) value = raw + paeth(left, up, upLeft);
-      else throw refuse(`row ${y} has filter type ${filter}`);
-      out[at + x] = value & 0xff;
-    }
-  }
-  return out;
-}
-
 /** Sample `index` of a row packed at `depth` bits, scaled to 8 bits unless `raw`. */
 function sample(row: Buffer, index: number, depth: number, raw = false): number {
   if (depth === 8) return row[index]!;
@@ -88,12 +56,7 @@ function sample(row: Buffer, index: number, depth: number, raw = false): number 
 
 /** Rows of `channels` 8-bit samples, each behind filter byte 0, deflated. */
 function predictedFlate(pixels: Buffer, width: number, height: number, channels: number): Buffer {
-  const rowBytes = width * channels;
-  const rows = Buffer.alloc((rowBytes + 1) * height);
-  for (let y = 0; y < height; y++) {
-    pixels.copy(rows, y * (rowBytes + 1) + 1, y * rowBytes, (y + 1) * rowBytes);
-  }
-  return zlib.deflateSync(rows);
+  return zlib.deflateSync(unfilteredPngRows(pixels, height, width * channels));
 }
 
 function readChunks(bytes: Buffer) {
@@ -153,8 +116,8 @@ export function decodePng(bytes: Buffer): PngImage {
     throw refuse(`${width}×${height} pixels is outside 1 to ${maxPngPixels} pixels`);
   }
   if (colorType === 3 && (!palette || palette.length % 3 !== 0)) throw refuse('no usable PLTE');
-  const bitsPerPixel = channels * depth;
-  const rowBytes = Math.ceil((width * bitsPerPixel) / 8);
+  const layout = pngRowLayout(width, channels * depth);
+  const { rowBytes } = layout;
   const expected = (rowBytes + 1) * height;
   let inflated: Buffer;
   try {
@@ -163,7 +126,9 @@ export function decodePng(bytes: Buffer): PngImage {
     throw refuse('its image data does not inflate to the size IHDR announces');
   }
   if (inflated.length < expected) throw refuse('its image data is shorter than IHDR announces');
-  const rows = unfilter(inflated, rowBytes, height, Math.max(1, bitsPerPixel >> 3));
+  const rows = unfilterPngRows(inflated, height, layout, (filter, y) =>
+    refuse(`row ${y} has filter type ${filter}`),
+  );
 
   const gray = colorType === 0 || colorType === 4;
   const outChannels = gray ? 1 : 3;

@@ -20,6 +20,7 @@ import { PdfReader } from './document';
 import { addToDss, type DssMaterial } from './dss';
 import { type FontSubset, putFontSubset } from './embeddedFont';
 import { pdfErrors } from './errors';
+import { acroFormFields, docMdpPermission } from './fields';
 import { streamChunks } from './fileChunks';
 import { IncrementalUpdate } from './incrementalUpdate';
 import {
@@ -32,6 +33,7 @@ import {
   pdfDate,
   textString,
 } from './objects';
+import { pageRef } from './pages';
 
 export interface PrepareSignatureOptions {
   /** The signing time written as `/M` (not written for a document timestamp). */
@@ -153,24 +155,22 @@ function assertChangesAllowed(reader: PdfReader): void {
   const perms = reader.resolveDict(reader.catalog().get('Perms'));
   const certification = perms ? reader.resolveDict(perms.get('DocMDP')) : undefined;
   if (certification) signatures.push(certification);
-  for (const field of reader.fields()) {
+  for (const field of acroFormFields(reader)) {
     if (field.fieldType !== 'Sig') continue;
     const value = reader.resolveDict(field.dict.get('V'));
     if (value) signatures.push(value);
   }
   for (const signature of signatures) {
-    if (reader.docMdpPermission(signature) === 1) throw pdfErrors.changesNotAllowed();
+    if (docMdpPermission(reader, signature) === 1) throw pdfErrors.changesNotAllowed();
   }
 }
 
 function chooseFieldName(reader: PdfReader, wanted: string | undefined, prefix: string): string {
   // A new top-level field must not reuse any field's name, terminal or parent.
   const taken = new Set(
-    reader
-      .fields()
-      .flatMap((field) =>
-        field.fullName.split('.').map((_, i, parts) => parts.slice(0, i + 1).join('.')),
-      ),
+    acroFormFields(reader).flatMap((field) =>
+      field.fullName.split('.').map((_, i, parts) => parts.slice(0, i + 1).join('.')),
+    ),
   );
   if (wanted !== undefined) {
     if (taken.has(wanted)) throw pdfErrors.fieldExists(wanted);
@@ -247,8 +247,8 @@ function buildUpdate(
     options.fieldName,
     stamp ? 'DocumentTimestamp' : 'Signature',
   );
-  const { ref: pageRef } = reader.pageRef((options.page ?? 1) - 1);
-  const page = reader.resolveDict(pageRef);
+  const { ref: pageReference } = pageRef(reader, (options.page ?? 1) - 1);
+  const page = reader.resolveDict(pageReference);
   if (!page) throw pdfErrors.unreadable('the page is not a dictionary');
   const incremental = new IncrementalUpdate(reader);
 
@@ -298,13 +298,13 @@ function buildUpdate(
       V: sigRef,
       // Print + Locked: shown when printed, not editable.
       F: 132,
-      P: pageRef,
+      P: pageReference,
       Rect: visible ? visible.rect : [0, 0, 0, 0],
       AP: dict({ N: apRef }),
     }),
   );
 
-  appendToArray(reader, incremental, page, pageRef, 'Annots', widgetRef);
+  appendToArray(reader, incremental, page, pageReference, 'Annots', widgetRef);
 
   const catalogRef = reader.catalogRef();
   const catalog = reader.catalog();

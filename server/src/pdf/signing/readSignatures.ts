@@ -5,9 +5,9 @@ import {
   type RevisionState,
   type SignedRevisionFinding,
 } from './diff';
-import { PdfReader, type XrefEntry, type XrefSection } from './document';
+import { PdfReader } from './document';
 import { type DssMaterial, dssOf } from './dss';
-import { type SignatureField, terminalFields } from './fields';
+import { docMdpPermission, type SignatureField, terminalFields } from './fields';
 import {
   decodeTextString,
   isName,
@@ -18,6 +18,7 @@ import {
   parsePdfDate,
 } from './objects';
 import type { ByteRange } from './prepare';
+import type { XrefEntry, XrefSection } from './xref';
 
 /** One revision of the file: the original, then one per incremental update. */
 export interface PdfRevision {
@@ -181,7 +182,7 @@ export function readSignatures(path: string): PdfSignatureReport {
         signerName: text(state.value(value.get('Name'))),
         reason: text(state.value(value.get('Reason'))),
         location: text(state.value(value.get('Location'))),
-        docMdpPermission: reader.docMdpPermission(value),
+        docMdpPermission: docMdpPermission(reader, value),
         holeIsContents: holeIsContents(reader, byteRange, contents),
         signedRevisionEnd,
         revisionIndex: revision?.index,

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import {
+  cmsOids,
   contextTag,
   DerError,
   derBytes,
@@ -29,8 +30,6 @@ import {
   SubjectKeyIdentifier,
 } from '@peculiar/asn1-x509';
 import { EngineError } from '../../pdf/engineError';
-
-const id_ad_ocsp = '1.3.6.1.5.5.7.48.1';
 
 /** The exact bytes of a certificate's parts, as the CA signed them (not an ASN.1 re-encoding). */
 export interface CertificateParts {
@@ -198,7 +197,7 @@ function parseCertificate(der: Buffer, fingerprint: string, label: string): Cert
       authorityKeyId:
         aki?.keyIdentifier === undefined ? null : Buffer.from(aki.keyIdentifier.buffer),
       ocspUrls: (aia ?? [])
-        .filter((a) => a.accessMethod === id_ad_ocsp)
+        .filter((a) => a.accessMethod === cmsOids.ocspAccess)
         .map((a) => a.accessLocation.uniformResourceIdentifier)
         .filter((url): url is string => url !== undefined),
       crlUrls: (cdp ?? [])

@@ -15,8 +15,8 @@ import {
 } from '@peculiar/asn1-x509';
 import { safeHttpsRequest } from '../../outbound/safeFetch';
 import { type CertificateFacts, hasKeyUsage, keyUsageBits, serialHexOf } from './certificate';
+import { verifyRevocationSignature } from './revocationSignature';
 import type { RevocationDeps } from './revocationTypes';
-import { verifySignedData } from './signedData';
 import type { SourceAnswer } from './sourceAnswer';
 
 export interface CrlQuery {
@@ -89,7 +89,12 @@ export function judgeCrl(der: Buffer, query: CrlQuery, now: Date): SourceAnswer 
   const signature =
     signed === undefined
       ? ({ ok: false, reason: 'no signed data' } as const)
-      : verifySignedData(signed, crl.signatureAlgorithm, crl.signature, issuer.x509.publicKey);
+      : verifyRevocationSignature(
+          signed,
+          crl.signatureAlgorithm,
+          crl.signature,
+          issuer.x509.publicKey,
+        );
   if (!signature.ok) return { kind: 'unusable', reason: `CRL refused: ${signature.reason}` };
 
   const list = crl.tbsCertList;

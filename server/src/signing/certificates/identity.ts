@@ -1,3 +1,4 @@
+import { cmsOids } from '@esign/shared/cms';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { id_ce_subjectAltName, SubjectAlternativeName } from '@peculiar/asn1-x509';
 import { EngineError } from '../../pdf/engineError';
@@ -29,13 +30,6 @@ export interface CertificateIdentity {
   /** Lower case, NFC. */
   emails: string[];
 }
-
-const oids = {
-  uid: '0.9.2342.19200300.100.1.1',
-  serialNumber: '2.5.4.5',
-  emailAddress: '1.2.840.113549.1.9.1',
-  commonName: '2.5.4.3',
-};
 
 const digits = (value: string) => value.replace(/\D/g, '');
 const emailKey = (value: string) => value.normalize('NFC').trim().toLowerCase();
@@ -93,16 +87,16 @@ export function certificateIdentity(der: Buffer): CertificateIdentity {
       const text = attribute.value.anyValue ? '' : attribute.value.toString();
       if (!text) continue;
       switch (attribute.type) {
-        case oids.commonName:
+        case cmsOids.commonName:
           identity.commonName ??= text.normalize('NFC').trim();
           break;
-        case oids.uid:
+        case cmsOids.userId:
           readIdentifier(text, identity, true);
           break;
-        case oids.serialNumber:
+        case cmsOids.serialNumberAttribute:
           readIdentifier(text, identity, false);
           break;
-        case oids.emailAddress:
+        case cmsOids.emailAddress:
           identity.emails.push(emailKey(text));
           break;
       }

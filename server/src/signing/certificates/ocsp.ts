@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { CodedError } from '@esign/shared';
-import { contextTag, derBytes, derChildren, readDerElement } from '@esign/shared/cms';
+import { cmsOids, contextTag, derBytes, derChildren, readDerElement } from '@esign/shared/cms';
 import {
   BasicOCSPResponse,
   CertID,
@@ -17,15 +17,13 @@ import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import { AlgorithmIdentifier, CRLReasons, Extension } from '@peculiar/asn1-x509';
 import { safeHttpsRequest } from '../../outbound/safeFetch';
 import { type CertificateFacts, isIssuedBy, readCertificate, serialHexOf } from './certificate';
+import { verifyRevocationSignature } from './revocationSignature';
 import type { RevocationDeps } from './revocationTypes';
-import { verifySignedData } from './signedData';
 import type { SourceAnswer } from './sourceAnswer';
 
-const hashOids = {
-  sha1: '1.3.14.3.2.26',
-  sha256: '2.16.840.1.101.3.4.2.1',
-} as const;
-type CertIdHash = keyof typeof hashOids;
+/** The hashes a CertID may name, by their OIDs. */
+const certIdHashes = { sha1: cmsOids.sha1, sha256: cmsOids.sha256 } as const;
+type CertIdHash = keyof typeof certIdHashes;
 
 /** An OCSP answer is a few KB; a delegated responder certificate included. */
 const maxOcspBytes = 64 * 1024;
@@ -47,7 +45,7 @@ type CertIdSubject = Pick<OcspQuery, 'certificate' | 'issuer'>;
 
 function certIdFor(query: CertIdSubject, hash: CertIdHash): CertID {
   return new CertID({
-    hashAlgorithm: new AlgorithmIdentifier({ algorithm: hashOids[hash], parameters: null }),
+    hashAlgorithm: new AlgorithmIdentifier({ algorithm: certIdHashes[hash], parameters: null }),
     issuerNameHash: new OctetString(hashOf(hash, query.issuer.parts.subject)),
     issuerKeyHash: new OctetString(hashOf(hash, query.issuer.parts.subjectPublicKey)),
     serialNumber: new Uint8Array(query.certificate.asn.tbsCertificate.serialNumber).buffer,
@@ -77,8 +75,8 @@ export function ocspRequest(query: OcspQuery, nonce: Buffer): Buffer {
 }
 
 function sameCertId(found: CertID, query: CertIdSubject): boolean {
-  const hash = (Object.keys(hashOids) as CertIdHash[]).find(
-    (h) => hashOids[h] === found.hashAlgorithm.algorithm,
+  const hash = (Object.keys(certIdHashes) as CertIdHash[]).find(
+    (h) => certIdHashes[h] === found.hashAlgorithm.algorithm,
   );
   if (hash === undefined) return false;
   const ours = certIdFor(query, hash);
@@ -103,8 +101,12 @@ function signerOf(
   const signed = basic.tbsResponseDataRaw;
   if (signed === undefined) return { ok: false, reason: 'the answer has no signed data' };
   if (
-    verifySignedData(signed, basic.signatureAlgorithm, basic.signature, query.issuer.x509.publicKey)
-      .ok
+    verifyRevocationSignature(
+      signed,
+      basic.signatureAlgorithm,
+      basic.signature,
+      query.issuer.x509.publicKey,
+    ).ok
   ) {
     return { ok: true };
   }
@@ -117,7 +119,7 @@ function signerOf(
       problems.push('an included certificate does not parse');
       continue;
     }
-    const check = verifySignedData(
+    const check = verifyRevocationSignature(
       signed,
       basic.signatureAlgorithm,
       basic.signature,

@@ -9,6 +9,7 @@ import {
   derChildren,
   derTag,
   derValue,
+  hashOf,
   readDerObjectIdentifier,
   readDerWhole,
 } from '@esign/shared/cms';
@@ -35,9 +36,6 @@ export interface SignedAttributeValues {
   /** signing-certificate (v1), which older tools write instead of v2. */
   signingCertificateV1: SigningCertificateReference | undefined;
 }
-
-const signingCertificateV1Oid = '1.2.840.113549.1.9.16.2.12';
-const sha1Oid = '1.3.14.3.2.26';
 
 function fail(what: string): never {
   throw new DerError(what);
@@ -119,9 +117,9 @@ export function readSignedAttributes(signedAttributes: Uint8Array): SignedAttrib
       } else if (type === cmsOids.signingCertificateV2) {
         if (!single) fail('signing-certificate-v2 is not single-valued');
         values.signingCertificateV2 = essCertId(signedAttributes, value, cmsOids.sha256);
-      } else if (type === signingCertificateV1Oid) {
+      } else if (type === cmsOids.signingCertificate) {
         if (!single) fail('signing-certificate is not single-valued');
-        values.signingCertificateV1 = essCertId(signedAttributes, value, sha1Oid);
+        values.signingCertificateV1 = essCertId(signedAttributes, value, cmsOids.sha1);
       }
     }
     return values;
@@ -133,13 +131,6 @@ export function readSignedAttributes(signedAttributes: Uint8Array): SignedAttrib
   }
 }
 
-const hashNames: Record<string, string> = {
-  [sha1Oid]: 'sha1',
-  [cmsOids.sha256]: 'sha256',
-  [cmsOids.sha384]: 'sha384',
-  '2.16.840.1.101.3.4.2.3': 'sha512',
-};
-
 /**
  * Whether signing-certificate(-v2) names this certificate: its hash matches and, when the
  * reference has an IssuerSerial, the issuer and serial are the certificate's. A hash algorithm
@@ -149,7 +140,7 @@ export function signingCertificateMatches(
   reference: SigningCertificateReference,
   certificate: Uint8Array,
 ): boolean {
-  const hashName = hashNames[reference.hashAlgorithmOid];
+  const hashName = hashOf(reference.hashAlgorithmOid);
   if (!hashName) return false;
   if (!createHash(hashName).update(certificate).digest().equals(reference.certHash)) return false;
   if (!reference.issuerSerial) return true;

@@ -207,11 +207,6 @@ export interface ParsedSignedData {
   revocationValues: { crls: Buffer[]; ocspResponses: Buffer[] };
 }
 
-/** RFC 5940: an OCSPResponse as OtherRevocationInfoFormat. */
-const idRiOcspResponse = '1.3.6.1.5.5.7.16.2';
-/** Adobe's signed attribute holding CRLs and OCSP answers (ISO 32000-1 12.8.3.3.2). */
-const adbeRevocationInfoArchival = '1.2.840.113583.1.1.8';
-
 const copyOf = (bytes: Uint8Array) => Buffer.from(bytes);
 
 /** `crls [1] RevocationInfoChoices`: CertificateLists, and OCSP answers by RFC 5940. */
@@ -222,7 +217,11 @@ function revocationChoices(der: Uint8Array, crls: DerElement | undefined) {
       found.crls.push(copyOf(derBytes(der, choice)));
     } else if (choice.tag === contextTag(1)) {
       const [format, value] = derChildren(der, choice);
-      if (format && value && readDerObjectIdentifier(der, format) === idRiOcspResponse) {
+      if (
+        format &&
+        value &&
+        readDerObjectIdentifier(der, format) === cmsOids.ocspResponseRevocationInfo
+      ) {
         found.ocspResponses.push(copyOf(derBytes(der, value)));
       }
     }
@@ -240,7 +239,7 @@ function adobeRevocationValues(attributes: Uint8Array | undefined) {
   for (const attribute of derChildren(attributes, readDerWhole(attributes))) {
     const [type, values] = derChildren(attributes, attribute);
     if (!type || !values) continue;
-    if (readDerObjectIdentifier(attributes, type) !== adbeRevocationInfoArchival) continue;
+    if (readDerObjectIdentifier(attributes, type) !== cmsOids.adbeRevocationInfoArchival) continue;
     const [archival] = derChildren(attributes, values);
     for (const field of archival ? derChildren(attributes, archival) : []) {
       const [list] = derChildren(attributes, field);

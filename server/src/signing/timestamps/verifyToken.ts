@@ -1,13 +1,17 @@
 import crypto from 'node:crypto';
 import {
+  cmsOids,
   type DecodedTimestampToken,
   decodeTimestampToken,
   derChildren,
   derTag,
   derUnsignedMagnitude,
   derValue,
+  type HashName,
+  hashOf,
   readDerElement,
   readDerObjectIdentifier,
+  signatureHash,
   TimestampTokenError,
   timestampSignerCertificate,
 } from '@esign/shared/cms';
@@ -19,7 +23,6 @@ import {
   subjectName,
 } from '../certificates/certificate';
 import { buildChain, type ChainFailureReason, type ChainResult } from '../certificates/chain';
-import { type HashName, hashOf, oid, signatureHash } from './algorithms';
 import { type TimestampInvalidReason, timestampInvalid } from './errors';
 
 export interface VerifyTimestampOptions {
@@ -85,8 +88,8 @@ function attributeValue(decoded: DecodedTimestampToken, type: string): Buffer | 
 
 /** ESS signing-certificate(-v2): the first ESSCertID's hash must be the TSA certificate's. */
 function checkSigningCertificate(decoded: DecodedTimestampToken, tsa: CertificateFacts): void {
-  const v2 = attributeValue(decoded, oid.signingCertificateV2);
-  const v1 = attributeValue(decoded, oid.signingCertificate);
+  const v2 = attributeValue(decoded, cmsOids.signingCertificateV2);
+  const v1 = attributeValue(decoded, cmsOids.signingCertificate);
   const value = v2 ?? v1;
   if (value === undefined) {
     refuse('SIGNED_ATTRIBUTES_INVALID', 'no ESS signing-certificate attribute (RFC 3161 2.4.1)');
@@ -180,7 +183,7 @@ export function verifyTimestampToken(
   const decoded = decode(token);
   const { tstInfo, signer: signerInfo } = decoded;
 
-  if (tstInfo.imprintAlgorithm !== oid.sha256) {
+  if (tstInfo.imprintAlgorithm !== cmsOids.sha256) {
     refuse('IMPRINT_ALGORITHM', `the imprint uses ${tstInfo.imprintAlgorithm}, not SHA-256`);
   }
   if (!Buffer.from(tstInfo.hashedMessage).equals(options.imprint)) {
@@ -198,14 +201,14 @@ export function verifyTimestampToken(
       `digest ${signerInfo.digestAlgorithm} with signature ${signerInfo.signatureAlgorithm}`,
     );
   }
-  const contentType = attributeValue(decoded, oid.contentType);
+  const contentType = attributeValue(decoded, cmsOids.contentType);
   const expectedContentType = Buffer.from([
     0x06, 0x0b, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x10, 0x01, 0x04,
   ]);
   if (contentType === undefined || !contentType.equals(expectedContentType)) {
     refuse('SIGNED_ATTRIBUTES_INVALID', 'the content-type attribute is not id-ct-TSTInfo');
   }
-  const messageDigest = attributeValue(decoded, oid.messageDigest);
+  const messageDigest = attributeValue(decoded, cmsOids.messageDigest);
   const expectedDigest = crypto.createHash(digest).update(tstInfo.bytes).digest();
   if (
     messageDigest === undefined ||

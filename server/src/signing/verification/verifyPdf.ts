@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { cmsOids } from '@esign/shared/cms';
+import { cmsOids, hashOf } from '@esign/shared/cms';
 import { EngineError } from '../../pdf/engineError';
 import {
   type DssMaterial,
@@ -79,13 +79,6 @@ export interface PdfVerification {
   isValid: boolean;
   signatures: SignatureVerification[];
 }
-
-const hashNames: Record<string, 'sha1' | 'sha256' | 'sha384' | 'sha512'> = {
-  '1.3.14.3.2.26': 'sha1',
-  [cmsOids.sha256]: 'sha256',
-  [cmsOids.sha384]: 'sha384',
-  '2.16.840.1.101.3.4.2.3': 'sha512',
-};
 
 const sha256 = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).digest();
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -194,7 +187,7 @@ async function checkIntegrity(
   const signer = parsed.signerCertificate
     ? readCertificateIfAny(parsed.signerCertificate, 'signer certificate')
     : undefined;
-  const hashName = hashNames[parsed.digestAlgorithmOid];
+  const hashName = hashOf(parsed.digestAlgorithmOid);
   if (hashName === undefined) {
     problems.push(`The digest algorithm ${parsed.digestAlgorithmOid} is not supported`);
     return result('failed', { parsed, signer });

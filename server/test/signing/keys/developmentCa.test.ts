@@ -3,9 +3,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { attempt, derToPem, run, tempDir } from '../../../../test/support/tools';
-import { systemClock } from '../../../src/platform/clock';
-import { loadConfig } from '../../../src/platform/config';
-import { deriveSecrets } from '../../../src/platform/secrets';
 import {
   type CaDeps,
   developmentCa,

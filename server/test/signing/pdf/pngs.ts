@@ -34,17 +34,13 @@ function paeth(a: number, b: number, c: number): number {
 
 const channels = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 } as const;
 
-/** An encoder written for the tests, independent of the decoder under test. */
-export function encodePng(spec: PngSpec): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(spec.width, 0);
-  ihdr.writeUInt32BE(spec.height, 4);
-  ihdr[8] = spec.depth;
-  ihdr[9] = spec.colorType;
-  const bpp = Math.max(1, (channels[spec.colorType] * spec.depth) >> 3);
-  const filter = spec.filter ?? 0;
-  const filtered = spec.rows.map((row, y) => {
-    const up = y > 0 ? spec.rows[y - 1]! : Buffer.alloc(row.length);
+/**
+ * `rows` (bare samples) each behind filter byte `filter`, filtered with `bpp` bytes a pixel:
+ * the tests' own encoder, independent of the decoder under test (pdf/signing/pngRows.ts).
+ */
+export function filterRows(rows: Buffer[], bpp: number, filter: 0 | 1 | 2 | 3 | 4): Buffer[] {
+  return rows.map((row, y) => {
+    const up = y > 0 ? rows[y - 1]! : Buffer.alloc(row.length);
     const out = Buffer.alloc(row.length + 1);
     out[0] = filter;
     for (let x = 0; x < row.length; x++) {
@@ -57,6 +53,17 @@ export function encodePng(spec: PngSpec): Buffer {
     }
     return out;
   });
+}
+
+/** An encoder written for the tests, independent of the decoder under test. */
+export function encodePng(spec: PngSpec): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(spec.width, 0);
+  ihdr.writeUInt32BE(spec.height, 4);
+  ihdr[8] = spec.depth;
+  ihdr[9] = spec.colorType;
+  const bpp = Math.max(1, (channels[spec.colorType] * spec.depth) >> 3);
+  const filtered = filterRows(spec.rows, bpp, spec.filter ?? 0);
   const parts = [
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     chunk('IHDR', ihdr),

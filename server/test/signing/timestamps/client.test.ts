@@ -13,6 +13,14 @@ import {
 } from '@peculiar/asn1-tsp';
 import type { TestHttpsServer } from '../../../../test/support/httpsServer';
 import { derOfPemFile } from '../../../../test/support/openssl';
+import {
+  createOpensslPki,
+  type OpensslPki,
+  opensslQuery,
+  opensslReply,
+  sendReply,
+  startTsaServer,
+} from '../../../../test/support/opensslTsa';
 import { timestampResponse } from '../../../src/dev/tsaResponder';
 import { systemClock } from '../../../src/platform/clock';
 import { timestampAuthority } from '../../../src/runtime';
@@ -23,21 +31,6 @@ import {
   type TimestampClientDeps,
 } from '../../../src/signing/timestamps/client';
 import { addTrustAnchor } from '../../../src/trust/service';
-import { createHarness, type Harness } from '../../support/harness';
-import {
-  createOpensslPki,
-  type OpensslPki,
-  opensslQuery,
-  opensslReply,
-  sendReply,
-  startTsaServer,
-} from '../../../../test/support/opensslTsa';
-import type { AppDeps } from '../../../src/context';
-import { systemClock } from '../../../src/platform/clock';
-import type { TsaSettings } from '../../../src/platform/config';
-import { requestTimestamp } from '../../../src/signing/timestamps/client';
-import { timestampResponse } from '../../../src/signing/timestamps/responder';
-import { addTrustAnchor } from '../../../src/signing/trust/service';
 import { createHarness, type Harness } from '../../support/harness';
 
 let pki: OpensslPki;

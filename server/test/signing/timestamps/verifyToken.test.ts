@@ -3,9 +3,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { derOfPemFile } from '../../../../test/support/openssl';
-import { timestampResponse } from '../../../src/dev/tsaResponder';
-import { ManualClock } from '../../../src/platform/clock';
-import { verifyTimestampToken } from '../../../src/signing/timestamps/verifyToken';
 import {
   createOpensslPki,
   type OpensslPki,
@@ -13,8 +10,8 @@ import {
   opensslReply,
   opensslTokenOf,
 } from '../../../../test/support/opensslTsa';
+import { timestampResponse } from '../../../src/dev/tsaResponder';
 import { ManualClock } from '../../../src/platform/clock';
-import { timestampResponse } from '../../../src/signing/timestamps/responder';
 import { verifyTimestampToken } from '../../../src/signing/timestamps/verifyToken';
 
 let pki: OpensslPki;

@@ -3,8 +3,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createOpensslPki, type OpensslPki } from '../../../../test/support/opensslTsa';
 import { CodedError } from '@esign/shared';
+import { createOpensslPki, type OpensslPki } from '../../../../test/support/opensslTsa';
 import {
   embedSignature,
   type PdfRevision,

@@ -1,4 +1,3 @@
-import type { XrefEntry } from '../document';
 import {
   decodeTextString,
   isName,
@@ -10,6 +9,7 @@ import {
   type PdfValue,
   serialize,
 } from '../objects';
+import type { XrefEntry } from '../xref';
 import { type RevisionState, refText } from './state';
 import { describeRole, type FieldInfo, RevisionStructure, type Role } from './structure';
 import type { ChangeKind, DssItemType, RevisionChange } from './types';

@@ -1,5 +1,6 @@
-import type { PdfReader, XrefEntry } from '../document';
+import type { PdfReader } from '../document';
 import type { PdfDict } from '../objects';
+import type { XrefEntry } from '../xref';
 import { classifyUpdate, type UpdateAnalysis } from './classify';
 import { maxReachableObjects, reachability } from './reach';
 import { RevisionState, refText } from './state';

@@ -1,5 +1,5 @@
 import { EngineError } from '../../engineError';
-import type { PdfReader, XrefEntry } from '../document';
+import type { PdfReader } from '../document';
 import {
   PdfDict,
   PdfNewStream,
@@ -8,6 +8,7 @@ import {
   PdfStream,
   type PdfValue,
 } from '../objects';
+import type { XrefEntry } from '../xref';
 
 const maxCached = 20_000;
 

@@ -1,5 +1,4 @@
 import { EngineError } from '../../engineError';
-import { decodeStream } from '../document';
 import {
   PdfDict,
   PdfName,
@@ -10,6 +9,7 @@ import {
   PdfString,
   type PdfValue,
 } from '../objects';
+import { decodeStream } from '../streams';
 import type { RevisionState } from './state';
 
 /** Streams larger than this (raw or decoded) are compared byte for byte only. */
