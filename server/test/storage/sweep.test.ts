@@ -205,7 +205,6 @@ describe('sweepFileStore over real flows', () => {
     // No reader can reach the deleted prepared file: the preparation is no longer open.
     expect((await preparationOfSession(left.sessionId)).state).toBe('abandoned');
     await expect(openPreparation(world.h.deps, p3.id, world.acme.tenantId)).rejects.toMatchObject({
-      status: 409,
       code: 'PREPARATION_NOT_OPEN',
     });
 
