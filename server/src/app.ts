@@ -90,8 +90,6 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
     }
     const answer = answerFor(coded ?? error);
     if (answer.status === 500) c.get('logger')?.error({ err: error }, 'unhandled error');
-    // Nothing more of a refused body is read: the client must not send its next request here.
-    if (refused) c.header('Connection', 'close');
     for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
     return c.json(answer.body, answer.status);
   });

@@ -97,20 +97,25 @@ export function limitBody(
   refusal: BodyRefusal = payloadTooLarge,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const guard = guards.get(c);
-    if (guard) {
-      guard.limit = maxBytes;
-      guard.refusal = refusal;
-    } else {
-      // A router used without the app's guard (a test of one domain) still gets its limit.
-      install(c, maxBytes, refusal);
+    // A router used without the app's guard (a test of one domain) still gets its limit.
+    const guard = guards.get(c) ?? install(c, maxBytes, refusal);
+    guard.limit = maxBytes;
+    guard.refusal = refusal;
+    if (contentLength(c) > maxBytes) {
+      guard.refused = refusal(maxBytes);
+      throw guard.refused;
     }
-    if (contentLength(c) > maxBytes) throw refusal(maxBytes);
     await next();
   };
 }
 
-/** The refusal of this request's body, if it was refused: the error handler answers it. */
+/**
+ * The refusal of this request's body, if it was refused: the error handler answers it, with
+ * `Connection: close` (nothing more of the body is read, so the connection cannot carry another
+ * request).
+ */
 export function bodyRefusalOf(c: Context): DomainError | null {
-  return guards.get(c)?.refused ?? null;
+  const refused = guards.get(c)?.refused ?? null;
+  if (refused) c.header('Connection', 'close');
+  return refused;
 }

@@ -2,6 +2,7 @@ import { CodedError } from '@esign/shared';
 import { Hono } from 'hono';
 import type { RateLimiter } from '../auth/rateLimit';
 import { DomainError } from '../errors/domainError';
+import { bodyRefusalOf } from '../http/bodyLimit';
 import { errorAnswer, isErrorCode } from '../http/errorStatuses';
 import { appBase, assetRoutes } from './assets';
 import type { WebContext, WebEnv } from './context';
@@ -34,8 +35,10 @@ const pageStatuses = new Set([400, 409, 410, 413, 415, 422, 429, 503] as const);
 type PageStatus = typeof pageStatuses extends Set<infer S> ? S : never;
 
 /** Answers a page's failure: not found alike for missing and forbidden, the rest in plain words. */
-function answerFailure(error: Error, c: WebContext): Response {
+function answerFailure(caught: Error, c: WebContext): Response {
   const t = c.get('t');
+  // A refused body is answered as such, whatever its reader made of the cut-off stream.
+  const error = bodyRefusalOf(c) ?? caught;
   if (error instanceof CsrfRefused) {
     if (wantsJson(c)) {
       const answer = errorAnswer(new DomainError('CSRF_REFUSED', t.common.error.csrf));
