@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
-import { type DssMaterial, preparePdfSignature } from '../../pdf/signing';
+import { preparePdfSignature } from '../../pdf/signatureUpdates';
+import type { DssMaterial } from '../../pdf/signing';
 import type { StoredFile } from '../../storage/fileStore';
 import { requestTimestamp } from '../timestamps/client';
 import type { PadesLevel } from '../verification/level';

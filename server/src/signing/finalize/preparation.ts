@@ -1,12 +1,8 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import { errors, validationError } from '../../errors/domainError';
-import {
-  type ByteRange,
-  type DssMaterial,
-  type PrepareSignatureOptions,
-  preparePdfSignature,
-} from '../../pdf/signing';
+import { preparePdfSignature } from '../../pdf/signatureUpdates';
+import type { ByteRange, DssMaterial, PrepareSignatureOptions } from '../../pdf/signing';
 import type { RevocationDeps } from '../certificates';
 import type { ServiceDeps } from '../serviceDeps';
 import { finalizeErrors } from './errors';

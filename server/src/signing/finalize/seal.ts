@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
-import { type PrepareSignatureOptions, preparePdfSignature } from '../../pdf/signing';
+import { preparePdfSignature } from '../../pdf/signatureUpdates';
+import type { PrepareSignatureOptions } from '../../pdf/signing';
 import { certifiedKey, type SigningKey } from '../keys/signingKey';
 import { checkSignature, type FinalizeDeps } from './checkSignature';
 import { serverKeyEvidence } from './finalize';
