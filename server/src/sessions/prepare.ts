@@ -41,7 +41,7 @@ function shownName(subject: SigningSubject, certificate: Buffer | undefined): st
  * picture for image_signature.
  */
 export async function prepareForSigner(
-  deps: Pick<AppDeps, 'db' | 'clock' | 'files' | 'config'>,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'files' | 'config' | 'fetcher'>,
   input: RevisionFor,
 ): Promise<Preparation> {
   const { subject, certificate } = input;

@@ -26,9 +26,9 @@ import { finalizeErrors, type MistakenDigest } from './errors';
 import { refusalFor } from './explainRefusal';
 import { certificateSummary, contractHashOf, type SignatureSummary } from './summary';
 
-/** What finalizing needs of the runtime; resolver and cache reach the revocation checks. */
+/** What finalizing needs of the runtime; fetcher and cache reach the revocation checks. */
 export type FinalizeDeps = Pick<ServiceDeps, 'db' | 'config' | 'clock' | 'secrets' | 'files'> &
-  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'> & {
+  RevocationDeps & {
     /** The trust policy per tenant (runtime.ts builds it). */
     trust: TrustPolicies;
     /** Where signatures get their timestamps. */

@@ -27,7 +27,7 @@ const sha256Hex = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).d
 
 /** The store, and what asking OCSP responders and CRL servers needs (the DSS material). */
 export type PreparationDeps = Pick<ServiceDeps, 'db' | 'clock' | 'files' | 'config'> &
-  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'>;
+  RevocationDeps;
 
 /** A prepared revision of a stored PDF waiting for (or done with) its signature. */
 export interface Preparation {
