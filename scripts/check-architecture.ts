@@ -46,20 +46,10 @@ const engineImportsAllowed = new Map<string, string>([
     'server/src/signing/finalize/finalize.ts',
     'the signing turn reads the database and the file store',
   ],
-  [
-    'server/src/signing/finalize/preparation.ts',
-    'throws DomainError (errors/domainError) for a changed document',
-  ],
   ['server/src/signing/finalize/queries.ts', 'SQL of preparations (db/database, db/schema)'],
   [
     'server/src/signing/keys/certificates.ts',
     'reads stored certificates (db/database) with platform/clock',
-  ],
-  ['server/src/signing/keys/keyPreparation.ts', 'logs with platform/logger'],
-  ['server/src/signing/keys/keyStore.ts', 'names db/schema row types'],
-  [
-    'server/src/signing/keys/keyStores.ts',
-    'builds key stores from platform/config and platform/secrets',
   ],
   ['server/src/signing/keys/queries.ts', 'SQL of stored keys (db/database, db/schema)'],
   ['server/src/signing/keys/signingKey.ts', 'names db/schema row types'],

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import { errors, validationError } from '../../errors/domainError';
+import { EngineError, engineValidationError } from '../../pdf/engineError';
 import { preparePdfSignature } from '../../pdf/signatureUpdates';
 import type { ByteRange, DssMaterial, PrepareSignatureOptions } from '../../pdf/signing';
 import type { RevocationDeps } from '../certificates';
@@ -123,10 +123,13 @@ export async function prepareRevision(
   input: PrepareRevisionInput,
 ): Promise<Preparation> {
   const parsed = inputSchema.safeParse(input);
-  if (!parsed.success) throw validationError(parsed.error);
+  if (!parsed.success) throw engineValidationError(parsed.error);
   const now = deps.clock.now();
   if (input.expiresAt.getTime() <= now.getTime()) {
-    throw errors.validation('expiresAt', 'expiresAt must be in the future');
+    throw new EngineError('VALIDATION_ERROR', 'expiresAt must be in the future', {
+      field: 'expiresAt',
+      detailCode: 'INVALID',
+    });
   }
   if (!(await deps.files.exists(input.sourceSha256))) {
     throw finalizeErrors.sourceNotFound(input.sourceSha256);
