@@ -48,12 +48,6 @@ const engineImportsAllowed = new Map<string, string>([
   ],
   ['server/src/signing/finalize/queries.ts', 'SQL of preparations (db/database, db/schema)'],
   [
-    'server/src/signing/keys/certificates.ts',
-    'reads stored certificates (db/database) with platform/clock',
-  ],
-  ['server/src/signing/keys/queries.ts', 'SQL of stored keys (db/database, db/schema)'],
-  ['server/src/signing/keys/signingKey.ts', 'names db/schema row types'],
-  [
     'server/src/signing/serviceDeps.ts',
     'the stopgap: the slice of the app deps (db, clock, config, secrets, files) signing still reads',
   ],
