@@ -26,6 +26,12 @@ import { finalizeErrors, type MistakenDigest } from './errors';
 import { refusalFor } from './explainRefusal';
 import { certificateSummary, contractHashOf, type SignatureSummary } from './summary';
 
+/**
+ * What checking a signature needs, engine inputs only: a clock, the trust policy per scope, and
+ * the fetcher (and cache) of the revocation checks.
+ */
+export type CheckDeps = RevocationDeps & { trust: TrustPolicies };
+
 /** What finalizing needs of the runtime; fetcher and cache reach the revocation checks. */
 export type FinalizeDeps = Pick<ServiceDeps, 'db' | 'config' | 'clock' | 'secrets' | 'files'> &
   RevocationDeps & {
@@ -79,7 +85,7 @@ export const explainedRevisions = 20;
  * usable and (in production) trusted at genTime and not revoked then. Throws a 4xx EngineError.
  */
 export async function checkSignature(
-  deps: FinalizeDeps,
+  deps: CheckDeps,
   revision: RevisionToSign,
   evidence: SignatureEvidence,
 ): Promise<CheckedSignature> {
@@ -187,7 +193,7 @@ function attributesFor(documentDigest: Buffer, certificate: Buffer): Uint8Array 
  * likely mistake (explainRefusal.ts).
  */
 async function verifiedSignature(
-  deps: FinalizeDeps,
+  deps: CheckDeps,
   revision: RevisionToSign,
   evidence: SignatureEvidence,
   signedAttributes: Uint8Array,
