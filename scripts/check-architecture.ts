@@ -40,18 +40,7 @@ const mayImportHttp = (file: string) =>
 /** The engine's folders: nothing under them imports the app. */
 const engineFolders = ['server/src/signing/', 'server/src/pdf/'];
 /** Engine files that still import the app, each with why; the goal is an empty list. */
-const engineImportsAllowed = new Map<string, string>([
-  ['server/src/signing/finalize/archive.ts', 'reads and stores files through storage/fileStore'],
-  [
-    'server/src/signing/finalize/finalize.ts',
-    'the signing turn reads the database and the file store',
-  ],
-  ['server/src/signing/finalize/queries.ts', 'SQL of preparations (db/database, db/schema)'],
-  [
-    'server/src/signing/serviceDeps.ts',
-    'the stopgap: the slice of the app deps (db, clock, config, secrets, files) signing still reads',
-  ],
-]);
+const engineImportsAllowed = new Map<string, string>([]);
 const inEngine = (file: string) => engineFolders.some((folder) => file.startsWith(folder));
 
 /** Kysely methods that start a query; `with` starts a common table expression. */

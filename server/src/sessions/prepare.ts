@@ -4,8 +4,9 @@ import { DomainError } from '../errors/domainError';
 import type { SignatureImage } from '../pdf/signing';
 import { runPdfTask } from '../pdf/worker/pool';
 import { pageBoxTask } from '../pdf/worker/tasks';
+import { abandonPreparation, prepareRevision } from '../signatures';
 import { certificateIdentity, type ExpectedSigner } from '../signing/certificates/identity';
-import { abandonPreparation, type Preparation, prepareRevision } from '../signing/finalize';
+import type { Preparation } from '../signing/finalize';
 import { appearanceLines } from './rules';
 import type { SigningSubject } from './subject';
 

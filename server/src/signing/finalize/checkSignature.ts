@@ -17,7 +17,7 @@ import {
   type VerifiedSignature,
   verifyRawSignature,
 } from '../cms';
-import type { ServiceDeps } from '../serviceDeps';
+import type { KeyStoreInputs } from '../keys/keyStores';
 import { TimestampInvalid } from '../timestamps/errors';
 import { type VerifiedTimestamp, verifyTimestampToken } from '../timestamps/verifyToken';
 import type { TimestampAuthority, TrustPolicies } from '../trustPolicy';
@@ -32,13 +32,16 @@ import { certificateSummary, contractHashOf, type SignatureSummary } from './sum
  */
 export type CheckDeps = RevocationDeps & { trust: TrustPolicies };
 
-/** What finalizing needs of the runtime; fetcher and cache reach the revocation checks. */
-export type FinalizeDeps = Pick<ServiceDeps, 'db' | 'config' | 'clock' | 'secrets' | 'files'> &
-  RevocationDeps & {
-    /** The trust policy per tenant (runtime.ts builds it). */
-    trust: TrustPolicies;
+/**
+ * What signing with a service key, sealing and archiving need besides `CheckDeps`: the key
+ * store's inputs, the timestamp authority, and a directory for temp files.
+ */
+export type FinalizeDeps = CheckDeps &
+  KeyStoreInputs & {
     /** Where signatures get their timestamps. */
     timestamps: TimestampAuthority;
+    /** Where the prepared and signed temp files go (`init` creates it). */
+    files: { tempDir: string; init(): Promise<void> };
   };
 
 /** What a signer hands in: the signature, its chain (signer first), the timestamp token. */
