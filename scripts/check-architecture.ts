@@ -3,14 +3,19 @@
  * (type-only imports included, since they tie modules together just as much).
  *
  * 1. No import cycle between files, in any package.
- * 2. No import cycle between the domain folders of `server/src` (a file at its root is its own
- *    node: `app.ts`, `context.ts`, ...).
+ * 2. No import cycle between the children of any folder, at any depth: the domain folders of
+ *    `server/src`, the sub-folders of a domain, ... (a file at a folder's root is its own node:
+ *    `app.ts`, `context.ts`, ...).
  * 3. The HTTP layer (`server/src/http/`) is imported only by the edge, route and schema files:
  *    domains and infrastructure throw the one error type and never reach for HTTP helpers.
  * 4. SQL lives only in queries files: a Kysely builder call (`.selectFrom(`, `.insertInto(`,
  *    `.updateTable(`, `.deleteFrom(`, `.with(`, ...) or a `sql` template in `server/src` appears
  *    only in a `queries.ts`, a `queries/` folder or `server/src/db/`, so services keep the rules
  *    and name their queries.
+ * 5. The engine (`server/src/signing` + `server/src/pdf`) is a library: its files import only
+ *    each other, `@esign/shared`, node and npm packages, never the app around them. The files
+ *    that still do are listed below with their reason; the list only shrinks (an entry whose
+ *    file no longer needs it is a violation too).
  *
  * Prints every violation and exits 1 when there is one.
  */
@@ -31,6 +36,12 @@ const mayImportHttp = (file: string) =>
   file === 'server/src/serve.ts' ||
   file.startsWith('server/src/web/') ||
   /(\/routes|\/schemas|Routes)\.ts$/.test(file);
+
+/** The engine's folders: nothing under them imports the app. */
+const engineFolders = ['server/src/signing/', 'server/src/pdf/'];
+/** Engine files that still import the app, each with why; the goal is an empty list. */
+const engineImportsAllowed = new Map<string, string>([]);
+const inEngine = (file: string) => engineFolders.some((folder) => file.startsWith(folder));
 
 /** Kysely methods that start a query; `with` starts a common table expression. */
 const builderMethods = new Set([
@@ -90,6 +101,15 @@ function sourceFiles(dir: string): string[] {
     else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) found.push(relative);
   }
   return found;
+}
+
+/** The package specifiers a file imports (`@esign/shared/cms`, `zod`, `node:fs`, ...). */
+function packageImportsOf(file: string): string[] {
+  const text = fs.readFileSync(path.join(root, file), 'utf8');
+  return ts
+    .preProcessFile(text, true, true)
+    .importedFiles.map(({ fileName }) => fileName)
+    .filter((fileName) => !fileName.startsWith('.'));
 }
 
 /** The repository files a file imports through relative specifiers. */
@@ -152,8 +172,13 @@ function edgesWithin(graph: Map<string, Set<string>>, component: string[]): stri
   );
 }
 
-function folderOf(file: string): string {
-  const inner = file.slice(serverSrc.length + 1);
+/**
+ * The child of `folder` that holds `file` (a sub-folder, written with a trailing slash, or a file
+ * at the folder's root), or undefined when the file lies outside the folder.
+ */
+function childOf(folder: string, file: string): string | undefined {
+  if (!file.startsWith(`${folder}/`)) return undefined;
+  const inner = file.slice(folder.length + 1);
   const slash = inner.indexOf('/');
   return slash === -1 ? inner : `${inner.slice(0, slash)}/`;
 }
@@ -166,28 +191,72 @@ for (const component of cycles(fileGraph)) {
   problems.push(`file cycle: ${edgesWithin(fileGraph, component).join(', ')}`);
 }
 
-const folderGraph = new Map<string, Set<string>>();
-const folderEdgeWitness = new Map<string, string>();
 for (const [file, imports] of fileGraph) {
-  if (!file.startsWith(`${serverSrc}/`)) continue;
-  const from = folderOf(file);
-  if (!folderGraph.has(from)) folderGraph.set(from, new Set());
+  if (!file.startsWith(`${serverSrc}/`) || childOf(serverSrc, file) === `${httpFolder}/`) continue;
   for (const target of imports) {
-    if (!target.startsWith(`${serverSrc}/`)) continue;
-    const to = folderOf(target);
-    if (to === from) continue;
-    folderGraph.get(from)!.add(to);
-    folderEdgeWitness.set(`${from} -> ${to}`, `${file} -> ${target}`);
-    if (to === `${httpFolder}/` && !mayImportHttp(file)) {
+    if (childOf(serverSrc, target) === `${httpFolder}/` && !mayImportHttp(file)) {
       problems.push(`${file} imports ${target}: only app.ts, routes.ts and schemas.ts may`);
     }
   }
 }
-for (const component of cycles(folderGraph)) {
-  const edges = edgesWithin(folderGraph, component).map(
-    (edge) => `${edge} (${folderEdgeWitness.get(edge)})`,
-  );
-  problems.push(`folder cycle in ${serverSrc}: ${edges.join(', ')}`);
+
+/** Every folder of a package, the package's root included. */
+function foldersOf(files: string[]): string[] {
+  const found = new Set<string>();
+  for (const file of files) {
+    for (let dir = path.posix.dirname(file); dir.includes('/'); dir = path.posix.dirname(dir)) {
+      if (!packages.some((pkg) => dir === pkg || dir.startsWith(`${pkg}/`))) break;
+      found.add(dir);
+    }
+  }
+  return [...found].sort();
+}
+
+/**
+ * No cycle between the children of any folder, at any depth: inside `server/src/signing`, the
+ * sub-folders `keys/`, `certificates/`, ... and its root files form a graph just as the domain
+ * folders of `server/src` do, and an arrow that runs back up is a cycle there.
+ */
+for (const folder of foldersOf([...fileGraph.keys()])) {
+  const graph = new Map<string, Set<string>>();
+  const witness = new Map<string, string>();
+  for (const [file, imports] of fileGraph) {
+    const from = childOf(folder, file);
+    if (from === undefined) continue;
+    if (!graph.has(from)) graph.set(from, new Set());
+    for (const target of imports) {
+      const to = childOf(folder, target);
+      if (to === undefined || to === from) continue;
+      graph.get(from)!.add(to);
+      witness.set(`${from} -> ${to}`, `${file} -> ${target}`);
+    }
+  }
+  for (const component of cycles(graph)) {
+    const edges = edgesWithin(graph, component).map((edge) => `${edge} (${witness.get(edge)})`);
+    problems.push(`folder cycle in ${folder}: ${edges.join(', ')}`);
+  }
+}
+
+for (const [file, imports] of fileGraph) {
+  if (!inEngine(file)) continue;
+  const outside = [
+    ...[...imports].filter((target) => !inEngine(target)),
+    ...packageImportsOf(file).filter(
+      (name) => name.startsWith('@esign/') && !/^@esign\/shared(\/|$)/.test(name),
+    ),
+  ];
+  if (outside.length > 0 && !engineImportsAllowed.has(file)) {
+    problems.push(
+      `${file} imports ${outside.join(', ')}: the engine imports only itself, @esign/shared and packages`,
+    );
+  } else if (outside.length === 0 && engineImportsAllowed.has(file)) {
+    problems.push(
+      `${file} imports nothing outside the engine now: remove it from engineImportsAllowed`,
+    );
+  }
+}
+for (const file of engineImportsAllowed.keys()) {
+  if (!fileGraph.has(file)) problems.push(`${file} is in engineImportsAllowed but does not exist`);
 }
 
 for (const file of fileGraph.keys()) {
@@ -202,5 +271,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 process.stdout.write(
-  `architecture: ${fileGraph.size} files, no import cycle, HTTP layer imported only by routes, SQL only in queries files\n`,
+  `architecture: ${fileGraph.size} files, no import cycle at any folder level, HTTP layer imported only by routes, SQL only in queries files, engine imports only itself and shared (${engineImportsAllowed.size} files still allowed)\n`,
 );

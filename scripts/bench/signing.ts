@@ -9,7 +9,7 @@ import { prepareSigningKeys } from '../../server/src/keys/startup';
 import { loadConfig } from '../../server/src/platform/config';
 import { createLogger } from '../../server/src/platform/logger';
 import { openRuntime } from '../../server/src/runtime';
-import { prepareRevision, signWithServerKey } from '../../server/src/signing/finalize';
+import { prepareRevision, signWithServerKey } from '../../server/src/signatures';
 import { closeKeyStore } from '../../server/src/signing/keys/keyStores';
 import { requestTimestamp } from '../../server/src/signing/timestamps/client';
 import { verifyPdfSignatures } from '../../server/src/signing/verification';

@@ -4,6 +4,7 @@ import type { Clock } from './platform/clock';
 import type { Config } from './platform/config';
 import type { Logger } from './platform/logger';
 import type { ServiceSecrets } from './platform/secrets';
+import type { Fetcher } from './signing/fetcher';
 import type { TimestampAuthority, TrustPolicies } from './signing/trustPolicy';
 import type { FileStore } from './storage/fileStore';
 
@@ -18,6 +19,8 @@ export interface AppDeps {
   files: FileStore;
   /** The signing engine's trust policy per tenant (global and tenant anchors; see runtime.ts). */
   trust: TrustPolicies;
+  /** How the signing engine reaches OCSP, CRL and TSA URLs: the SSRF-safe outbound client. */
+  fetcher: Fetcher;
   /** The timestamp authority signatures ask: TSA_URL, or the development TSA without it. */
   timestamps: TimestampAuthority;
   /**

@@ -1,6 +1,6 @@
 /**
  * Entry of the child process the server starts when its signing keys are missing
- * (signing/keys/keyPreparation.ts): a bundle of its own, so that the server's never holds the
+ * (keys/keyPreparation.ts): a bundle of its own, so that the server's never holds the
  * code that creates keys. Same environment as the server; exits 0 once the keys are ready.
  */
 

@@ -1,12 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { CodedError } from '@esign/shared';
 import type { AppDeps } from './context';
 import { type OpenedDatabase, openDatabase } from './db/database';
 import { developmentTimestampAuthority } from './dev/developmentTsa';
+import type { Allowlist } from './outbound/addressPolicy';
+import { outboundCodes, type Resolver, safeHttpsRequest } from './outbound/safeFetch';
 import { type Clock, systemClock } from './platform/clock';
 import type { Config } from './platform/config';
 import { createLogger, type Logger } from './platform/logger';
 import { deriveSecrets, loadMasterSecret } from './platform/secrets';
+import type { Fetcher, FetchRequest, FetchResult } from './signing/fetcher';
 import { httpTimestampAuthority } from './signing/timestamps/client';
 import type { TimestampAuthority } from './signing/trustPolicy';
 import { FileStore } from './storage/fileStore';
@@ -30,7 +34,8 @@ export function openRuntime(
   const clock = options.clock ?? systemClock;
   const files = new FileStore(path.join(config.dataDir, 'files'), clock);
   fs.mkdirSync(files.tempDir, { recursive: true, mode: 0o700 });
-  const base = { db: database.db, config, clock, secrets };
+  const fetcher = engineFetcher({ allowlist: config.outboundAllowlist });
+  const base = { db: database.db, config, clock, secrets, fetcher };
   const deps: AppDeps = {
     ...base,
     logger: options.logger ?? createLogger(config.logLevel),
@@ -50,20 +55,70 @@ export function openRuntime(
 }
 
 /**
- * The TSA signatures ask: TSA_URL through the SSRF-safe outbound client, or without it (never in
+ * The TSA signatures ask: TSA_URL through the engine's fetcher (the SSRF-safe outbound client), or without it (never in
  * production: the configuration refuses that) the development TSA, answered in-process. The
  * settings are read at each request, as the configuration is the one place they live.
  */
 export function timestampAuthority(
-  deps: Pick<AppDeps, 'config' | 'secrets' | 'clock'>,
+  deps: Pick<AppDeps, 'config' | 'secrets' | 'clock' | 'fetcher'>,
 ): TimestampAuthority {
   const development = developmentTimestampAuthority(deps);
   return {
     exchange: (request) => {
       const { url, username, password } = deps.config.tsa;
       if (url === undefined) return development.exchange(request);
-      const allowlist = deps.config.outboundAllowlist;
-      return httpTimestampAuthority({ url, username, password, allowlist }).exchange(request);
+      return httpTimestampAuthority({ url, username, password, fetcher: deps.fetcher }).exchange(
+        request,
+      );
     },
   };
+}
+
+export interface EngineFetcherOptions {
+  allowlist: Allowlist;
+  /** Tests only: how host names resolve. */
+  resolver?: Resolver;
+}
+
+/**
+ * The signing engine's fetcher (OCSP, CRL, an HTTP TSA) over the SSRF-safe client: the
+ * address policy and allow-list, one deadline, a capped body, no redirects. Plain `http:` is
+ * allowed, as everything the engine fetches is signed and judged before it is used. Refusals of
+ * the outbound client come back as `failed`; anything else thrown is a fault and propagates.
+ */
+export function engineFetcher(options: EngineFetcherOptions): Fetcher {
+  return { fetch: (request) => fetchOnce(options, request) };
+}
+
+async function fetchOnce(
+  options: EngineFetcherOptions,
+  request: FetchRequest,
+): Promise<FetchResult> {
+  try {
+    const response = await safeHttpsRequest(request.url, {
+      method: request.method,
+      ...(request.headers ? { headers: request.headers } : {}),
+      ...(request.body ? { body: request.body } : {}),
+      ...(request.authorization !== undefined ? { authorization: request.authorization } : {}),
+      allowlist: options.allowlist,
+      ...(options.resolver ? { resolver: options.resolver } : {}),
+      allowPlainHttp: true,
+      timeoutMs: request.timeoutMs,
+      maxResponseBytes: request.maxResponseBytes,
+    });
+    if (response.status !== 200) {
+      response.discard();
+      return { kind: 'status', status: response.status };
+    }
+    const contentType = response.headers['content-type'] ?? '';
+    return { kind: 'ok', contentType, body: await response.readAll() };
+  } catch (error) {
+    if (!(error instanceof CodedError)) throw error;
+    return {
+      kind: 'failed',
+      timeout: error.code === outboundCodes.timeout,
+      code: error.code,
+      message: error.message,
+    };
+  }
 }

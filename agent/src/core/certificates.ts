@@ -11,7 +11,6 @@ import {
   KeyUsageFlags,
 } from '@peculiar/asn1-x509';
 import { AgentFailure } from './errors';
-import type { PresentToken } from './pkcs11/tokenRegistry';
 
 /** A certificate read once: the parsed fields the agent decides on. */
 export interface CertificateFacts {
@@ -101,8 +100,14 @@ export interface CertificateLocator {
   certificateHash: Buffer;
 }
 
+/** What names a token in a certificate id (a present token, as the registry lists it). */
+export interface TokenIdentity {
+  label: string;
+  serialNumber: string;
+}
+
 /** Opaque to pages: `v1.<serial hex>.<label hex>.<CKA_ID hex>.<certificate hash prefix>`. */
-export function certificateIdOf(token: PresentToken, keyId: Uint8Array, der: Uint8Array): string {
+export function certificateIdOf(token: TokenIdentity, keyId: Uint8Array, der: Uint8Array): string {
   const hex = (text: string) => Buffer.from(text, 'utf8').toString('hex');
   return [
     'v1',
@@ -140,7 +145,7 @@ function distinguishedName(lines: string): string {
 
 /** The protocol's description of a signing certificate on a token. */
 export function describeCertificate(
-  token: PresentToken,
+  token: TokenIdentity,
   keyId: Uint8Array,
   facts: CertificateFacts,
 ): TokenCertificate {

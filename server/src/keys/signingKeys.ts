@@ -10,21 +10,16 @@ import { isoNow } from '../platform/clock';
 import { certificateRequest } from '../signing/keys/csr';
 import type { KeyAlgorithm, KeyReference } from '../signing/keys/keyStore';
 import { keyStoreOf } from '../signing/keys/keyStores';
+import { defaultKeyAlgorithm, type SigningKey } from '../signing/keys/signingKey';
+import type { TenantRow } from '../tenancy/queries';
 import {
   findSealKey,
   findSignerKey,
   insertSigningKey,
   setCertificate,
   userNameByEmail,
-} from '../signing/keys/queries';
-import {
-  defaultKeyAlgorithm,
-  type KeyDeps,
-  reload,
-  type SigningKey,
-  toSigningKey,
-} from '../signing/keys/signingKey';
-import type { TenantRow } from '../tenancy/queries';
+} from './queries';
+import { type KeyDeps, reload, toSigningKey } from './storedKeys';
 
 export interface SignerIdentity {
   email: string;

@@ -1,8 +1,8 @@
 /** Creating what start-up needs: the development CA and the seal (development and sandbox). */
 import { ensureDevelopmentCa } from '../dev/developmentCa';
-import type { KeyDeps } from '../signing/keys/signingKey';
 import { sealKey } from './signingKeys';
 import { checkKeyStore } from './startupState';
+import type { KeyDeps } from './storedKeys';
 
 /**
  * Everything start-up prepares: the key store checked, and in development and sandbox the

@@ -9,8 +9,8 @@ import { developmentCaExists } from '../dev/developmentCaFiles';
 import { ConfigError } from '../errors/configError';
 import { KeyStoreUnavailable } from '../signing/keys/keyStore';
 import { keyStoreOf } from '../signing/keys/keyStores';
-import { findSealKey } from '../signing/keys/queries';
-import type { KeyDeps } from '../signing/keys/signingKey';
+import { findSealKey } from './queries';
+import type { KeyDeps } from './storedKeys';
 
 /**
  * The key store must be usable (PKCS#11 module loads, token present, PIN right), else the

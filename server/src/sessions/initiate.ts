@@ -7,8 +7,8 @@ import { type ContractRow, type ContractSignerRow, signersOf } from '../contract
 import { emailKey } from '../contracts/schemas';
 import { inTransaction } from '../db/database';
 import type { SigningMethod } from '../db/schema';
+import { findPreparation } from '../signatures';
 import { bindIdentity } from '../signing/certificates/identity';
-import { findPreparation } from '../signing/finalize';
 import { certifiedKey } from '../signing/keys/signingKey';
 import { issueAgentTicket, signingPageOrigin, ticketOrigin } from './agentTickets';
 import { contractSubject } from './contractSubject';

@@ -1,7 +1,8 @@
 import type { AppDeps } from '../context';
+import { findSignerKey } from '../keys/queries';
 import { issueSignerCertificate, sealKey, signerEmailKey } from '../keys/signingKeys';
-import { findSignerKey } from '../signing/keys/queries';
-import { type SigningKey, toSigningKey } from '../signing/keys/signingKey';
+import { toSigningKey } from '../keys/storedKeys';
+import type { SigningKey } from '../signing/keys/signingKey';
 import { tenantById } from '../tenancy/queries';
 import { sessionErrors } from './errors';
 import type { SessionRow } from './queries';

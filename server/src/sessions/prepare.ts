@@ -4,8 +4,9 @@ import { DomainError } from '../errors/domainError';
 import type { SignatureImage } from '../pdf/signing';
 import { runPdfTask } from '../pdf/worker/pool';
 import { pageBoxTask } from '../pdf/worker/tasks';
+import { abandonPreparation, prepareRevision } from '../signatures';
 import { certificateIdentity, type ExpectedSigner } from '../signing/certificates/identity';
-import { abandonPreparation, type Preparation, prepareRevision } from '../signing/finalize';
+import type { Preparation } from '../signing/finalize';
 import { appearanceLines } from './rules';
 import type { SigningSubject } from './subject';
 
@@ -41,7 +42,7 @@ function shownName(subject: SigningSubject, certificate: Buffer | undefined): st
  * picture for image_signature.
  */
 export async function prepareForSigner(
-  deps: Pick<AppDeps, 'db' | 'clock' | 'files' | 'config'>,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'files' | 'config' | 'fetcher'>,
   input: RevisionFor,
 ): Promise<Preparation> {
   const { subject, certificate } = input;

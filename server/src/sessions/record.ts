@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database';
+import { findPreparation, type SignedRevision } from '../signatures';
 import type { IdentityBinding } from '../signing/certificates/identity';
-import { findPreparation, type SignedRevision } from '../signing/finalize';
 import type { StepContext } from './access';
 import { sessionById, updateSessionIf } from './queries';
 import { assertSessionOpen } from './rules';

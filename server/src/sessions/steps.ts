@@ -3,15 +3,9 @@ import type { AppDeps } from '../context';
 import { inTransaction } from '../db/database';
 import { otpSms, queueSms } from '../notify';
 import { readSignatureImage, type SignatureImage } from '../pdf/signing';
+import { finalizeWithToken, findPreparation, signWithServerKey } from '../signatures';
 import { bindIdentity } from '../signing/certificates/identity';
-import {
-  decodeCertificate,
-  finalizeWithToken,
-  findPreparation,
-  type Preparation,
-  signWithServerKey,
-  type TokenSignatureInput,
-} from '../signing/finalize';
+import { decodeCertificate, type Preparation, type TokenSignatureInput } from '../signing/finalize';
 import { certifiedKey } from '../signing/keys/signingKey';
 import type { StepContext } from './access';
 import { ticketOrigin } from './agentTickets';

@@ -4,7 +4,7 @@ import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
 import type { SigningMethod } from '../db/schema';
 import type { PageBox, SignatureRect } from '../pdf/signing';
-import type { SignedRevision } from '../signing/finalize';
+import type { SignedRevision } from '../signatures';
 import type { SessionRow } from './queries';
 
 /**

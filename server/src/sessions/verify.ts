@@ -3,8 +3,8 @@ import { type ContractCaller, contractInScope } from '../contracts/access';
 import { existingSignaturesOf } from '../contracts/existingSignatures';
 import { type ContractRow, fileVersion, signedVersionsOf, signersOf } from '../contracts/queries';
 import { DomainError } from '../errors/domainError';
+import { signedSummaries } from '../signatures';
 import type { IdentityBinding } from '../signing/certificates/identity';
-import { signedSummaries } from '../signing/finalize';
 import { verifyPdfSignatures } from '../signing/verification';
 
 /**

@@ -1,7 +1,16 @@
 import type { Locale, Messages } from '@esign/shared/messages';
 import type { Context } from 'hono';
-import type { AppEnv } from '../context';
-import type { Viewer } from './session/service';
+import type { Actor, AppEnv, Principal } from '../context';
+
+/** The signed-in person of a request, as the domain services see them. */
+export interface Viewer {
+  sessionId: number;
+  actor: Actor;
+  /** What the domain's access rules see: the kind of credential the session was opened with. */
+  principal: Principal;
+  /** The secret the page's forms carry back (CSRF), derived from the session's token. */
+  csrfToken: string;
+}
 
 /** What a page's handler reads besides the app's own variables. */
 export interface WebEnv {

@@ -2,7 +2,7 @@ import type { Locale, Messages } from '@esign/shared/messages';
 import type { Child, FC } from 'hono/jsx';
 import { appBase, assetUrl } from './assets';
 import { CsrfField } from './components';
-import type { Viewer } from './session/service';
+import type { Viewer } from './context';
 
 export type NavItem = 'dashboard' | 'dossiers' | 'tasks' | 'contracts' | 'verify';
 

@@ -1,11 +1,7 @@
 import type { Db } from '../db/database';
 import { dossierFiles, type NewestFile } from '../files/queries';
-import {
-  type ArchiveSummary,
-  archiveStoredFile,
-  type FinalizeDeps,
-  signedSummaries,
-} from '../signing/finalize';
+import { archiveStoredFile, type SignatureDeps, signedSummaries } from '../signatures';
+import type { ArchiveSummary } from '../signing/finalize';
 import type { StoredFile } from '../storage/fileStore';
 import { insertFileVersion } from './queries/dossiers';
 
@@ -19,7 +15,7 @@ import { insertFileVersion } from './queries/dossiers';
  */
 
 /** What an archive needs: the signing engine's dependencies (the file store, the TSA, ...). */
-export type ArchiveDeps = FinalizeDeps;
+export type ArchiveDeps = SignatureDeps;
 
 /** The archive of one MAIN file, made from its newest version, not yet recorded. */
 export interface FileArchive {

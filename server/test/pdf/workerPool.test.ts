@@ -4,9 +4,13 @@ import path from 'node:path';
 import { statusOfCode } from '../../src/http/errorStatuses';
 import { EngineError } from '../../src/pdf/engineError';
 import { defaultPdfLimits } from '../../src/pdf/signing/budget';
-import { prepareUpdateTask } from '../../src/pdf/signing/prepare';
 import { defaultPdfPoolOptions, PdfWorkerPool } from '../../src/pdf/worker/pool';
-import { inspectPdfTask, readDssTask, readSignaturesTask } from '../../src/pdf/worker/tasks';
+import {
+  inspectPdfTask,
+  prepareUpdateTask,
+  readDssTask,
+  readSignaturesTask,
+} from '../../src/pdf/worker/tasks';
 import { classicPdf } from '../signing/pdf/corpus';
 import { hugeXrefStream, objectStreamBomb, zeroWidthXrefStream } from './hostilePdfs';
 

@@ -14,17 +14,17 @@ import { buildSignedAttributes, ecdsaRawSignatureToDer } from '@esign/shared/cms
 import type { TestHttpsServer } from '../../../test/support/httpsServer';
 import { opensslReply, sendReply, startTsaServer } from '../../../test/support/opensslTsa';
 import { provisionSoftHsm, tempDir } from '../../../test/support/tools';
+import { importCertificate } from '../../src/keys/certificates';
 import { sealCertificateRequest, sealKey } from '../../src/keys/signingKeys';
 import { readDss, readSignatures } from '../../src/pdf/signing';
-import { readCertificate } from '../../src/signing/certificates/certificate';
-import { ocspResponseConcerns } from '../../src/signing/certificates/ocsp';
 import {
   type FinalizeResult,
   finalizeWithToken,
   prepareRevision,
   signWithServerKey,
-} from '../../src/signing/finalize';
-import { importCertificate } from '../../src/signing/keys/certificates';
+} from '../../src/signatures';
+import { readCertificate } from '../../src/signing/certificates/certificate';
+import { ocspResponseConcerns } from '../../src/signing/certificates/ocsp';
 import { certifiedKey, type SigningKey } from '../../src/signing/keys/signingKey';
 import { requestTimestamp } from '../../src/signing/timestamps/client';
 import { verifyPdfSignatures } from '../../src/signing/verification';

@@ -9,12 +9,11 @@ import {
   opensslReply,
   opensslTokenOf,
 } from '../../../test/support/opensslTsa';
+import { appendDss, preparePdfSignature } from '../../src/pdf/signatureUpdates';
 import {
-  appendDss,
   type DssMaterial,
   embedSignature,
   type PrepareSignatureOptions,
-  preparePdfSignature,
 } from '../../src/pdf/signing';
 import { PdfReader } from '../../src/pdf/signing/document';
 import { IncrementalUpdate } from '../../src/pdf/signing/incrementalUpdate';

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { openPreparation } from '../../src/signing/finalize';
+import { openPreparation } from '../../src/signatures';
 import { FileStore } from '../../src/storage/fileStore';
 import { type SweepReport, sweepFileStore } from '../../src/storage/sweep';
 import { registerTemplate } from '../../src/templates/service';

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { developmentCa } from '../../dev/developmentCa';
+import { importCertificate, listSignerKeyListings } from '../../keys/certificates';
 import {
   createSignerKey,
   sealCertificateRequest,
@@ -8,7 +9,6 @@ import {
   signerEmail,
 } from '../../keys/signingKeys';
 import { toPem } from '../../signing/certificates/pem';
-import { importCertificate, listSignerKeyListings } from '../../signing/keys/certificates';
 import type { SigningKey } from '../../signing/keys/signingKey';
 import { tenantByCode } from '../../tenancy/resolveTenant';
 import { type Command, checked, command, listCommand, option } from '../command';

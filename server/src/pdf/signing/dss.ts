@@ -1,7 +1,5 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
 import zlib from 'node:zlib';
-import { pdfTask, runPdfTask } from '../worker/pool';
 import { PdfReader } from './document';
 import { IncrementalUpdate } from './incrementalUpdate';
 import { dict, name, PdfDict, PdfNewStream, PdfRef, PdfStream, type PdfValue } from './objects';
@@ -49,19 +47,13 @@ const unique = (items: Buffer[], existing: Buffer[]) => {
 };
 
 /**
- * Appends one incremental update that adds a `/DSS` dictionary to the catalog (`/Certs`,
- * `/OCSPs`, `/CRLs`: arrays of streams), keeping the entries of an existing DSS. The file is
- * extended in place; no earlier byte changes, so every signature stays valid.
+ * The incremental update that adds `material` to the DSS of the file's newest revision
+ * (`/Certs`, `/OCSPs`, `/CRLs`: arrays of streams, an existing DSS's entries kept), or undefined
+ * when it holds all of it already (what a PDF worker thread runs for `appendDss`).
  */
-export async function appendDss(filePath: string, material: DssMaterial): Promise<void> {
-  const update = await runPdfTask(dssUpdateTask, filePath, material);
-  if (update) await fs.appendFile(filePath, update);
+export function dssUpdateOf(filePath: string, material: DssMaterial): Buffer | undefined {
+  return PdfReader.read(filePath, (reader) => dssUpdate(reader, material));
 }
-
-/** Reads the file and builds the DSS update, in a PDF worker thread. */
-export const dssUpdateTask = pdfTask('dssUpdate', (filePath: string, material: DssMaterial) =>
-  PdfReader.read(filePath, (reader) => dssUpdate(reader, material)),
-);
 
 /** The update adding `material` to the DSS, or undefined when it holds all of it already. */
 function dssUpdate(reader: PdfReader, material: DssMaterial): Buffer | undefined {

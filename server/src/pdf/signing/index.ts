@@ -2,9 +2,10 @@
  * The PDF side of signing: prepare an incremental update with a signature placeholder, embed
  * the CMS, add a DSS (B-LT), and read the signatures and revisions back for verification.
  *
- * The synchronous reads (`readSignatures`, `readDss`, `pageBox`) are what the PDF worker threads
- * run; the server calls them through `runPdfTask` with the tasks of `../worker/tasks.ts`, never
- * on its event loop.
+ * Everything here is synchronous reading and writing (plus the file copies of `embed.ts`); the
+ * reads are what the PDF worker threads run: callers go through `runPdfTask` with the tasks of
+ * `../worker/tasks.ts`, or through `../signatureUpdates.ts` (`preparePdfSignature`,
+ * `appendDss`), never on the event loop.
  */
 export type { SignatureImage, SignatureRect } from './appearance';
 export type {
@@ -15,7 +16,7 @@ export type {
   SignedRevisionFinding,
 } from './diff';
 export type { DssMaterial } from './dss';
-export { appendDss, readDss } from './dss';
+export { readDss } from './dss';
 export type { SignedCopy } from './embed';
 export { digestByteRange, embedSignature, writeSignedCopy } from './embed';
 export { pdfErrors, pdfReadErrors } from './errors';
@@ -25,7 +26,7 @@ export { pageBox } from './pages';
 export type { PngImage } from './png';
 export { decodePng } from './png';
 export type { ByteRange, PreparedSignature, PrepareSignatureOptions } from './prepare';
-export { defaultContentsSize, preparePdfSignature } from './prepare';
+export { defaultContentsSize } from './prepare';
 export type {
   PdfRevision,
   PdfSignatureInfo,

@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { engineValidationError } from '../engineError';
-import { pdfTask, runPdfTask } from '../worker/pool';
 import {
   type AppearanceText,
   alphaXObject,
@@ -226,7 +225,7 @@ function appearanceLines(options: PrepareSignatureOptions): string[] {
 }
 
 /** The appearance text as data a worker thread can be sent (the subset without its encoder). */
-type LaidOutText = Pick<AppearanceText, 'operators' | 'imageArea'> & {
+export type LaidOutText = Pick<AppearanceText, 'operators' | 'imageArea'> & {
   subset?: Omit<FontSubset, 'encode'>;
 };
 
@@ -239,7 +238,7 @@ function buildUpdate(
   reader: PdfReader,
   options: PrepareSignatureOptions & { contentsSize: number },
   text: LaidOutText | undefined,
-): { update: Buffer; fieldName: string; sourceSize: number } {
+): PreparedUpdate {
   assertChangesAllowed(reader);
   const stamp = options.documentTimestamp === true;
   const fieldName = chooseFieldName(
@@ -329,31 +328,20 @@ function buildUpdate(
   return { update, fieldName, sourceSize: reader.size };
 }
 
-/** Reads the source and builds its update, in a PDF worker thread. */
-export const prepareUpdateTask = pdfTask(
-  'prepareUpdate',
-  (
-    source: string,
-    options: PrepareSignatureOptions & { contentsSize: number },
-    text: LaidOutText | undefined,
-  ) => PdfReader.read(source, (reader) => buildUpdate(reader, options, text)),
-);
+/** What the reading half of a preparation needs besides the source: the options, laid out. */
+export interface SignatureLayout {
+  options: PrepareSignatureOptions & { contentsSize: number };
+  text: LaidOutText | undefined;
+}
 
 /**
- * Prepares a PDF for one more signature: copies the source unchanged (streamed) to a new temp
- * file and appends one incremental update with the signature field, its widget on a page, the
- * AcroForm entry and the `/Sig` dictionary with its `/ByteRange` and `/Contents` placeholder.
- * Refuses with a 4xx, before writing anything, what cannot be signed.
+ * The first half of `preparePdfSignature`: checks the options and lays the visible text out
+ * (asynchronous: fontkit loads on first use), so that reading the source is a synchronous step.
  */
-export async function preparePdfSignature(
-  source: string,
-  options: PrepareSignatureOptions,
-): Promise<PreparedSignature> {
+export async function layOutSignature(options: PrepareSignatureOptions): Promise<SignatureLayout> {
   const parsed = optionsSchema.safeParse(options);
   if (!parsed.success) throw engineValidationError(parsed.error);
   const contentsSize = options.contentsSize ?? defaultContentsSize;
-  // The font work is asynchronous (fontkit loads on first use), the reading is not: lay the
-  // text out first.
   const visible = options.documentTimestamp ? undefined : options.appearance;
   const text =
     visible &&
@@ -363,13 +351,34 @@ export async function preparePdfSignature(
     imageArea: text.imageArea,
     ...(text.subset ? { subset: withoutEncoder(text.subset) } : {}),
   };
-  const { update, fieldName, sourceSize } = await runPdfTask(
-    prepareUpdateTask,
-    source,
-    { ...options, contentsSize },
-    laidOut,
-  );
+  return { options: { ...options, contentsSize }, text: laidOut };
+}
 
+/** The update a preparation appends to `source` (what a PDF worker thread runs). */
+export function prepareUpdate(
+  source: string,
+  options: SignatureLayout['options'],
+  text: LaidOutText | undefined,
+): PreparedUpdate {
+  return PdfReader.read(source, (reader) => buildUpdate(reader, options, text));
+}
+
+export interface PreparedUpdate {
+  update: Buffer;
+  fieldName: string;
+  sourceSize: number;
+}
+
+/**
+ * The last half of `preparePdfSignature`: copies the source unchanged (streamed) to a new temp
+ * file, appends `prepared.update` with its `/ByteRange` filled in, and hashes as it goes.
+ */
+export async function writePreparedFile(
+  source: string,
+  options: SignatureLayout['options'],
+  { update, fieldName, sourceSize }: PreparedUpdate,
+): Promise<PreparedSignature> {
+  const { contentsSize } = options;
   // Locate and fill the placeholders in the update, now that every offset is known.
   const markerAt = update.indexOf(byteRangeMarker, 0, 'latin1');
   const contentsAt = update.indexOf('/Contents <', markerAt, 'latin1') + '/Contents <'.length;

@@ -1,19 +1,20 @@
 import { inspectPdf } from '../signing/activeContent';
-import { dssUpdateTask, readDss } from '../signing/dss';
+import { dssUpdateOf, readDss } from '../signing/dss';
 import { pageBox } from '../signing/pages';
-import { prepareUpdateTask } from '../signing/prepare';
+import { prepareUpdate } from '../signing/prepare';
 import { readSignatures } from '../signing/readSignatures';
 import { type PdfTask, pdfTask } from './pool';
 
 /**
  * The PDF reads the worker threads run. Each is a synchronous, pure function of plain data (see
- * pool.ts); a task declared next to its caller (prepare, DSS) is listed here too, since this
- * list is what a worker can run.
+ * pool.ts); this list is what a worker can run.
  */
 export const readSignaturesTask = pdfTask('readSignatures', readSignatures);
 export const readDssTask = pdfTask('readDss', readDss);
 export const pageBoxTask = pdfTask('pageBox', pageBox);
 export const inspectPdfTask = pdfTask('inspectPdf', inspectPdf);
+export const prepareUpdateTask = pdfTask('prepareUpdate', prepareUpdate);
+export const dssUpdateTask = pdfTask('dssUpdate', dssUpdateOf);
 
 // biome-ignore lint/suspicious/noExplicitAny: a list of tasks of every signature, looked up by name.
 export const pdfTasks: readonly PdfTask<any[], unknown>[] = [

@@ -13,7 +13,6 @@ import {
   id_ce_invalidityDate,
   id_ce_issuingDistributionPoint,
 } from '@peculiar/asn1-x509';
-import { safeHttpsRequest } from '../../outbound/safeFetch';
 import { type CertificateFacts, hasKeyUsage, keyUsageBits, serialHexOf } from './certificate';
 import { verifyRevocationSignature } from './revocationSignature';
 import type { RevocationDeps } from './revocationTypes';
@@ -164,25 +163,26 @@ export async function askCrl(
   query: CrlQuery,
   url: string,
 ): Promise<{ answer: SourceAnswer; der?: Buffer }> {
+  const failed = (detail: string) => ({
+    answer: { kind: 'unusable', reason: `CRL download from ${url} failed (${detail})` } as const,
+  });
   let der: Buffer;
   try {
-    const response = await safeHttpsRequest(url, {
-      allowPlainHttp: true,
-      allowlist: deps.config.outboundAllowlist,
-      ...(deps.resolver === undefined ? {} : { resolver: deps.resolver }),
+    const fetched = await deps.fetcher.fetch({
+      url,
+      method: 'GET',
       timeoutMs: query.timeoutMs,
       maxResponseBytes: query.maxBytes,
     });
-    if (response.status !== 200) {
-      response.discard();
+    if (fetched.kind === 'status') {
       return {
-        answer: { kind: 'unusable', reason: `the CRL server answered HTTP ${response.status}` },
+        answer: { kind: 'unusable', reason: `the CRL server answered HTTP ${fetched.status}` },
       };
     }
-    der = derOf(await response.readAll());
+    if (fetched.kind === 'failed') return failed(`${fetched.code}: ${fetched.message}`);
+    der = derOf(fetched.body);
   } catch (error) {
-    const detail = error instanceof CodedError ? `${error.code}: ${error.message}` : String(error);
-    return { answer: { kind: 'unusable', reason: `CRL download from ${url} failed (${detail})` } };
+    return failed(error instanceof CodedError ? `${error.code}: ${error.message}` : String(error));
   }
   return { answer: judgeCrl(der, query, deps.clock.now()), der };
 }

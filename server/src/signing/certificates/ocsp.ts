@@ -15,7 +15,6 @@ import {
 } from '@peculiar/asn1-ocsp';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import { AlgorithmIdentifier, CRLReasons, Extension } from '@peculiar/asn1-x509';
-import { safeHttpsRequest } from '../../outbound/safeFetch';
 import { type CertificateFacts, isIssuedBy, readCertificate, serialHexOf } from './certificate';
 import { verifyRevocationSignature } from './revocationSignature';
 import type { RevocationDeps } from './revocationTypes';
@@ -277,30 +276,31 @@ export async function askOcsp(
   const local = await deps.localOcsp?.(query.issuer.der, body);
   if (local)
     return { answer: judgeOcspResponse(local, query, nonce, deps.clock.now()), der: local };
+  const failed = (detail: string) => ({
+    answer: {
+      kind: 'unusable',
+      reason: `OCSP request to ${query.url} failed (${detail})`,
+    } as const,
+  });
   let der: Buffer;
   try {
-    const response = await safeHttpsRequest(query.url, {
+    const fetched = await deps.fetcher.fetch({
+      url: query.url,
       method: 'POST',
       headers: { 'Content-Type': 'application/ocsp-request', Accept: 'application/ocsp-response' },
       body,
-      allowPlainHttp: true,
-      allowlist: deps.config.outboundAllowlist,
-      ...(deps.resolver === undefined ? {} : { resolver: deps.resolver }),
       timeoutMs: query.timeoutMs,
       maxResponseBytes: maxOcspBytes,
     });
-    if (response.status !== 200) {
-      response.discard();
+    if (fetched.kind === 'status') {
       return {
-        answer: { kind: 'unusable', reason: `the OCSP responder answered HTTP ${response.status}` },
+        answer: { kind: 'unusable', reason: `the OCSP responder answered HTTP ${fetched.status}` },
       };
     }
-    der = await response.readAll();
+    if (fetched.kind === 'failed') return failed(`${fetched.code}: ${fetched.message}`);
+    der = fetched.body;
   } catch (error) {
-    const detail = error instanceof CodedError ? `${error.code}: ${error.message}` : String(error);
-    return {
-      answer: { kind: 'unusable', reason: `OCSP request to ${query.url} failed (${detail})` },
-    };
+    return failed(error instanceof CodedError ? `${error.code}: ${error.message}` : String(error));
   }
   return { answer: judgeOcspResponse(der, query, nonce, deps.clock.now()), der };
 }

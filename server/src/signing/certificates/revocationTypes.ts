@@ -1,6 +1,4 @@
-import type { Allowlist } from '../../outbound/addressPolicy';
-import type { Resolver } from '../../outbound/safeFetch';
-import type { Clock } from '../../platform/clock';
+import type { Clock, Fetcher } from '../fetcher';
 import type { RevocationCache } from './revocationCache';
 import type { RevocationStatus } from './sourceAnswer';
 
@@ -8,9 +6,8 @@ export type { RevocationStatus } from './sourceAnswer';
 
 export interface RevocationDeps {
   clock: Clock;
-  config: { outboundAllowlist: Allowlist };
-  /** Tests only: how host names resolve. */
-  resolver?: Resolver;
+  /** Reaches OCSP responders and CRL distribution points (the caller says where it may go). */
+  fetcher: Fetcher;
   /** Keeps definitive answers until their nextUpdate; one per process is enough. */
   revocationCache?: RevocationCache;
   /**

@@ -1,14 +1,13 @@
 import fs from 'node:fs/promises';
-import { type DssMaterial, preparePdfSignature } from '../../pdf/signing';
-import type { StoredFile } from '../../storage/fileStore';
+import { preparePdfSignature } from '../../pdf/signatureUpdates';
+import type { DssMaterial } from '../../pdf/signing';
 import { requestTimestamp } from '../timestamps/client';
 import type { PadesLevel } from '../verification/level';
 import { verifyPdfSignatures } from '../verification/verifyPdf';
 import type { FinalizeDeps } from './checkSignature';
-import { validationMaterialOfSigned } from './queries';
 import { type SignedFile, writeSignedFile } from './signedFile';
 import { certificateSummary } from './summary';
-import { isEmptyMaterial, materialForArchive, materialFromJson } from './validationData';
+import { isEmptyMaterial, materialForArchive } from './validationData';
 
 /** Room for the TimeStampToken: a token with a TSA chain of a few certificates is 2-8 KB. */
 const tokenSize = 16 * 1024;
@@ -86,31 +85,4 @@ export async function archivePdf(
   } finally {
     await fs.rm(prepared.path, { force: true });
   }
-}
-
-/** An archive revision in the FileStore, unnamed until the caller keeps it (or removes it). */
-export interface StoredArchive {
-  /** The stored file it was made from. */
-  sourceSha256: string;
-  file: StoredFile;
-  summary: ArchiveSummary;
-}
-
-/**
- * The archive revision (archivePdf) of a stored file the tenant's finalizes produced, with the
- * validation material they kept, put into the FileStore. The caller keeps it once its
- * transaction committed, or removes it. A TSA that fails is 502 TIMESTAMP_FAILED, nothing stored.
- */
-export async function archiveStoredFile(
-  deps: FinalizeDeps,
-  sourceSha256: string,
-  tenantId: number,
-): Promise<StoredArchive> {
-  const kept = await validationMaterialOfSigned(deps.db, tenantId, sourceSha256);
-  const archived = await archivePdf(deps, deps.files.pathOf(sourceSha256), {
-    tenantId,
-    stored: kept.map(materialFromJson),
-  });
-  const file = await deps.files.putHashed(archived.path, archived);
-  return { sourceSha256, file, summary: archived.summary };
 }

@@ -17,7 +17,7 @@ import {
   type VerifiedSignature,
   verifyRawSignature,
 } from '../cms';
-import type { ServiceDeps } from '../serviceDeps';
+import type { KeyStoreInputs } from '../keys/keyStores';
 import { TimestampInvalid } from '../timestamps/errors';
 import { type VerifiedTimestamp, verifyTimestampToken } from '../timestamps/verifyToken';
 import type { TimestampAuthority, TrustPolicies } from '../trustPolicy';
@@ -26,13 +26,22 @@ import { finalizeErrors, type MistakenDigest } from './errors';
 import { refusalFor } from './explainRefusal';
 import { certificateSummary, contractHashOf, type SignatureSummary } from './summary';
 
-/** What finalizing needs of the runtime; resolver and cache reach the revocation checks. */
-export type FinalizeDeps = Pick<ServiceDeps, 'db' | 'config' | 'clock' | 'secrets' | 'files'> &
-  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'> & {
-    /** The trust policy per tenant (runtime.ts builds it). */
-    trust: TrustPolicies;
+/**
+ * What checking a signature needs, engine inputs only: a clock, the trust policy per scope, and
+ * the fetcher (and cache) of the revocation checks.
+ */
+export type CheckDeps = RevocationDeps & { trust: TrustPolicies };
+
+/**
+ * What signing with a service key, sealing and archiving need besides `CheckDeps`: the key
+ * store's inputs, the timestamp authority, and a directory for temp files.
+ */
+export type FinalizeDeps = CheckDeps &
+  KeyStoreInputs & {
     /** Where signatures get their timestamps. */
     timestamps: TimestampAuthority;
+    /** Where the prepared and signed temp files go (`init` creates it). */
+    files: { tempDir: string; init(): Promise<void> };
   };
 
 /** What a signer hands in: the signature, its chain (signer first), the timestamp token. */
@@ -79,7 +88,7 @@ export const explainedRevisions = 20;
  * usable and (in production) trusted at genTime and not revoked then. Throws a 4xx EngineError.
  */
 export async function checkSignature(
-  deps: FinalizeDeps,
+  deps: CheckDeps,
   revision: RevisionToSign,
   evidence: SignatureEvidence,
 ): Promise<CheckedSignature> {
@@ -187,7 +196,7 @@ function attributesFor(documentDigest: Buffer, certificate: Buffer): Uint8Array 
  * likely mistake (explainRefusal.ts).
  */
 async function verifiedSignature(
-  deps: FinalizeDeps,
+  deps: CheckDeps,
   revision: RevisionToSign,
   evidence: SignatureEvidence,
   signedAttributes: Uint8Array,

@@ -1,22 +1,13 @@
 /**
- * The finalize pipeline of the PAdES engine: persistent preparations of a stored PDF, and one
- * pipeline that checks a signature (from a token client or a service key), embeds it with its
- * timestamp and revocation data and stores the signed file in the caller's transaction.
+ * The finalize pipeline of the PAdES engine: one check of a signature (from a token client or
+ * a service key) against the revision it signs, the signed file with its timestamp and
+ * revocation data embedded, a seal, and the archive revision (B-LTA). Storing preparations and
+ * signed files is the app's (server/src/signatures).
  */
-export type { ArchiveSummary, StoredArchive } from './archive';
-export { archiveStoredFile } from './archive';
-export type { FinalizeDeps, SignatureEvidence } from './checkSignature';
+export type { ArchiveSummary } from './archive';
+export type { CheckDeps, FinalizeDeps, SignatureEvidence } from './checkSignature';
 export { finalizeErrors } from './errors';
-export type { FinalizeOptions, FinalizeResult, SignedRevision } from './finalize';
-export { finalizeWithToken, signWithServerKey } from './finalize';
-export type { Preparation, PrepareRevisionInput } from './preparation';
-export {
-  abandonPreparation,
-  findPreparation,
-  openPreparation,
-  prepareRevision,
-  signedSummaries,
-} from './preparation';
+export type { Preparation } from './preparedRevision';
 export type { SealOptions } from './seal';
 export { sealPdf } from './seal';
 export type { CertificateSummary, SignatureSummary } from './summary';

@@ -1,9 +1,10 @@
 import fs from 'node:fs/promises';
-import { type PrepareSignatureOptions, preparePdfSignature } from '../../pdf/signing';
+import { preparePdfSignature } from '../../pdf/signatureUpdates';
+import type { PrepareSignatureOptions } from '../../pdf/signing';
 import { certifiedKey, type SigningKey } from '../keys/signingKey';
 import { checkSignature, type FinalizeDeps } from './checkSignature';
-import { serverKeyEvidence } from './finalize';
-import { revisionDss } from './preparation';
+import { revisionDss } from './preparedRevision';
+import { serverKeyEvidence } from './serverKey';
 import { writeSignedFile } from './signedFile';
 import { emptyMaterial } from './validationData';
 

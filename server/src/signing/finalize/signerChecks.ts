@@ -7,7 +7,7 @@ import {
   type IdentityBinding,
 } from '../certificates/identity';
 import { finalizeErrors } from './errors';
-import type { Preparation } from './preparation';
+import type { Preparation } from './preparedRevision';
 
 /**
  * Whose signature a finalize accepts, beyond the cryptography: the person it must be of, and

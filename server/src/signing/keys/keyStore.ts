@@ -1,9 +1,10 @@
-import type { SigningKeyAlgorithm, SigningKeyStoreKind } from '../../db/schema';
 import { EngineError } from '../../pdf/engineError';
 
-export type KeyAlgorithm = SigningKeyAlgorithm;
+/** The algorithms of keys the stores generate (the `signing_keys.algorithm` values). */
+export type KeyAlgorithm = 'rsa-2048' | 'ec-p256';
 export type SignatureScheme = 'rsa-pkcs1-sha256' | 'ecdsa-sha256';
-export type KeyStoreKind = SigningKeyStoreKind;
+/** Where keys live (the `signing_keys.store` values). */
+export type KeyStoreKind = 'software' | 'pkcs11';
 
 /**
  * The key store cannot be used now (module missing, token absent, PIN wrong or locked): 503

@@ -1,21 +1,11 @@
-/** A signing key as the engine sees it: its row, its certificate chain, signing with it. */
+/** A signing key as the engine sees it: where it lives, its certificate chain, signing with it. */
 
-import type { SigningKeyPurpose } from '../../db/schema';
 import { EngineError } from '../../pdf/engineError';
-import { pemCertificates } from '../certificates/pem';
-import type { ServiceDeps } from '../serviceDeps';
-import {
-  type KeyAlgorithm,
-  type KeyReference,
-  type KeyStoreKind,
-  type SignatureScheme,
-  schemeOf,
-} from './keyStore';
-import { keyStoreOf } from './keyStores';
-import { findSigningKey, type SigningKeyRow } from './queries';
+import type { KeyAlgorithm, KeyReference, KeyStoreKind, SignatureScheme } from './keyStore';
+import { type KeyStoreInputs, keyStoreOf } from './keyStores';
 
-/** What the signing keys need of the runtime. */
-export type KeyDeps = Pick<ServiceDeps, 'db' | 'config' | 'secrets' | 'clock'>;
+/** What a service key signs for: the service seal, or one signer's own key (cloud_hsm). */
+export type SigningKeyPurpose = 'seal' | 'signer';
 
 /** A key the service signs with, as the rest of the engine sees it. */
 export interface SigningKey {
@@ -38,37 +28,6 @@ export interface SigningKey {
 
 /** The default algorithm of keys the service generates (RSA: accepted by every validator). */
 export const defaultKeyAlgorithm: KeyAlgorithm = 'rsa-2048';
-
-export function toSigningKey(row: SigningKeyRow): SigningKey {
-  const reference: KeyReference = {
-    label: row.label,
-    algorithm: row.algorithm,
-    publicKeySpki: Buffer.from(row.public_key_spki),
-    locator:
-      row.store === 'software'
-        ? { store: 'software', encryptedPrivateKey: row.encrypted_private_key ?? '' }
-        : {
-            store: 'pkcs11',
-            pkcs11Id: row.pkcs11_id ?? '',
-            tokenLabel: row.pkcs11_token_label ?? '',
-          },
-  };
-  return {
-    id: row.id,
-    purpose: row.purpose,
-    tenantId: row.tenant_id,
-    ownerEmail: row.owner_email,
-    ownerName: row.owner_name,
-    algorithm: row.algorithm,
-    scheme: schemeOf[row.algorithm],
-    store: row.store,
-    reference,
-    certificate: row.certificate_der ? Buffer.from(row.certificate_der) : null,
-    issuers: row.certificate_chain ? pemCertificates(row.certificate_chain) : [],
-    certificateSource: row.certificate_source,
-    createdAt: row.created_at,
-  };
-}
 
 /** A key with the certificate it signs under, and that certificate's issuers (nearest first). */
 export interface CertifiedKey {
@@ -95,17 +54,11 @@ export function certifiedKey(key: SigningKey): CertifiedKey {
 
 /** Signs `data` (hashed with SHA-256 by the store) with a service key; DER for ECDSA. */
 export async function signWithKey(
-  deps: KeyDeps,
+  deps: KeyStoreInputs,
   key: SigningKey,
   data: Uint8Array,
 ): Promise<Buffer> {
   return keyStoreOf(deps).sign(key.reference, data, key.scheme);
-}
-
-export async function reload(deps: KeyDeps, id: number): Promise<SigningKey> {
-  const row = await findSigningKey(deps.db, id);
-  if (!row) throw signingKeyNotFound(id);
-  return toSigningKey(row);
 }
 
 export function signingKeyNotFound(id: number): EngineError {

@@ -1,4 +1,3 @@
-import { CodedError } from '@esign/shared';
 import {
   derUnsignedMagnitude,
   readTimestampResponse,
@@ -7,9 +6,7 @@ import {
   timestampNonce,
   timestampRequest,
 } from '@esign/shared/cms';
-import type { Allowlist } from '../../outbound/addressPolicy';
-import { outboundCodes, type Resolver, safeHttpsRequest } from '../../outbound/safeFetch';
-import type { Clock } from '../../platform/clock';
+import type { Clock, Fetcher } from '../fetcher';
 import type { TimestampAuthority } from '../trustPolicy';
 import { type TimestampFailedReason, TimestampInvalid, timestampFailed } from './errors';
 import { type VerifiedTimestamp, verifyTimestampToken } from './verifyToken';
@@ -27,16 +24,15 @@ export interface RequestTimestampOptions {
   clockSkewMs?: number;
 }
 
-/** Where a TSA is reached over HTTP(S), and through which outbound policy. */
+/** Where a TSA is reached over HTTP(S), and through which fetcher. */
 export interface HttpTimestampAuthorityOptions {
   url: string;
   username?: string | undefined;
   password?: string | undefined;
-  allowlist: Allowlist;
+  /** Carries the request (the server's: its SSRF-safe outbound client). */
+  fetcher: Fetcher;
   /** Deadline for the whole exchange. Default 10 000 ms. */
   timeoutMs?: number;
-  /** Tests only: how host names resolve (see safeFetch). */
-  resolver?: Resolver;
 }
 
 /** A TSA reached by POSTing the request to its URL (RFC 3161 section 3.4). */
@@ -53,56 +49,41 @@ export interface Timestamp extends VerifiedTimestamp {
 const maxResponseBytes = 256 * 1024;
 const replyTypes = ['application/timestamp-reply', 'application/timestamp-response'];
 
-/** POSTs the request to the TSA's URL through the SSRF-safe client; the DER reply. */
+/** POSTs the request to the TSA's URL through the fetcher; the DER reply. */
 async function exchange(
   options: HttpTimestampAuthorityOptions,
   requestDer: Buffer,
 ): Promise<Buffer> {
   const { url, username, password } = options;
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  let response: Awaited<ReturnType<typeof safeHttpsRequest>>;
-  try {
-    response = await safeHttpsRequest(url, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/timestamp-query' },
-      body: requestDer,
-      allowlist: options.allowlist,
-      // Many TSAs answer over plain http; the token is signed and verified before it is used.
-      allowPlainHttp: true,
-      timeoutMs,
-      maxResponseBytes,
-      ...(options.resolver ? { resolver: options.resolver } : {}),
-      ...(username !== undefined
-        ? {
-            authorization: `Basic ${Buffer.from(`${username}:${password ?? ''}`).toString('base64')}`,
-          }
-        : {}),
-    });
-  } catch (error) {
-    if (!(error instanceof CodedError)) throw error;
-    const reason: TimestampFailedReason =
-      error.code === outboundCodes.timeout ? 'TSA_TIMEOUT' : 'TSA_UNREACHABLE';
-    throw timestampFailed(reason, `${url}: ${error.message}`);
+  const fetched = await options.fetcher.fetch({
+    url,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/timestamp-query' },
+    body: requestDer,
+    // Many TSAs answer over plain http; the token is signed and verified before it is used.
+    timeoutMs: options.timeoutMs ?? 10_000,
+    maxResponseBytes,
+    ...(username !== undefined
+      ? {
+          authorization: `Basic ${Buffer.from(`${username}:${password ?? ''}`).toString('base64')}`,
+        }
+      : {}),
+  });
+  if (fetched.kind === 'failed') {
+    const reason: TimestampFailedReason = fetched.timeout ? 'TSA_TIMEOUT' : 'TSA_UNREACHABLE';
+    throw timestampFailed(reason, `${url}: ${fetched.message}`);
   }
-  if (response.status !== 200) {
-    response.discard();
-    throw timestampFailed('TSA_HTTP_STATUS', `${url} answered HTTP ${response.status}`);
+  if (fetched.kind === 'status') {
+    throw timestampFailed('TSA_HTTP_STATUS', `${url} answered HTTP ${fetched.status}`);
   }
-  const contentType = (response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const contentType = fetched.contentType.split(';')[0]!.trim().toLowerCase();
   if (!replyTypes.includes(contentType)) {
-    response.discard();
     throw timestampFailed(
       'TSA_CONTENT_TYPE',
       `${url} answered ${contentType || 'no content type'}`,
     );
   }
-  try {
-    return await response.readAll();
-  } catch (error) {
-    if (!(error instanceof CodedError)) throw error;
-    const reason = error.code === outboundCodes.timeout ? 'TSA_TIMEOUT' : 'TSA_UNREACHABLE';
-    throw timestampFailed(reason, `${url}: ${error.message}`);
-  }
+  return fetched.body;
 }
 
 /** The token of a granted TimeStampResp, as the TSA encoded it. */

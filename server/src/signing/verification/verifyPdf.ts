@@ -25,7 +25,6 @@ import {
   signingCertificateMatches,
   verifyRawSignature,
 } from '../cms';
-import type { ServiceDeps } from '../serviceDeps';
 import { TimestampInvalid } from '../timestamps/errors';
 import { verifyTimestampToken } from '../timestamps/verifyToken';
 import type { TrustPolicies, TrustPolicy } from '../trustPolicy';
@@ -33,8 +32,8 @@ import { type DisallowedChange, judgeLaterRevisions } from './changes';
 import { levelChain, type PadesLevel, padesLevel, signatureMaterial } from './level';
 import { chainRevocationAt } from './revocation';
 
-export type VerificationDeps = Pick<ServiceDeps, 'db' | 'config' | 'clock' | 'secrets'> &
-  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'> & { trust: TrustPolicies };
+/** What verifying needs: a clock, the fetcher and cache of the revocation checks, the trust policy. */
+export type VerificationDeps = RevocationDeps & { trust: TrustPolicies };
 
 export interface VerifyPdfOptions {
   /** The tenant whose trust anchors apply, with the global ones. */

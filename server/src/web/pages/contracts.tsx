@@ -31,6 +31,7 @@ import {
   Table,
   type Tone,
 } from '../components';
+import type { Viewer } from '../context';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
 import {
   DateRangeFields,
@@ -40,7 +41,6 @@ import {
   StatusSelect,
 } from '../listFilters';
 import { renderPage } from '../render';
-import type { Viewer } from '../session/service';
 
 /** The signed-in person of a page behind `requireViewer`. */
 function viewerOf(c: WebContext): Viewer {

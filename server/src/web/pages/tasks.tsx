@@ -34,6 +34,7 @@ import {
   Table,
   type Tone,
 } from '../components';
+import type { Viewer } from '../context';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
 import {
   DateRangeFields,
@@ -46,7 +47,6 @@ import {
   refusedFields,
 } from '../listFilters';
 import { renderPage } from '../render';
-import type { Viewer } from '../session/service';
 import {
   DossierStatusBadge,
   dossierPath,

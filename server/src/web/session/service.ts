@@ -2,6 +2,7 @@ import { toActor } from '../../auth/authenticate';
 import { apiKeyIsUsable, findUserById, userStatus } from '../../auth/queries';
 import type { Actor, AppDeps, Principal } from '../../context';
 import { hashSecret, randomToken } from '../../platform/secrets';
+import type { Viewer } from '../context';
 import {
   endWebSessionById,
   insertWebSession,
@@ -19,16 +20,6 @@ const touchEverySeconds = 60;
 
 /** How the browser proved who it is. */
 export type WebCredential = WebSessionRow['credential'];
-
-/** The signed-in person of a request, as the domain services see them. */
-export interface Viewer {
-  sessionId: number;
-  actor: Actor;
-  /** What the domain's access rules see: the kind of credential the session was opened with. */
-  principal: Principal;
-  /** The secret the page's forms carry back (CSRF), derived from the session's token. */
-  csrfToken: string;
-}
 
 function principalOf(credential: WebCredential, actor: Actor): Principal {
   return credential === 'partnerToken'

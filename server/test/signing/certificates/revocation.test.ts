@@ -7,6 +7,7 @@ import { AsnConvert } from '@peculiar/asn1-schema';
 import { parseAllowlist } from '../../../src/outbound/addressPolicy';
 import { ManualClock, systemClock } from '../../../src/platform/clock';
 import { loadConfig } from '../../../src/platform/config';
+import { engineFetcher } from '../../../src/runtime';
 import {
   checkChainRevocation,
   checkRevocation,
@@ -28,7 +29,7 @@ let pki: TestPki;
 let deps: RevocationDeps;
 beforeAll(async () => {
   pki = await TestPki.create();
-  deps = { clock: systemClock, config: { outboundAllowlist: parseAllowlist('127.0.0.1') } };
+  deps = { clock: systemClock, fetcher: engineFetcher({ allowlist: parseAllowlist('127.0.0.1') }) };
 }, 60_000);
 afterAll(async () => {
   await pki?.close();
@@ -383,7 +384,7 @@ describe('Revocation fetches go through the safe outbound client', () => {
   it('an internal address not in OUTBOUND_ALLOWLIST is never contacted', async () => {
     const leaf = await pki.issue('Not Allowlisted');
     const hitsBefore = pki.hits.length;
-    const closed = { ...deps, config: { outboundAllowlist: parseAllowlist('') } };
+    const closed = { ...deps, fetcher: engineFetcher({ allowlist: parseAllowlist('') }) };
     const result = await checkRevocation(closed, leaf.der, pki.intermediate.der, new Date());
     expect(result).toMatchObject({ status: 'unknown', source: 'none' });
     expect(result.reasons.every((r) => r.includes('OUTBOUND_ADDRESS_FORBIDDEN'))).toBe(true);
@@ -394,7 +395,7 @@ describe('Revocation fetches go through the safe outbound client', () => {
     const config = loadConfig({ OUTBOUND_ALLOWLIST: '127.0.0.1' });
     const leaf = await pki.issue('Configured');
     const result = await checkRevocation(
-      { clock: systemClock, config },
+      { clock: systemClock, fetcher: engineFetcher({ allowlist: config.outboundAllowlist }) },
       leaf.der,
       pki.intermediate.der,
       new Date(),

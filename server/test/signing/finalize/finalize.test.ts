@@ -16,11 +16,8 @@ import type { OpensslPki } from '../../../../test/support/opensslTsa';
 import { statusOfCode } from '../../../src/http/errorStatuses';
 import { readDss, readSignatures } from '../../../src/pdf/signing';
 import { ManualClock } from '../../../src/platform/clock';
-import {
-  finalizeWithToken,
-  type Preparation,
-  prepareRevision,
-} from '../../../src/signing/finalize';
+import { finalizeWithToken, prepareRevision } from '../../../src/signatures';
+import type { Preparation } from '../../../src/signing/finalize';
 import { type Issued, opensslDate, type TestPki } from '../certificates/testPki';
 import { pdfsig, pdfsigSignatures } from '../pdf/corpus';
 import {

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { developmentCa } from '../../../src/dev/developmentCa';
 import { issueSignerCertificate, sealKey } from '../../../src/keys/signingKeys';
 import { readSignatures } from '../../../src/pdf/signing';
-import { sealPdf, signWithServerKey } from '../../../src/signing/finalize';
+import { signWithServerKey } from '../../../src/signatures';
+import { sealPdf } from '../../../src/signing/finalize';
 import {
   addVersion,
   createWorld,

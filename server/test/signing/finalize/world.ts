@@ -15,14 +15,9 @@ import { attempt, derToPem } from '../../../../test/support/tools';
 import type { Db } from '../../../src/db/database';
 import { readSignatures } from '../../../src/pdf/signing';
 import { systemClock } from '../../../src/platform/clock';
+import { prepareRevision, type SignatureDeps, type SignedRevision } from '../../../src/signatures';
 import { parseSignedData } from '../../../src/signing/cms';
-import {
-  type FinalizeDeps,
-  type Preparation,
-  prepareRevision,
-  type SignedRevision,
-  type TokenSignatureInput,
-} from '../../../src/signing/finalize';
+import type { Preparation, TokenSignatureInput } from '../../../src/signing/finalize';
 import { addTrustAnchor } from '../../../src/trust/service';
 import { insertFileVersion, newestVersionNumber } from '../../../src/workflow/queries/dossiers';
 import { createDossier, createProcess } from '../../support/dossiers';
@@ -77,7 +72,7 @@ export function prepare(
  */
 export interface World {
   h: Harness;
-  deps: FinalizeDeps;
+  deps: SignatureDeps;
   tenantId: number;
   /** The dossier's MAIN file (version 1 = the contract PDF). */
   fileId: number;
@@ -90,7 +85,7 @@ export async function createWorld(
 ): Promise<World> {
   const h = createHarness({ OUTBOUND_ALLOWLIST: '127.0.0.1', ...options.env });
   h.clock.set(new Date());
-  const deps: FinalizeDeps = { ...h.deps, clock: systemClock };
+  const deps: SignatureDeps = { ...h.deps, clock: systemClock };
   const tenant = await seedTenant(h, 'ACME');
   const anchors = [tsa.rootDer, ...(options.trustSignerRoot === false ? [] : [pki.root.der])];
   for (const certificateFile of anchors) {

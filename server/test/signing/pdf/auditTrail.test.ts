@@ -10,7 +10,8 @@ import {
   renderAuditTrail,
 } from '../../../src/pdf/auditTrail';
 import { EngineError } from '../../../src/pdf/engineError';
-import { embedSignature, preparePdfSignature } from '../../../src/pdf/signing';
+import { preparePdfSignature } from '../../../src/pdf/signatureUpdates';
+import { embedSignature } from '../../../src/pdf/signing';
 import { makeSigner, opensslCms, pdfsig, pdfsigSignatures, qpdfCheck } from './corpus';
 
 jest.setTimeout(120_000);

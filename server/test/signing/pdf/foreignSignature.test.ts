@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { embedSignature, preparePdfSignature, readSignatures } from '../../../src/pdf/signing';
+import { preparePdfSignature } from '../../../src/pdf/signatureUpdates';
+import { embedSignature, readSignatures } from '../../../src/pdf/signing';
 import { TestPki } from '../cms/testPki';
 import { opensslP12, signWithSignpdf } from '../foreignSigners';
 import { classicPdf, makeSigner, opensslCms, pdfsig, pdfsigSignatures } from './corpus';

@@ -6,13 +6,12 @@ import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { statusOfCode } from '../../../src/http/errorStatuses';
 import { EngineError } from '../../../src/pdf/engineError';
+import { appendDss, preparePdfSignature } from '../../../src/pdf/signatureUpdates';
 import {
-  appendDss,
   digestByteRange,
   embedSignature,
   type PreparedSignature,
   type PrepareSignatureOptions,
-  preparePdfSignature,
   readDss,
   readSignatures,
   writeSignedCopy,

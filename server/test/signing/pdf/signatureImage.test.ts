@@ -5,13 +5,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { statusOfCode } from '../../../src/http/errorStatuses';
 import { EngineError } from '../../../src/pdf/engineError';
-import {
-  decodePng,
-  embedSignature,
-  pageBox,
-  preparePdfSignature,
-  readSignatureImage,
-} from '../../../src/pdf/signing';
+import { preparePdfSignature } from '../../../src/pdf/signatureUpdates';
+import { decodePng, embedSignature, pageBox, readSignatureImage } from '../../../src/pdf/signing';
 import { type Box, inkAndCaption, meet } from '../../support/signatureBox';
 import { classicPdf, makeSigner, opensslCms, pdfsig, pdfsigSignatures, qpdfCheck } from './corpus';
 import { encodePng, strokePng } from './pngs';

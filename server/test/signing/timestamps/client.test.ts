@@ -23,7 +23,7 @@ import {
 } from '../../../../test/support/opensslTsa';
 import { timestampResponse } from '../../../src/dev/tsaResponder';
 import { systemClock } from '../../../src/platform/clock';
-import { timestampAuthority } from '../../../src/runtime';
+import { engineFetcher, timestampAuthority } from '../../../src/runtime';
 import {
   type HttpTimestampAuthorityOptions,
   httpTimestampAuthority,
@@ -122,7 +122,7 @@ function depsFor(
     clock: h.deps.clock,
     timestamps: httpTimestampAuthority({
       url: tsa.url(pathname),
-      allowlist: h.deps.config.outboundAllowlist,
+      fetcher: h.deps.fetcher,
       ...settings,
     }),
   };
@@ -272,7 +272,8 @@ describe('TSA client against an openssl ts TSA over HTTPS', () => {
   });
 
   it('fails with TSA_UNREACHABLE for an address the outbound policy refuses', async () => {
-    const deps = depsFor('/tsa', { allowlist: { hosts: new Set<string>(), ranges: [] } });
+    const closed = engineFetcher({ allowlist: { hosts: new Set<string>(), ranges: [] } });
+    const deps = depsFor('/tsa', { fetcher: closed });
     const detail = await failure(
       requestTimestamp(deps, imprint(), { trustAnchors: [pki.rootDer] }),
     );

@@ -16,11 +16,10 @@ import {
   readDerWhole,
 } from '@esign/shared/cms';
 import { createOpensslPki, type OpensslPki } from '../../../../test/support/opensslTsa';
+import { appendDss, preparePdfSignature } from '../../../src/pdf/signatureUpdates';
 import {
-  appendDss,
   type DssMaterial,
   embedSignature,
-  preparePdfSignature,
   readDss,
   readSignatures,
 } from '../../../src/pdf/signing';

@@ -5,10 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { CodedError } from '@esign/shared';
 import { createOpensslPki, type OpensslPki } from '../../../../test/support/opensslTsa';
+import { preparePdfSignature } from '../../../src/pdf/signatureUpdates';
 import {
   embedSignature,
   type PdfRevision,
-  preparePdfSignature,
   type RevisionChange,
   readSignatures,
 } from '../../../src/pdf/signing';

@@ -1,18 +1,19 @@
 /** Certificates from the operator's CA for keys the service made (CSR flow), and the key listing. */
-import type { Db } from '../../db/database';
-import { EngineError } from '../../pdf/engineError';
-import { isoNow } from '../../platform/clock';
+import type { Db } from '../db/database';
+import { EngineError } from '../pdf/engineError';
+import { isoNow } from '../platform/clock';
 import {
   type CertificateFacts,
   CertificateInvalid,
   keyUsageBits,
   readCertificate,
   subjectName,
-} from '../certificates/certificate';
-import { pemCertificates, toPem } from '../certificates/pem';
-import type { KeyAlgorithm, KeyStoreKind } from './keyStore';
+} from '../signing/certificates/certificate';
+import { pemCertificates, toPem } from '../signing/certificates/pem';
+import type { KeyAlgorithm, KeyStoreKind } from '../signing/keys/keyStore';
+import { type SigningKey, signingKeyNotFound } from '../signing/keys/signingKey';
 import { findSigningKey, listSignerKeys, setCertificate } from './queries';
-import { type KeyDeps, reload, type SigningKey, signingKeyNotFound } from './signingKey';
+import { type KeyDeps, reload } from './storedKeys';
 
 function invalidCertificate(message: string): EngineError {
   return new EngineError('CERTIFICATE_INVALID', message, { field: 'file' });

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { Db } from '../../db/database';
-import type { SignaturePreparationsTable } from '../../db/schema';
+import type { Db } from '../db/database';
+import type { SignaturePreparationsTable } from '../db/schema';
 
 export type PreparationRow = Selectable<SignaturePreparationsTable>;
 

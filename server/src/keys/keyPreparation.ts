@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { Logger } from '../../platform/logger';
+import type { Logger } from '../platform/logger';
 
 export interface KeyPreparation {
   /** True when the keys were prepared; a failure is logged. */

@@ -1,26 +1,28 @@
-import crypto from 'node:crypto';
-import { buildSignedAttributes } from '@esign/shared/cms';
-import { type Db, inTransaction } from '../../db/database';
-import { runPdfTask } from '../../pdf/worker/pool';
-import { readDssTask } from '../../pdf/worker/tasks';
-import type { StoredFile } from '../../storage/fileStore';
-import { certifiedKey, type SigningKey, signWithKey } from '../keys/signingKey';
-import { requestTimestamp } from '../timestamps/client';
-import { type ArchiveSummary, archivePdf } from './archive';
+import { type Db, inTransaction } from '../db/database';
+import { runPdfTask } from '../pdf/worker/pool';
+import { readDssTask } from '../pdf/worker/tasks';
+import { type ArchiveSummary, archivePdf } from '../signing/finalize/archive';
 import {
   checkSignature,
   explainedRevisions,
-  type FinalizeDeps,
   type SignatureEvidence,
-} from './checkSignature';
-import { finalizeErrors, type MistakenDigest } from './errors';
-import { openPreparation, type Preparation } from './preparation';
+} from '../signing/finalize/checkSignature';
+import { finalizeErrors, type MistakenDigest } from '../signing/finalize/errors';
+import type { Preparation } from '../signing/finalize/preparedRevision';
+import { serverKeyEvidence } from '../signing/finalize/serverKey';
+import { writeSignedFile } from '../signing/finalize/signedFile';
+import {
+  checkPreparedCertificate,
+  checkSigner,
+  type SignerExpectations,
+} from '../signing/finalize/signerChecks';
+import type { SignatureSummary } from '../signing/finalize/summary';
+import { decodeTokenInput, type TokenSignatureInput } from '../signing/finalize/tokenInput';
+import { materialToJson } from '../signing/finalize/validationData';
+import type { SigningKey } from '../signing/keys/signingKey';
+import type { StoredFile } from '../storage/fileStore';
+import { openPreparation, type SignatureDeps } from './preparations';
 import { findPreparationRow, markPreparationFinalized, otherDocumentDigests } from './queries';
-import { writeSignedFile } from './signedFile';
-import { checkPreparedCertificate, checkSigner, type SignerExpectations } from './signerChecks';
-import type { SignatureSummary } from './summary';
-import { decodeTokenInput, type TokenSignatureInput } from './tokenInput';
-import { materialToJson } from './validationData';
 
 /** The signed file as stored, handed to the caller's part of the transaction. */
 export interface SignedRevision {
@@ -68,7 +70,7 @@ export interface FinalizeResult<T> extends SignedRevision {
  * the validation material obtained (for the next revision's DSS) and the caller's `commit`. A refusal (4xx) changes nothing: the preparation stays open for a retry.
  */
 export async function finalizeWithToken<T>(
-  deps: FinalizeDeps,
+  deps: SignatureDeps,
   preparationId: number,
   input: TokenSignatureInput,
   options: FinalizeOptions<T>,
@@ -84,7 +86,7 @@ export async function finalizeWithToken<T>(
  * it fails: never a local time), then the same finalize as a token signature.
  */
 export async function signWithServerKey<T>(
-  deps: FinalizeDeps,
+  deps: SignatureDeps,
   preparationId: number,
   key: SigningKey,
   options: FinalizeOptions<T>,
@@ -94,30 +96,12 @@ export async function signWithServerKey<T>(
   return finalizePreparation(deps, preparation, evidence, options);
 }
 
-/** A service key's signature over the attributes of `documentDigest`, with its timestamp. */
-export async function serverKeyEvidence(
-  deps: FinalizeDeps,
-  key: SigningKey,
-  documentDigest: Buffer,
-  tenantId: number | null,
-): Promise<SignatureEvidence> {
-  const { chain } = certifiedKey(key);
-  const signedAttributes = buildSignedAttributes(documentDigest, chain[0]!);
-  const signature = await signWithKey(deps, key, signedAttributes);
-  const timestamp = await requestTimestamp(
-    deps,
-    crypto.createHash('sha256').update(signature).digest(),
-    { trustAnchors: (await deps.trust(tenantId)).timestampAnchors },
-  );
-  return { signature, chain, timestampToken: timestamp.token };
-}
-
 /**
  * What a client may have signed instead of the preparation's digest: another preparation of
  * the same document (the newest first), the whole prepared file, the unprepared file.
  */
 async function mistakenDigests(
-  deps: FinalizeDeps,
+  deps: SignatureDeps,
   preparation: Preparation,
 ): Promise<MistakenDigest[]> {
   const others = await otherDocumentDigests(
@@ -137,7 +121,7 @@ async function mistakenDigests(
 }
 
 async function finalizePreparation<T>(
-  deps: FinalizeDeps,
+  deps: SignatureDeps,
   preparation: Preparation,
   evidence: SignatureEvidence,
   options: FinalizeOptions<T>,

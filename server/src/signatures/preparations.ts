@@ -1,15 +1,15 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import { errors, validationError } from '../../errors/domainError';
-import {
-  type ByteRange,
-  type DssMaterial,
-  type PrepareSignatureOptions,
-  preparePdfSignature,
-} from '../../pdf/signing';
-import type { RevocationDeps } from '../certificates';
-import type { ServiceDeps } from '../serviceDeps';
-import { finalizeErrors } from './errors';
+import type { AppDeps } from '../context';
+import { EngineError, engineValidationError } from '../pdf/engineError';
+import { preparePdfSignature } from '../pdf/signatureUpdates';
+import type { ByteRange, PrepareSignatureOptions } from '../pdf/signing';
+import type { RevocationDeps } from '../signing/certificates';
+import type { FinalizeDeps } from '../signing/finalize/checkSignature';
+import { finalizeErrors } from '../signing/finalize/errors';
+import { type Preparation, revisionDss } from '../signing/finalize/preparedRevision';
+import { contractHashOf, type SignatureSummary } from '../signing/finalize/summary';
+import { materialFromJson } from '../signing/finalize/validationData';
 import {
   findPreparationRow,
   insertPreparation,
@@ -18,46 +18,15 @@ import {
   summariesOfSigned,
   validationMaterialOfSigned,
 } from './queries';
-import { contractHashOf, type SignatureSummary } from './summary';
-import {
-  isEmptyMaterial,
-  materialForEarlierSignatures,
-  materialForSignerChain,
-  materialFromJson,
-  mergeMaterial,
-} from './validationData';
 
 const sha256Hex = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).digest('hex');
 
-/** The store, and what asking OCSP responders and CRL servers needs (the DSS material). */
-export type PreparationDeps = Pick<ServiceDeps, 'db' | 'clock' | 'files' | 'config'> &
-  Pick<RevocationDeps, 'resolver' | 'revocationCache' | 'localOcsp'>;
+/** What the signatures of stored files need: the engine's inputs, the database and the file store. */
+export type SignatureDeps = FinalizeDeps &
+  Pick<AppDeps, 'db' | 'files' | 'config' | 'secrets' | 'clock'>;
 
-/** A prepared revision of a stored PDF waiting for (or done with) its signature. */
-export interface Preparation {
-  id: number;
-  tenantId: number;
-  sourceSha256: string;
-  preparedSha256: string;
-  fieldName: string;
-  byteRange: ByteRange;
-  contentsOffset: number;
-  contentsHexLength: number;
-  documentDigest: Buffer;
-  /** `sha256:<hex of documentDigest>`: what the signer is shown and signs over. */
-  contractHash: string;
-  signingTime: Date;
-  createdAt: Date;
-  expiresAt: Date;
-  state: PreparationRow['state'];
-  /** The name the visible box and /Name show. */
-  shownName: string | null;
-  /** SHA-256 (hex) of the certificate the revision was prepared for: only it may finalize. */
-  certificateSha256: string | null;
-  finalizedAt: Date | null;
-  signedSha256: string | null;
-  summary: SignatureSummary | null;
-}
+/** The store, and what asking OCSP responders and CRL servers needs (the DSS material). */
+export type PreparationDeps = Pick<AppDeps, 'db' | 'clock' | 'files' | 'config'> & RevocationDeps;
 
 export function preparationOf(row: PreparationRow): Preparation {
   const documentDigest = Buffer.from(row.document_digest, 'hex');
@@ -127,10 +96,13 @@ export async function prepareRevision(
   input: PrepareRevisionInput,
 ): Promise<Preparation> {
   const parsed = inputSchema.safeParse(input);
-  if (!parsed.success) throw validationError(parsed.error);
+  if (!parsed.success) throw engineValidationError(parsed.error);
   const now = deps.clock.now();
   if (input.expiresAt.getTime() <= now.getTime()) {
-    throw errors.validation('expiresAt', 'expiresAt must be in the future');
+    throw new EngineError('VALIDATION_ERROR', 'expiresAt must be in the future', {
+      field: 'expiresAt',
+      detailCode: 'INVALID',
+    });
   }
   if (!(await deps.files.exists(input.sourceSha256))) {
     throw finalizeErrors.sourceNotFound(input.sourceSha256);
@@ -171,26 +143,9 @@ export async function prepareRevision(
   }
 }
 
-/**
- * The DSS material of a new revision of `sourcePath`: what its signatures lack (from `stored`,
- * else asked again) and the answers for a service key's chain; undefined when there is none.
- */
-export async function revisionDss(
-  deps: PreparationDeps,
-  sourcePath: string,
-  stored: DssMaterial[],
-  signerChain: Buffer[] | undefined,
-): Promise<DssMaterial | undefined> {
-  const material = mergeMaterial(
-    await materialForEarlierSignatures(deps, sourcePath, stored),
-    signerChain ? await materialForSignerChain(deps, signerChain) : undefined,
-  );
-  return isEmptyMaterial(material) ? undefined : material;
-}
-
 /** The tenant's preparation (404 when another tenant's or none). */
 export async function findPreparation(
-  deps: Pick<ServiceDeps, 'db'>,
+  deps: Pick<AppDeps, 'db'>,
   id: number,
   tenantId: number,
 ): Promise<Preparation> {
@@ -201,7 +156,7 @@ export async function findPreparation(
 
 /** The preparation if it can still be finalized: 409 when finalized or abandoned, 410 expired. */
 export async function openPreparation(
-  deps: Pick<ServiceDeps, 'db' | 'clock'>,
+  deps: Pick<AppDeps, 'db' | 'clock'>,
   id: number,
   tenantId: number,
 ): Promise<Preparation> {
@@ -218,7 +173,7 @@ export async function openPreparation(
  * finalized. 409 when it is not open.
  */
 export async function abandonPreparation(
-  deps: Pick<ServiceDeps, 'db'>,
+  deps: Pick<AppDeps, 'db'>,
   id: number,
   tenantId: number,
 ): Promise<void> {
@@ -233,7 +188,7 @@ export async function abandonPreparation(
  * what the service knew when it made each signature (the identity binding among them).
  */
 export async function signedSummaries(
-  deps: Pick<ServiceDeps, 'db'>,
+  deps: Pick<AppDeps, 'db'>,
   tenantId: number,
   signedSha256s: string[],
 ): Promise<Map<string, SignatureSummary>> {

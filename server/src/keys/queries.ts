@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { Db } from '../../db/database';
-import type { SigningKeysTable } from '../../db/schema';
+import type { Db } from '../db/database';
+import type { SigningKeysTable } from '../db/schema';
 
 export type SigningKeyRow = Selectable<SigningKeysTable>;
 export type SigningKeyListRow = SigningKeyRow & { tenant_code: string | null };
