@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
 import { preparePdfSignature } from '../../pdf/signatureUpdates';
 import type { PrepareSignatureOptions } from '../../pdf/signing';
-import { certifiedKey, type SigningKey } from '../keys/signingKey';
-import { checkSignature, type FinalizeDeps } from './checkSignature';
+import type { SigningKey } from '../keys/signingKey';
+import { type CheckDeps, checkSignature, type FinalizeDeps } from './checkSignature';
 import { revisionDss } from './preparedRevision';
-import { serverKeyEvidence } from './serverKey';
+import { keySigner, type PdfSigner, signerEvidence } from './serverKey';
 import { writeSignedFile } from './signedFile';
 import { emptyMaterial } from './validationData';
 
@@ -19,23 +19,26 @@ export interface SealOptions
   tenantId?: number | null;
 }
 
+/** What signing a PDF needs: a check's inputs, a timestamp authority and a temp directory. */
+export type SignPdfDeps = CheckDeps & Pick<FinalizeDeps, 'timestamps' | 'files'>;
+
 /**
- * Seals a PDF with `key`, the service seal (the audit PDF): prepare, sign with it, timestamp,
- * the same checks and embedding as every finalize, no preparation row. The seal's chain and
- * revocation answers (and those the earlier signatures lack) go into the prepared revision's
- * DSS. Returns the path of a new temp file in the FileStore's temp directory (B-LT when the
- * seal's answer came, else B-T), which the caller stores or removes.
+ * Signs a PDF with `signer`: prepare a revision, sign its attributes, timestamp the signature,
+ * check it as every finalize does (chain to the trust policy, validity, revocation), embed it.
+ * The signer's chain and revocation answers (and those earlier signatures lack) go into the
+ * revision's DSS. Returns the path of a new temp file in `files.tempDir` (PAdES B-LT when the
+ * answers came, else B-T), which the caller keeps or removes.
  */
-export async function sealPdf(
-  deps: FinalizeDeps,
-  key: SigningKey,
+export async function signPdf(
+  deps: SignPdfDeps,
+  signer: PdfSigner,
   sourcePath: string,
   options: SealOptions = {},
 ): Promise<string> {
   const { tenantId = null, ...prepareOptions } = options;
   await deps.files.init();
   const createdAt = deps.clock.now();
-  const dss = await revisionDss(deps, sourcePath, [], certifiedKey(key).chain);
+  const dss = await revisionDss(deps, sourcePath, [], signer.chain);
   const prepared = await preparePdfSignature(sourcePath, {
     ...prepareOptions,
     ...(dss ? { dss } : {}),
@@ -43,7 +46,7 @@ export async function sealPdf(
     tempDir: deps.files.tempDir,
   });
   try {
-    const evidence = await serverKeyEvidence(deps, key, prepared.documentDigest, tenantId);
+    const evidence = await signerEvidence(deps, signer, prepared.documentDigest, tenantId);
     const checked = await checkSignature(
       deps,
       {
@@ -59,4 +62,14 @@ export async function sealPdf(
   } finally {
     await fs.rm(prepared.path, { force: true });
   }
+}
+
+/** Seals a PDF with a service key (the audit PDF's seal): `signPdf` with that key. */
+export async function sealPdf(
+  deps: FinalizeDeps,
+  key: SigningKey,
+  sourcePath: string,
+  options: SealOptions = {},
+): Promise<string> {
+  return signPdf(deps, keySigner(deps, key), sourcePath, options);
 }
