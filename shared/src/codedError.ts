@@ -9,12 +9,15 @@ export interface CodedErrorOptions {
   field?: string;
   /** A finer code for the field's problem (zod's issue code, `TOO_BIG`, ...). */
   detailCode?: string;
+  /** When the caller may try again, for a refusal about pace or load. */
+  retryAfterSeconds?: number;
 }
 
 export class CodedError extends Error {
   readonly code: string;
   readonly field: string | undefined;
   readonly detailCode: string | undefined;
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(code: string, message: string, options: CodedErrorOptions = {}) {
     super(message);
@@ -22,5 +25,6 @@ export class CodedError extends Error {
     this.code = code;
     this.field = options.field;
     this.detailCode = options.detailCode;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }

@@ -4,8 +4,6 @@ import type { ZodError } from 'zod';
 export interface DomainErrorOptions extends CodedErrorOptions {
   /** How many more tries the caller has (a wrong one-time code), when it matters. */
   triesLeft?: number;
-  /** When the caller may try again, for a refusal that is about pace. */
-  retryAfterSeconds?: number;
 }
 
 /**
@@ -16,12 +14,10 @@ export interface DomainErrorOptions extends CodedErrorOptions {
  */
 export class DomainError extends CodedError {
   readonly triesLeft: number | undefined;
-  readonly retryAfterSeconds: number | undefined;
 
   constructor(code: string, message: string, options: DomainErrorOptions = {}) {
     super(code, message, options);
     this.triesLeft = options.triesLeft;
-    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

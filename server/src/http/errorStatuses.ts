@@ -1,6 +1,5 @@
 import { CodedError } from '@esign/shared';
 import { DomainError } from '../errors/domainError';
-import { EngineError } from '../pdf/engineError';
 
 /**
  * The HTTP edge's one table from error codes (the domain's and the signing engine's) to HTTP
@@ -335,10 +334,7 @@ export function errorAnswer(error: CodedError): ErrorAnswer {
     body.details.code = error.detailCode ?? error.code;
     if (triesLeft !== undefined) body.details.triesLeft = triesLeft;
   }
-  const retryAfter =
-    error instanceof DomainError || error instanceof EngineError
-      ? error.retryAfterSeconds
-      : undefined;
+  const retryAfter = error.retryAfterSeconds;
   const headers: Record<string, string> =
     retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) };
   return { status, body, headers };

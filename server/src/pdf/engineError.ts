@@ -1,10 +1,5 @@
-import { CodedError, type CodedErrorOptions, validationFailure } from '@esign/shared';
+import { CodedError, validationFailure } from '@esign/shared';
 import type { ZodError } from 'zod';
-
-export interface EngineErrorOptions extends CodedErrorOptions {
-  /** When the caller may try again, for a refusal about load (every PDF reader busy). */
-  retryAfterSeconds?: number;
-}
 
 /**
  * The error the signing engine (`pdf/` and `signing/`) throws: a code (NOT_A_PDF,
@@ -12,14 +7,7 @@ export interface EngineErrorOptions extends CodedErrorOptions {
  * `pdf/`, the engine's lowest layer, so that both halves throw it without an import cycle. The
  * server's HTTP edge maps its code to a status like any other coded error.
  */
-export class EngineError extends CodedError {
-  readonly retryAfterSeconds: number | undefined;
-
-  constructor(code: string, message: string, options: EngineErrorOptions = {}) {
-    super(code, message, options);
-    this.retryAfterSeconds = options.retryAfterSeconds;
-  }
-}
+export class EngineError extends CodedError {}
 
 /** A failed parse of an engine input, as 400 VALIDATION_ERROR naming the input at fault. */
 export function engineValidationError(error: ZodError): EngineError {

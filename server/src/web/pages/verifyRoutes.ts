@@ -5,7 +5,6 @@ import type { UnofficialStatusCode } from 'hono/utils/http-status';
 import { enforceRateLimit, type RateLimiter } from '../../auth/rateLimit';
 import type { AppDeps } from '../../context';
 import { receiveUpload, tooLarge, uploadLimits } from '../../contracts/upload';
-import { DomainError } from '../../errors/domainError';
 import { bodyRefusalOf, limitBody } from '../../http/bodyLimit';
 import { errorAnswer } from '../../http/errorStatuses';
 import { clientClosedRequest, isClientAbort } from '../../platform/clientAbort';
@@ -79,7 +78,7 @@ function problemOf(error: CodedError): Answer | undefined {
       return {
         problem: {
           kind: 'rateLimited',
-          seconds: error instanceof DomainError ? (error.retryAfterSeconds ?? 60) : 60,
+          seconds: error.retryAfterSeconds ?? 60,
         },
         status: 429,
       };
