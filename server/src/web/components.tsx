@@ -84,6 +84,19 @@ export const Pager: FC<{
   );
 };
 
+/** A titled card of a page; its heading names the section for assistive technology. */
+export const Card: FC<{ id: string; title: string; class?: string; children?: Child }> = ({
+  id,
+  title,
+  class: extra,
+  children,
+}) => (
+  <section class={extra ? `card ${extra}` : 'card'} aria-labelledby={`${id}-title`}>
+    <h2 id={`${id}-title`}>{title}</h2>
+    {children}
+  </section>
+);
+
 /** A label and its value, in a definition list. */
 export const Fact: FC<{ label: string; children?: Child }> = ({ label, children }) => (
   <div class="fact">

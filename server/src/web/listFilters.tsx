@@ -1,6 +1,7 @@
 import type { Messages } from '@esign/shared/messages';
 import type { Child, FC } from 'hono/jsx';
 import type { ZodError } from 'zod';
+import { Notice } from './components';
 import type { WebContext } from './context';
 
 /**
@@ -16,6 +17,11 @@ import type { WebContext } from './context';
 export function dayBound(value: string | undefined, end: boolean): string | undefined {
   if (value === undefined || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return value;
   return `${value}T${end ? '23:59:59.999' : '00:00:00.000'}+07:00`;
+}
+
+/** The from / to dates of a list's query as the instants they mean (see `dayBound`). */
+export function dayRange(query: Record<string, string>): { fromDate?: string; toDate?: string } {
+  return { fromDate: dayBound(query.fromDate, false), toDate: dayBound(query.toDate, true) };
 }
 
 /** A list's query parameters as text, empty ones left out (an empty field means no filter). */
@@ -36,15 +42,37 @@ export function refusedFields(error: ZodError, labels: Record<string, string>): 
   );
 }
 
+/** Why a list's filter was refused: the fields it names, in the page's words. */
+export const RefusedFilter: FC<{
+  t: Messages;
+  error: ZodError;
+  texts: { invalidFilter: string; keyword: string; fromDate: string; toDate: string };
+  /** The labels of the list's own fields, besides keyword, dates and paging. */
+  labels?: Record<string, string>;
+}> = ({ t, error, texts, labels }) => (
+  <Notice tone="danger">
+    {texts.invalidFilter}{' '}
+    {refusedFields(error, {
+      keyword: texts.keyword,
+      fromDate: texts.fromDate,
+      toDate: texts.toDate,
+      page: t.common.paging.label,
+      pageSize: t.common.paging.label,
+      ...labels,
+    }).join(', ')}
+  </Notice>
+);
+
 /** The search field of a list, with its hint under it (`<name>-hint`). */
 export const KeywordField: FC<{
-  name: string;
   label: string;
   hint: string;
   value: string | undefined;
+  /** The query parameter; `keyword` unless the list names it otherwise. */
+  name?: string;
   /** The field's classes: how it sits in the form's row. */
-  class: string;
-}> = ({ name, label, hint, value, class: classes }) => (
+  class?: string;
+}> = ({ name = 'keyword', label, hint, value, class: classes = 'field field-grow' }) => (
   <div class={classes}>
     <label for={name}>{label}</label>
     <input

@@ -1,3 +1,5 @@
+import { appendOnlyTriggers, auditChainColumns } from './sqlParts';
+
 /**
  * Contracts (spec 03): contract types per tenant, contracts, their signers, their file versions
  * and their audit trail.
@@ -12,6 +14,14 @@
  *   contract; `contracts.audit_head` repeats the newest hash, so a removed tail is noticed too.
  * - `search_key` is the title folded (lower case, diacritics removed), written by the one insert.
  */
+/** A contract file version's columns after its kind; migration 021 rebuilds the table with them. */
+export const fileVersionColumns = `  sha256 TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  mime_type TEXT NOT NULL,
+  signer_id INTEGER REFERENCES contract_signers(id),
+  created_at TEXT NOT NULL,
+  UNIQUE (contract_id, version),`;
+
 export const contracts = `
 CREATE TABLE contract_types (
   id INTEGER PRIMARY KEY,
@@ -82,12 +92,7 @@ CREATE TABLE contract_file_versions (
   id INTEGER PRIMARY KEY,
   contract_id INTEGER NOT NULL REFERENCES contracts(id),
   version INTEGER NOT NULL CHECK (version > 0),
-  sha256 TEXT NOT NULL,
-  size INTEGER NOT NULL,
-  mime_type TEXT NOT NULL,
-  signer_id INTEGER REFERENCES contract_signers(id),
-  created_at TEXT NOT NULL,
-  UNIQUE (contract_id, version),
+${fileVersionColumns}
   CHECK ((version = 1) = (signer_id IS NULL))
 );
 
@@ -100,18 +105,8 @@ CREATE TABLE contract_audit_events (
   actor_kind TEXT NOT NULL CHECK (actor_kind IN ('user', 'signer', 'system')),
   actor_user_id INTEGER REFERENCES users(id),
   actor_signer_id INTEGER REFERENCES contract_signers(id),
-  actor_name TEXT NOT NULL,
-  client_address TEXT,
-  user_agent TEXT,
-  details TEXT NOT NULL,
-  prev_hash TEXT NOT NULL,
-  hash TEXT NOT NULL,
+${auditChainColumns}
   UNIQUE (contract_id, seq)
 );
-CREATE TRIGGER contract_audit_events_no_update BEFORE UPDATE ON contract_audit_events BEGIN
-  SELECT RAISE(ABORT, 'contract audit events are append-only');
-END;
-CREATE TRIGGER contract_audit_events_no_delete BEFORE DELETE ON contract_audit_events BEGIN
-  SELECT RAISE(ABORT, 'contract audit events are append-only');
-END;
+${appendOnlyTriggers('contract_audit_events', 'contract audit events')}
 `;

@@ -13,16 +13,8 @@
  * - `contract_signers.placement` is the signer's visible-signature box from contract creation
  *   (JSON `{page?, x, y, width, height}`), null for the default box.
  */
-export const signingSessions = `
-ALTER TABLE contract_signers ADD COLUMN placement TEXT;
-
-CREATE TABLE signing_sessions (
-  id INTEGER PRIMARY KEY,
-  public_id TEXT NOT NULL UNIQUE,
-  tenant_id INTEGER NOT NULL REFERENCES tenants(id),
-  contract_id INTEGER NOT NULL REFERENCES contracts(id),
-  signer_id INTEGER NOT NULL REFERENCES contract_signers(id),
-  method TEXT NOT NULL CHECK (method IN ('usb_token', 'cloud_hsm', 'otp_sms', 'image_signature')),
+/** A session's columns after its subject; migration 016 rebuilds the table with them. */
+export const sessionColumns = `  method TEXT NOT NULL CHECK (method IN ('usb_token', 'cloud_hsm', 'otp_sms', 'image_signature')),
   preparation_id INTEGER NOT NULL REFERENCES signature_preparations(id),
   source_version INTEGER NOT NULL,
   state TEXT NOT NULL CHECK (state IN ('open', 'signed', 'rejected', 'superseded', 'locked')),
@@ -39,7 +31,18 @@ CREATE TABLE signing_sessions (
   otp_failures INTEGER NOT NULL DEFAULT 0,
   signature_id TEXT UNIQUE,
   signed_at TEXT,
-  certificate_info TEXT
+  certificate_info TEXT`;
+
+export const signingSessions = `
+ALTER TABLE contract_signers ADD COLUMN placement TEXT;
+
+CREATE TABLE signing_sessions (
+  id INTEGER PRIMARY KEY,
+  public_id TEXT NOT NULL UNIQUE,
+  tenant_id INTEGER NOT NULL REFERENCES tenants(id),
+  contract_id INTEGER NOT NULL REFERENCES contracts(id),
+  signer_id INTEGER NOT NULL REFERENCES contract_signers(id),
+${sessionColumns}
 );
 CREATE UNIQUE INDEX signing_sessions_one_open ON signing_sessions(signer_id) WHERE state = 'open';
 CREATE INDEX signing_sessions_contract ON signing_sessions(contract_id);

@@ -1,3 +1,5 @@
+import { sessionColumns } from './015_signing_sessions';
+
 /**
  * Signing sessions of dossier tasks: the same sessions, whose subject is either a contract signer
  * (`contract_id`, `signer_id`) or a dossier task's turn (`task_id`, the signing user `user_id`,
@@ -18,24 +20,7 @@ CREATE TABLE signing_sessions_next (
   task_id INTEGER REFERENCES tasks(id),
   user_id INTEGER REFERENCES users(id),
   file_id INTEGER REFERENCES dossier_files(id),
-  method TEXT NOT NULL CHECK (method IN ('usb_token', 'cloud_hsm', 'otp_sms', 'image_signature')),
-  preparation_id INTEGER NOT NULL REFERENCES signature_preparations(id),
-  source_version INTEGER NOT NULL,
-  state TEXT NOT NULL CHECK (state IN ('open', 'signed', 'rejected', 'superseded', 'locked')),
-  created_at TEXT NOT NULL,
-  expires_at TEXT NOT NULL,
-  ended_at TEXT,
-  link_token_hash TEXT NOT NULL UNIQUE,
-  link_expires_at TEXT NOT NULL,
-  link_used_at TEXT,
-  page_token_hash TEXT UNIQUE,
-  otp_hash TEXT,
-  otp_expires_at TEXT,
-  otp_sent_at TEXT,
-  otp_failures INTEGER NOT NULL DEFAULT 0,
-  signature_id TEXT UNIQUE,
-  signed_at TEXT,
-  certificate_info TEXT,
+${sessionColumns},
   CHECK (
     (contract_id IS NOT NULL AND signer_id IS NOT NULL
       AND task_id IS NULL AND user_id IS NULL AND file_id IS NULL)

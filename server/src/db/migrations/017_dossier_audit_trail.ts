@@ -1,3 +1,5 @@
+import { appendOnlyTriggers, auditChainColumns } from './sqlParts';
+
 /**
  * The audit trail of dossiers: the same append-only, hash-chained events as contracts
  * (server/src/audit), in a table of their own beside `contract_audit_events`.
@@ -21,18 +23,8 @@ CREATE TABLE dossier_audit_events (
   at TEXT NOT NULL,
   actor_kind TEXT NOT NULL CHECK (actor_kind IN ('user', 'system')),
   actor_user_id INTEGER REFERENCES users(id),
-  actor_name TEXT NOT NULL,
-  client_address TEXT,
-  user_agent TEXT,
-  details TEXT NOT NULL,
-  prev_hash TEXT NOT NULL,
-  hash TEXT NOT NULL,
+${auditChainColumns}
   UNIQUE (dossier_id, seq)
 );
-CREATE TRIGGER dossier_audit_events_no_update BEFORE UPDATE ON dossier_audit_events BEGIN
-  SELECT RAISE(ABORT, 'dossier audit events are append-only');
-END;
-CREATE TRIGGER dossier_audit_events_no_delete BEFORE DELETE ON dossier_audit_events BEGIN
-  SELECT RAISE(ABORT, 'dossier audit events are append-only');
-END;
+${appendOnlyTriggers('dossier_audit_events', 'dossier audit events')}
 `;

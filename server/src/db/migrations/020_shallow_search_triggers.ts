@@ -1,4 +1,5 @@
 import { foldedLower, foldedUpper } from './002_directory_search';
+import { searchKeyTriggers } from './sqlParts';
 
 /**
  * The search-key triggers of migrations 002 and 004, rewritten so that the sqlite3 command-line
@@ -39,14 +40,7 @@ function shallowTriggers(table: string, columns: string[]): string {
     ...foldInPlace(table),
   ].join('\n  ');
   return `
-DROP TRIGGER ${table}_search_key_insert;
-DROP TRIGGER ${table}_search_key_update;
-CREATE TRIGGER ${table}_search_key_insert AFTER INSERT ON ${table} BEGIN
-  ${body}
-END;
-CREATE TRIGGER ${table}_search_key_update AFTER UPDATE OF ${columns.join(', ')} ON ${table} BEGIN
-  ${body}
-END;
+${searchKeyTriggers(table, columns.join(', '), body)}
 `;
 }
 

@@ -1,3 +1,5 @@
+import { fileVersionColumns } from './013_contracts';
+
 /**
  * Contract file versions get a `kind`: the original (version 1), one per signature (made by a
  * signer), and the archive revision the service adds when the last signer has signed (PAdES
@@ -11,12 +13,7 @@ CREATE TABLE contract_file_versions_021 (
   contract_id INTEGER NOT NULL REFERENCES contracts(id),
   version INTEGER NOT NULL CHECK (version > 0),
   kind TEXT NOT NULL CHECK (kind IN ('original', 'signature', 'archive')),
-  sha256 TEXT NOT NULL,
-  size INTEGER NOT NULL,
-  mime_type TEXT NOT NULL,
-  signer_id INTEGER REFERENCES contract_signers(id),
-  created_at TEXT NOT NULL,
-  UNIQUE (contract_id, version),
+${fileVersionColumns}
   CHECK ((version = 1) = (kind = 'original')),
   CHECK ((kind = 'signature') = (signer_id IS NOT NULL))
 );

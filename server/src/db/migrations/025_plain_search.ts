@@ -1,5 +1,6 @@
 import { foldedLower, foldedUpper } from './002_directory_search';
 import { lettersPerStatement } from './020_shallow_search_triggers';
+import { searchKeyTriggers } from './sqlParts';
 
 /**
  * The keyword of the dossier list (web app) and of the task list (endpoint 6) finds text with
@@ -77,14 +78,7 @@ function plainKeys(table: string, column: string): string {
     ),
   ].join('\n');
   return `
-DROP TRIGGER ${table}_search_key_insert;
-DROP TRIGGER ${table}_search_key_update;
-CREATE TRIGGER ${table}_search_key_insert AFTER INSERT ON ${table} BEGIN
-  ${body}
-END;
-CREATE TRIGGER ${table}_search_key_update AFTER UPDATE OF ${column} ON ${table} BEGIN
-  ${body}
-END;
+${searchKeyTriggers(table, column, body)}
 ${rebuild}
 `;
 }

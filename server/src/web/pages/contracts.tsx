@@ -21,6 +21,7 @@ import type { Permission } from '../../tenancy/permissionCatalog';
 import { appBase } from '../assets';
 import {
   Badge,
+  Card,
   CsrfField,
   DateFact,
   DateTime,
@@ -346,8 +347,7 @@ const Trail: FC<{ t: Messages; locale: Locale; events: TrailEvent[] }> = ({
   const d = t.contracts.detail;
   const shown = events.slice(-trailShown);
   return (
-    <section class="card" aria-labelledby="trail-title">
-      <h2 id="trail-title">{d.trail}</h2>
+    <Card id="trail" title={d.trail}>
       <p class="muted">{d.trailIntro(shown.length, events.length)}</p>
       <ol class="trail">
         {trailLines(shown).map(({ event, times }) => {
@@ -370,7 +370,7 @@ const Trail: FC<{ t: Messages; locale: Locale; events: TrailEvent[] }> = ({
           );
         })}
       </ol>
-    </section>
+    </Card>
   );
 };
 
@@ -431,8 +431,7 @@ async function detailPage(c: WebContext, caller: ContractCaller, id: string) {
       ) : null}
       <div class="contract-layout">
         <div class="contract-main">
-          <section class="card" aria-labelledby="facts-title">
-            <h2 id="facts-title">{d.facts}</h2>
+          <Card id="facts" title={d.facts}>
             <dl class="facts">
               <Fact label={d.status}>
                 <ContractStatusBadge t={t} status={contract.status} />
@@ -475,9 +474,8 @@ async function detailPage(c: WebContext, caller: ContractCaller, id: string) {
                 <code class="hash">{contract.auditHead}</code>
               </Fact>
             </dl>
-          </section>
-          <section class="card" aria-labelledby="signers-title">
-            <h2 id="signers-title">{d.signers}</h2>
+          </Card>
+          <Card id="signers" title={d.signers}>
             <p class="muted">{d.signersIntro}</p>
             <ol class="signers">
               {[
@@ -495,10 +493,9 @@ async function detailPage(c: WebContext, caller: ContractCaller, id: string) {
                 />
               ))}
             </ol>
-          </section>
+          </Card>
           {contract.existingSignatures.length > 0 ? (
-            <section class="card" aria-labelledby="existing-title">
-              <h2 id="existing-title">{d.existing}</h2>
+            <Card id="existing" title={d.existing}>
               <p class="muted">{d.existingIntro}</p>
               <Table
                 class="stack"
@@ -528,12 +525,11 @@ async function detailPage(c: WebContext, caller: ContractCaller, id: string) {
                   </tr>
                 ))}
               </Table>
-            </section>
+            </Card>
           ) : null}
         </div>
         <div class="contract-side">
-          <section class="card contract-preview" aria-labelledby="preview-title">
-            <h2 id="preview-title">{d.preview}</h2>
+          <Card id="preview" title={d.preview} class="contract-preview">
             <p class="muted">{d.previewNote}</p>
             <div
               class="pdf-preview"
@@ -544,7 +540,7 @@ async function detailPage(c: WebContext, caller: ContractCaller, id: string) {
                 {d.previewFallback}
               </a>
             </div>
-          </section>
+          </Card>
           {cancellable ? (
             <section class="card card-danger" id="cancel" aria-labelledby="cancel-title">
               <h2 id="cancel-title">{d.cancel}</h2>

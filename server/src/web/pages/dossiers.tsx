@@ -22,6 +22,7 @@ import { actionableTaskOf, dossierHistory } from '../../tasks/service';
 import { appBase } from '../assets';
 import {
   Badge,
+  Card,
   DateFact,
   DateTime,
   Fact,
@@ -34,13 +35,13 @@ import {
 import { asAppContext, type WebContext, type WebEnv } from '../context';
 import {
   DateRangeFields,
-  dayBound,
+  dayRange,
   FilterActions,
   FilterForm,
   KeywordField,
   listParameters,
   MoreFilters,
-  refusedFields,
+  RefusedFilter,
   StatusSelect,
 } from '../listFilters';
 import { renderPage } from '../render';
@@ -317,13 +318,7 @@ const DossierFilters: FC<{ t: Messages; query: Record<string, string> }> = ({ t,
   return (
     <FilterForm action={`${appBase}/ho-so`} query={query}>
       <div class="filter-row">
-        <KeywordField
-          name="keyword"
-          class="field field-grow"
-          label={texts.keyword}
-          hint={texts.keywordHint}
-          value={query.keyword}
-        />
+        <KeywordField label={texts.keyword} hint={texts.keywordHint} value={query.keyword} />
         <StatusSelect
           label={texts.status}
           any={texts.allStatuses}
@@ -415,8 +410,7 @@ async function listPage(c: WebContext): Promise<Response> {
   const query = listParameters(c, listNames);
   const parsed = DossierListQuery.safeParse({
     ...query,
-    fromDate: dayBound(query.fromDate, false),
-    toDate: dayBound(query.toDate, true),
+    ...dayRange(query),
   });
   const texts = t.dossiers.list;
   const filter: DossierListFilter | null = parsed.success ? parsed.data : null;
@@ -429,18 +423,12 @@ async function listPage(c: WebContext): Promise<Response> {
       <PageHead title={texts.title} intro={texts.intro} />
       <DossierFilters t={t} query={query} />
       {parsed.success ? null : (
-        <Notice tone="danger">
-          {texts.invalidFilter}{' '}
-          {refusedFields(parsed.error, {
-            status: texts.status,
-            documentId: texts.documentId,
-            fromDate: texts.fromDate,
-            toDate: texts.toDate,
-            keyword: texts.keyword,
-            page: t.common.paging.label,
-            pageSize: t.common.paging.label,
-          }).join(', ')}
-        </Notice>
+        <RefusedFilter
+          t={t}
+          error={parsed.error}
+          texts={texts}
+          labels={{ status: texts.status, documentId: texts.documentId }}
+        />
       )}
       {result && result.items.length > 0 ? (
         <>
@@ -496,8 +484,7 @@ async function detailPage(c: WebContext, folderId: number): Promise<Response> {
       ) : null}
       <div class="detail-grid">
         <div class="detail-main">
-          <section class="card" aria-labelledby="files-title">
-            <h2 id="files-title">{t.dossiers.files.title}</h2>
+          <Card id="files" title={t.dossiers.files.title}>
             <FileList
               t={t}
               locale={locale}
@@ -505,24 +492,21 @@ async function detailPage(c: WebContext, folderId: number): Promise<Response> {
               files={dossier.files}
               attachments={dossier.attachments}
             />
-          </section>
-          <section class="card" aria-labelledby="steps-title">
-            <h2 id="steps-title">{t.dossiers.steps.title}</h2>
+          </Card>
+          <Card id="steps" title={t.dossiers.steps.title}>
             <StepList t={t} locale={locale} turns={dossier.turns} />
-          </section>
-          <section class="card" aria-labelledby="history-title">
-            <h2 id="history-title">{t.dossiers.history.title}</h2>
+          </Card>
+          <Card id="history" title={t.dossiers.history.title}>
             <HistoryTable
               t={t}
               locale={locale}
               items={history.history}
               empty={t.dossiers.history.none}
             />
-          </section>
+          </Card>
         </div>
         <aside class="detail-side">
-          <section class="card" aria-labelledby="facts-title">
-            <h2 id="facts-title">{texts.facts}</h2>
+          <Card id="facts" title={texts.facts}>
             <dl class="facts facts-single">
               {dossier.documentId ? (
                 <Fact label={texts.documentId}>{dossier.documentId}</Fact>
@@ -553,9 +537,8 @@ async function detailPage(c: WebContext, folderId: number): Promise<Response> {
               />
               <DateFact label={texts.expiredAt} iso={dossier.expiredAt} locale={locale} optional />
             </dl>
-          </section>
-          <section class="card" aria-labelledby="downloads-title">
-            <h2 id="downloads-title">{texts.downloads}</h2>
+          </Card>
+          <Card id="downloads" title={texts.downloads}>
             <p class="muted">{texts.auditHint}</p>
             <a
               class="button button-secondary"
@@ -564,7 +547,7 @@ async function detailPage(c: WebContext, folderId: number): Promise<Response> {
             >
               {texts.auditTrail}
             </a>
-          </section>
+          </Card>
         </aside>
       </div>
     </section>,

@@ -24,6 +24,7 @@ import {
 import { appBase } from '../assets';
 import {
   Badge,
+  Card,
   CsrfField,
   DateFact,
   DateTime,
@@ -38,13 +39,13 @@ import type { Viewer } from '../context';
 import { asAppContext, type WebContext, type WebEnv } from '../context';
 import {
   DateRangeFields,
-  dayBound,
+  dayRange,
   FilterActions,
   FilterForm,
   KeywordField,
   listParameters,
   MoreFilters,
-  refusedFields,
+  RefusedFilter,
 } from '../listFilters';
 import { renderPage } from '../render';
 import {
@@ -342,8 +343,7 @@ async function listPage(c: WebContext): Promise<Response> {
     keyword: query.keyword,
     page: query.page,
     pageSize: query.pageSize,
-    fromDate: dayBound(query.fromDate, false),
-    toDate: dayBound(query.toDate, true),
+    ...dayRange(query),
   });
   const scope = await taskScopeOf(deps, viewer.principal);
   const result = parsed.success ? await listTasks(deps, scope, parsed.data) : null;
@@ -384,13 +384,7 @@ async function listPage(c: WebContext): Promise<Response> {
       <FilterForm action={tasksPath} query={query}>
         {tab === 'handled' ? <input type="hidden" name="tab" value="handled" /> : null}
         <div class="filter-row">
-          <KeywordField
-            name="keyword"
-            class="field field-grow"
-            label={texts.keyword}
-            hint={texts.keywordHint}
-            value={query.keyword}
-          />
+          <KeywordField label={texts.keyword} hint={texts.keywordHint} value={query.keyword} />
           <FilterActions t={t} clear={tabLink(tab)} />
         </div>
         <MoreFilters label={texts.moreFilters} open={more}>
@@ -400,18 +394,7 @@ async function listPage(c: WebContext): Promise<Response> {
           </div>
         </MoreFilters>
       </FilterForm>
-      {parsed.success ? null : (
-        <Notice tone="danger">
-          {texts.invalidFilter}{' '}
-          {refusedFields(parsed.error, {
-            fromDate: texts.fromDate,
-            toDate: texts.toDate,
-            keyword: texts.keyword,
-            page: t.common.paging.label,
-            pageSize: t.common.paging.label,
-          }).join(', ')}
-        </Notice>
-      )}
+      {parsed.success ? null : <RefusedFilter t={t} error={parsed.error} texts={texts} />}
       {result && result.items.length > 0 ? (
         <>
           <TaskRows
@@ -486,8 +469,7 @@ async function detailPage(c: WebContext, taskId: number): Promise<Response> {
       <ActionNotice t={t} c={c} linkTask={false} />
       <div class="detail-grid">
         <div class="detail-main">
-          <section class="card action-card" aria-labelledby="act-title">
-            <h2 id="act-title">{actions.title}</h2>
+          <Card id="act" title={actions.title} class="action-card">
             {actionable ? (
               <>
                 <p class="muted">
@@ -510,9 +492,8 @@ async function detailPage(c: WebContext, taskId: number): Promise<Response> {
                 {task.status === 'PENDING' ? actions.notActionable : actions.handled}
               </p>
             )}
-          </section>
-          <section class="card" aria-labelledby="files-title">
-            <h2 id="files-title">{t.dossiers.files.title}</h2>
+          </Card>
+          <Card id="files" title={t.dossiers.files.title}>
             <FileList
               t={t}
               locale={locale}
@@ -520,11 +501,10 @@ async function detailPage(c: WebContext, taskId: number): Promise<Response> {
               files={task.files}
               attachments={task.attachments}
             />
-          </section>
+          </Card>
         </div>
         <aside class="detail-side">
-          <section class="card" aria-labelledby="facts-title">
-            <h2 id="facts-title">{texts.facts}</h2>
+          <Card id="facts" title={texts.facts}>
             <dl class="facts facts-single">
               <Fact label={texts.dossier}>
                 <a href={dossierPath(task.document.folderId)}>{task.document.documentTitle}</a>{' '}
@@ -559,11 +539,10 @@ async function detailPage(c: WebContext, taskId: number): Promise<Response> {
                 {texts.openDossier}
               </a>
             </p>
-          </section>
-          <section class="card" aria-labelledby="history-title">
-            <h2 id="history-title">{texts.history}</h2>
+          </Card>
+          <Card id="history" title={texts.history}>
             <HistoryTable t={t} locale={locale} items={task.history} empty={texts.noHistory} />
-          </section>
+          </Card>
         </aside>
       </div>
     </section>,
