@@ -628,16 +628,14 @@ export interface ContractFileVersionsTable {
 
 export type AuditActorKind = 'user' | 'signer' | 'system';
 
-export interface ContractAuditEventsTable {
+/** What every hash-chained audit event records, whatever its subject (audit/). */
+interface AuditEventColumns {
   id: Generated<number>;
-  contract_id: number;
-  /** 1, 2, … per contract. */
+  /** 1, 2, … per subject. */
   seq: number;
   action: string;
   at: string;
-  actor_kind: AuditActorKind;
   actor_user_id: number | null;
-  actor_signer_id: number | null;
   actor_name: string;
   client_address: string | null;
   user_agent: string | null;
@@ -647,23 +645,16 @@ export interface ContractAuditEventsTable {
   hash: string;
 }
 
-/** The same events for dossiers (audit/); a dossier's signers are accounts: no signer column. */
-export interface DossierAuditEventsTable {
-  id: Generated<number>;
+export interface ContractAuditEventsTable extends AuditEventColumns {
+  contract_id: number;
+  actor_kind: AuditActorKind;
+  actor_signer_id: number | null;
+}
+
+/** The same events for dossiers; a dossier's signers are accounts: no signer column. */
+export interface DossierAuditEventsTable extends AuditEventColumns {
   dossier_id: number;
-  /** 1, 2, … per dossier. */
-  seq: number;
-  action: string;
-  at: string;
   actor_kind: Exclude<AuditActorKind, 'signer'>;
-  actor_user_id: number | null;
-  actor_name: string;
-  client_address: string | null;
-  user_agent: string | null;
-  /** Canonical JSON object. */
-  details: string;
-  prev_hash: string;
-  hash: string;
 }
 
 export type SigningSessionState = 'open' | 'signed' | 'rejected' | 'superseded' | 'locked';

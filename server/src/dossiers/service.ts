@@ -15,6 +15,7 @@ import { startWorkflow } from '../workflow/lifecycle';
 import { dossierMetadataOf } from '../workflow/queries/dossiers';
 import { fileItems, toFileItem } from './fileItems';
 import { guestAccountId } from './guestAccounts';
+import { dossierIdentity } from './identity';
 import {
   creatorPlacement,
   documentIdTaken,
@@ -465,11 +466,7 @@ export async function dossierOverview(deps: AppDeps, principal: Principal, dossi
   }));
   const turns = await dossierTurns(deps.db, dossier.id);
   return {
-    folderId: dossier.id,
-    documentId: dossier.document_id ?? '',
-    documentUuid: dossier.uuid,
-    documentTitle: dossier.title,
-    transactionId: dossier.transaction_id,
+    ...dossierIdentity(dossier),
     ecmClassCode: dossier.ecm_class_code,
     processName: await processNameOf(deps.db, dossier.process_id),
     status: dossier.status,

@@ -215,25 +215,45 @@ function notificationMessage(
   );
 }
 
-/** `notification.task_assigned_internal`: an internal staff member is assigned a task. */
-export function taskAssignedInternalMail(
+/** What renders one kind of notification for one recipient. */
+export type NotificationRenderer = (
   data: NotificationData,
   recipient: NotificationRecipient,
   options: MessageOptions,
-): RenderedMail {
-  const w = wordsOf(options.locale);
-  return notificationMessage(options, data, recipient, {
-    subject: w.internal.subject(title(data, w)),
-    intro: w.internal.intro(title(data, w), data.step?.stepName ?? null),
-    facts: [
-      ...documentFacts(data, w),
-      stepFact(data, w),
-      [w.prevActor, data.prevActorName],
-      [w.dueBy, at(data.expireAt, options.locale)],
-    ],
-    linkLabel: w.internal.link,
-  });
+) => RenderedMail;
+
+type NotificationContent = Parameters<typeof notificationMessage>[3];
+
+/** A kind's renderer from what that kind says, in the words of the recipient's language. */
+function notificationRenderer(
+  content: (input: {
+    data: NotificationData;
+    recipient: NotificationRecipient;
+    w: Wording;
+    locale: NotifyLocale;
+  }) => NotificationContent,
+): NotificationRenderer {
+  return (data, recipient, options) =>
+    notificationMessage(
+      options,
+      data,
+      recipient,
+      content({ data, recipient, w: wordsOf(options.locale), locale: options.locale }),
+    );
 }
+
+/** `notification.task_assigned_internal`: an internal staff member is assigned a task. */
+export const taskAssignedInternalMail = notificationRenderer(({ data, w, locale }) => ({
+  subject: w.internal.subject(title(data, w)),
+  intro: w.internal.intro(title(data, w), data.step?.stepName ?? null),
+  facts: [
+    ...documentFacts(data, w),
+    stepFact(data, w),
+    [w.prevActor, data.prevActorName],
+    [w.dueBy, at(data.expireAt, locale)],
+  ],
+  linkLabel: w.internal.link,
+}));
 
 /** The account part of an invitation: a new account's user name and password, or the existing one. */
 function accountBlocks(w: Wording, credentials: NotificationCredentials | null): Block[] {
@@ -261,60 +281,41 @@ function accountBlocks(w: Wording, credentials: NotificationCredentials | null):
  * `notification.task_assigned_external`: an outside signer is invited, with the sign link and,
  * when an account was created for them, the user name and password (the mail is then sensitive).
  */
-export function taskAssignedExternalMail(
-  data: NotificationData,
-  recipient: NotificationRecipient,
-  options: MessageOptions,
-): RenderedMail {
-  const w = wordsOf(options.locale);
+export const taskAssignedExternalMail = notificationRenderer(({ data, recipient, w, locale }) => {
   const credentials = recipient.type === 'external' ? recipient.credentials : null;
-  return notificationMessage(options, data, recipient, {
+  return {
     subject: w.external.subject(title(data, w)),
     intro: w.external.intro(title(data, w)),
     facts: [...documentFacts(data, w), stepFact(data, w), [w.prevActor, data.prevActorName]],
     linkLabel: w.external.link,
     more: [
-      { kind: 'facts', rows: [[w.linkValidUntil, at(data.expireAt, options.locale)]] },
+      { kind: 'facts', rows: [[w.linkValidUntil, at(data.expireAt, locale)]] },
       ...accountBlocks(w, credentials),
     ],
     sensitive: credentials?.password != null,
-  });
-}
+  };
+});
 
 /** `notification.task_rejected`: to the creator and the participants, with the reason. */
-export function taskRejectedMail(
-  data: NotificationData,
-  recipient: NotificationRecipient,
-  options: MessageOptions,
-): RenderedMail {
-  const w = wordsOf(options.locale);
-  return notificationMessage(options, data, recipient, {
-    subject: w.rejected.subject(title(data, w)),
-    intro: w.rejected.intro(title(data, w), data.step?.stepName ?? null),
-    facts: [
-      ...documentFacts(data, w),
-      stepFact(data, w),
-      [w.rejectedBy, data.prevActorName],
-      [w.reason, data.note],
-    ],
-    linkLabel: w.rejected.link,
-  });
-}
+export const taskRejectedMail = notificationRenderer(({ data, w }) => ({
+  subject: w.rejected.subject(title(data, w)),
+  intro: w.rejected.intro(title(data, w), data.step?.stepName ?? null),
+  facts: [
+    ...documentFacts(data, w),
+    stepFact(data, w),
+    [w.rejectedBy, data.prevActorName],
+    [w.reason, data.note],
+  ],
+  linkLabel: w.rejected.link,
+}));
 
 /** `notification.process_finished`: the whole process is finished. */
-export function processFinishedMail(
-  data: NotificationData,
-  recipient: NotificationRecipient,
-  options: MessageOptions,
-): RenderedMail {
-  const w = wordsOf(options.locale);
-  return notificationMessage(options, data, recipient, {
-    subject: w.finished.subject(title(data, w)),
-    intro: w.finished.intro(title(data, w)),
-    facts: [...documentFacts(data, w), [w.completedAt, at(data.completeDate, options.locale)]],
-    linkLabel: w.finished.link,
-  });
-}
+export const processFinishedMail = notificationRenderer(({ data, w, locale }) => ({
+  subject: w.finished.subject(title(data, w)),
+  intro: w.finished.intro(title(data, w)),
+  facts: [...documentFacts(data, w), [w.completedAt, at(data.completeDate, locale)]],
+  linkLabel: w.finished.link,
+}));
 
 /** What a contract e-mail is about: a signer's (or viewer's) link, or news for its creator. */
 export type ContractMailKind =
@@ -377,14 +378,7 @@ export function contractMail(
 }
 
 /** The renderer of each kind. */
-export const notificationMail: Record<
-  NotificationKind,
-  (
-    data: NotificationData,
-    recipient: NotificationRecipient,
-    options: MessageOptions,
-  ) => RenderedMail
-> = {
+export const notificationMail: Record<NotificationKind, NotificationRenderer> = {
   task_assigned_internal: taskAssignedInternalMail,
   task_assigned_external: taskAssignedExternalMail,
   task_rejected: taskRejectedMail,

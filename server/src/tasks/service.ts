@@ -2,6 +2,7 @@ import { findUserById } from '../auth/queries';
 import type { AppDeps, Principal } from '../context';
 import type { HistoryAction } from '../db/schema';
 import { fileItems } from '../dossiers/fileItems';
+import { dossierIdentity } from '../dossiers/identity';
 import { openStepsOf, scopedDossierById } from '../dossiers/queries';
 import { dossierByDocumentId, dossierInScopeById, scopeOf } from '../dossiers/scope';
 import { DomainError } from '../errors/domainError';
@@ -268,11 +269,7 @@ export async function dossierHistory(
       : await dossierInScopeById(deps.db, scope, key.folderId);
   const history = await historyRows(deps.db, { dossierId: dossier.id });
   return {
-    folderId: dossier.id,
-    documentId: dossier.document_id ?? '',
-    documentUuid: dossier.uuid,
-    documentTitle: dossier.title,
-    transactionId: dossier.transaction_id,
+    ...dossierIdentity(dossier),
     status: dossier.status,
     requiredCount: dossier.required_count,
     signedCount: dossier.signed_count,

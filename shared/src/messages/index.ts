@@ -1,5 +1,5 @@
-import { messages as en } from './en';
-import { messages as vi } from './vi';
+import * as en from './en';
+import * as vi from './vi';
 
 /**
  * Every text the product shows people, one catalogue per language, Vietnamese first: the web

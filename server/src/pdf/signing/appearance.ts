@@ -1,6 +1,6 @@
 import { wrapText } from '../fonts/wrapText';
 import { AppearanceFont, type FontSubset } from './embeddedFont';
-import { dict, name, PdfNewStream, type PdfRef } from './objects';
+import { dict, name, PdfNewStream, type PdfRef, type PdfValue } from './objects';
 import type { PngImage } from './png';
 
 /**
@@ -170,51 +170,49 @@ export function appearanceStream(
 const pngPredictor = (colors: number, columns: number) =>
   dict({ Predictor: 15, Colors: colors, BitsPerComponent: 8, Columns: columns });
 
-/** The image XObject of a JPEG as it is. */
-export const jpegXObject = (image: Extract<SignatureImage, { format: 'jpeg' }>) =>
+/** An 8-bit image XObject of the image's size; `entries` say how its samples are stored. */
+const imageXObject = (
+  size: { width: number; height: number },
+  colorSpace: string,
+  entries: Record<string, PdfValue | undefined>,
+  samples: Buffer,
+) =>
   new PdfNewStream(
     dict({
       Type: name('XObject'),
       Subtype: name('Image'),
-      Width: image.width,
-      Height: image.height,
-      ColorSpace: name(image.colorSpace),
+      Width: size.width,
+      Height: size.height,
+      ColorSpace: name(colorSpace),
       BitsPerComponent: 8,
-      Filter: name('DCTDecode'),
+      ...entries,
     }),
-    image.jpeg,
+    samples,
   );
+
+/** The image XObject of a JPEG as it is. */
+export const jpegXObject = (image: Extract<SignatureImage, { format: 'jpeg' }>) =>
+  imageXObject(image, image.colorSpace, { Filter: name('DCTDecode') }, image.jpeg);
 
 /** The image XObject of a decoded PNG, naming its alpha image (`smaskRef`) when it has one. */
 export const pngXObject = (image: PngImage, smaskRef: PdfRef | undefined) =>
-  new PdfNewStream(
-    dict({
-      Type: name('XObject'),
-      Subtype: name('Image'),
-      Width: image.width,
-      Height: image.height,
-      ColorSpace: name(image.colorSpace),
-      BitsPerComponent: 8,
+  imageXObject(
+    image,
+    image.colorSpace,
+    {
       Filter: name('FlateDecode'),
       DecodeParms: pngPredictor(image.colorSpace === 'DeviceRGB' ? 3 : 1, image.width),
       SMask: smaskRef,
-    }),
+    },
     image.color,
   );
 
 /** The soft mask (alpha) of a PNG: a gray image of the same size. */
 export const alphaXObject = (image: PngImage & { alpha: Buffer }) =>
-  new PdfNewStream(
-    dict({
-      Type: name('XObject'),
-      Subtype: name('Image'),
-      Width: image.width,
-      Height: image.height,
-      ColorSpace: name('DeviceGray'),
-      BitsPerComponent: 8,
-      Filter: name('FlateDecode'),
-      DecodeParms: pngPredictor(1, image.width),
-    }),
+  imageXObject(
+    image,
+    'DeviceGray',
+    { Filter: name('FlateDecode'), DecodeParms: pngPredictor(1, image.width) },
     image.alpha,
   );
 

@@ -1,34 +1,15 @@
-import { agent } from './agent';
-import { common } from './common';
-import { contracts } from './contracts';
-import { dashboard } from './dashboard';
-import { dossiers } from './dossiers';
-import { mail } from './mail';
-import { pdf } from './pdf';
-import { preview } from './preview';
-import { server } from './server';
-import { signing } from './signing';
-import { signingPage } from './signingPage';
-import { tasks } from './tasks';
-import { tokenSigning } from './tokenSigning';
-import { verify } from './verify';
-
-export const messages = {
-  // The web application's pages.
-  common,
-  dashboard,
-  dossiers,
-  tasks,
-  contracts,
-  signing,
-  verify,
-  preview,
-  // The signing page's script: its steps, refusals and USB-token signing.
-  signingPage,
-  tokenSigning,
-  // E-mails and SMS, PDF texts, the desktop agent, the server's own messages.
-  mail,
-  pdf,
-  agent,
-  server,
-};
+/** Every area of the catalogue in this language; `../index.ts` gathers both languages. */
+export { agent } from './agent';
+export { common } from './common';
+export { contracts } from './contracts';
+export { dashboard } from './dashboard';
+export { dossiers } from './dossiers';
+export { mail } from './mail';
+export { pdf } from './pdf';
+export { preview } from './preview';
+export { server } from './server';
+export { signing } from './signing';
+export { signingPage } from './signingPage';
+export { tasks } from './tasks';
+export { tokenSigning } from './tokenSigning';
+export { verify } from './verify';
