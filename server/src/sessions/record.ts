@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database';
-import { findPreparation, type SignedRevision } from '../signatures';
+import type { SignedRevision } from '../signatures';
 import type { IdentityBinding } from '../signing/certificates/identity';
 import type { StepContext } from './access';
 import { sessionById, updateSessionIf } from './queries';
@@ -46,8 +46,7 @@ export async function recordSignature(
   await subject.assertSignable(trx, now);
   const newest = await subject.newestFile(trx);
   // The preparation was made from this file: anything newer carries another signature.
-  const prepared = await findPreparation({ db: trx }, signed.preparationId, subject.tenantId);
-  if (newest.sha256 !== prepared.sourceSha256) throw changed();
+  if (newest.sha256 !== signed.sourceSha256) throw changed();
   const { signer: certificate, timestamp } = signed.summary;
   const certificateInfo = {
     subject: certificate.subject,

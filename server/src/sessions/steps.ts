@@ -3,7 +3,7 @@ import type { AppDeps } from '../context';
 import { inTransaction } from '../db/database';
 import { otpSms, queueSms } from '../notify';
 import { readSignatureImage, type SignatureImage } from '../pdf/signing';
-import { finalizeWithToken, findPreparation, signWithServerKey } from '../signatures';
+import { finalizeWithToken, signWithServerKey } from '../signatures';
 import { bindIdentity } from '../signing/certificates/identity';
 import { decodeCertificate, type Preparation, type TokenSignatureInput } from '../signing/finalize';
 import { certifiedKey } from '../signing/keys/signingKey';
@@ -180,8 +180,7 @@ export async function confirm(
   if (certificate && signer !== 'service') bindIdentity(signer, certificate);
   let preparationId = session.preparation_id;
   for (let attempt = 1; ; attempt++) {
-    const current = await findPreparation(deps, preparationId, subject.tenantId);
-    const preparation = await freshPreparation(deps, step, current, { image, certificate });
+    const preparation = await freshPreparation(deps, step, preparationId, { image, certificate });
     preparationId = preparation.id;
     try {
       const result = await signWithServerKey(deps, preparation.id, key, {
@@ -207,7 +206,8 @@ export async function confirm(
 async function freshPreparation(
   deps: AppDeps,
   step: StepContext,
-  current: Preparation,
+  /** The preparation the session holds now: abandoned once the new one is its. */
+  currentId: number,
   made: { image?: SignatureImage | undefined; certificate?: Buffer | undefined },
 ): Promise<Preparation> {
   const { session, subject } = step;
@@ -230,7 +230,7 @@ async function freshPreparation(
     await dropPreparation(deps, preparation.id, subject.tenantId);
     await stillOpen(deps.db, session.id, deps.clock.now());
   }
-  await dropPreparation(deps, current.id, subject.tenantId);
+  await dropPreparation(deps, currentId, subject.tenantId);
   return preparation;
 }
 
@@ -255,8 +255,7 @@ export async function prepareForToken(
     input.certificate === undefined ? undefined : decodeCertificate(input.certificate);
   if (certificate) bindIdentity(expectedSigner(subject), certificate);
   const origin = await ticketOrigin(deps, subject.tenantId, input.origin);
-  const current = await findPreparation(deps, session.preparation_id, subject.tenantId);
-  const preparation = await freshPreparation(deps, step, current, { certificate });
+  const preparation = await freshPreparation(deps, step, session.preparation_id, { certificate });
   const expiresAt = new Date(session.expires_at);
   return {
     contractHash: preparation.contractHash,
@@ -288,10 +287,9 @@ export async function signWithToken(
   if (session.method !== 'usb_token') {
     throw sessionErrors.methodMismatch(session.method, 'sign-with-token');
   }
-  const preparation = await findPreparation(deps, session.preparation_id, subject.tenantId);
-  const newest = await subject.newestFile(deps.db);
-  if (newest.sha256 !== preparation.sourceSha256) throw sessionErrors.documentChanged();
-  const result = await finalizeWithToken(deps, preparation.id, input, {
+  // Whether the file moved on since this revision was prepared is decided once, in the
+  // transaction that records the signature (recordSignature).
+  const result = await finalizeWithToken(deps, session.preparation_id, input, {
     tenantId: subject.tenantId,
     notBefore: new Date(session.created_at),
     signer: expectedSigner(subject),

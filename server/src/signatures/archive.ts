@@ -1,8 +1,8 @@
 import { type ArchiveSummary, archivePdf } from '../signing/finalize/archive';
-import { materialFromJson } from '../signing/finalize/validationData';
 import type { StoredFile } from '../storage/fileStore';
 import type { SignatureDeps } from './preparations';
 import { validationMaterialOfSigned } from './queries';
+import { materialOf } from './storedColumns';
 
 /** An archive revision in the FileStore, unnamed until the caller keeps it (or removes it). */
 export interface StoredArchive {
@@ -25,7 +25,7 @@ export async function archiveStoredFile(
   const kept = await validationMaterialOfSigned(deps.db, tenantId, sourceSha256);
   const archived = await archivePdf(deps, deps.files.pathOf(sourceSha256), {
     tenantId,
-    stored: kept.map(materialFromJson),
+    stored: kept.map(materialOf),
   });
   const file = await deps.files.putHashed(archived.path, archived);
   return { sourceSha256, file, summary: archived.summary };

@@ -18,15 +18,17 @@ import {
 } from '../signing/finalize/signerChecks';
 import type { SignatureSummary } from '../signing/finalize/summary';
 import { decodeTokenInput, type TokenSignatureInput } from '../signing/finalize/tokenInput';
-import { materialToJson } from '../signing/finalize/validationData';
 import type { SigningKey } from '../signing/keys/signingKey';
 import type { StoredFile } from '../storage/fileStore';
 import { openPreparation, type SignatureDeps } from './preparations';
 import { findPreparationRow, markPreparationFinalized, otherDocumentDigests } from './queries';
+import { materialText } from './storedColumns';
 
 /** The signed file as stored, handed to the caller's part of the transaction. */
 export interface SignedRevision {
   preparationId: number;
+  /** FileStore SHA-256 of the file the revision was prepared from. */
+  sourceSha256: string;
   /** FileStore SHA-256 of the signed file. */
   sha256: string;
   size: number;
@@ -157,6 +159,7 @@ async function finalizePreparation<T>(
   try {
     const signed: SignedRevision = {
       preparationId: preparation.id,
+      sourceSha256: preparation.sourceSha256,
       sha256: stored.sha256,
       size: stored.size,
       summary: { ...checked.summary, signedSha256: stored.sha256 },
@@ -174,7 +177,7 @@ async function finalizePreparation<T>(
         finalizedAt: deps.clock.now().toISOString(),
         signedSha256: stored.sha256,
         summary: JSON.stringify(signed.summary),
-        validationMaterial: checked.dss ? materialToJson(checked.dss) : null,
+        validationMaterial: checked.dss ? materialText(checked.dss) : null,
       });
       if (!finalized) {
         // Another finalize of the same preparation committed first.

@@ -3,13 +3,12 @@ import { z } from 'zod';
 import type { AppDeps } from '../context';
 import { EngineError, engineValidationError } from '../pdf/engineError';
 import { preparePdfSignature } from '../pdf/signatureUpdates';
-import type { ByteRange, PrepareSignatureOptions } from '../pdf/signing';
+import type { PrepareSignatureOptions } from '../pdf/signing';
 import type { RevocationDeps } from '../signing/certificates';
 import type { FinalizeDeps } from '../signing/finalize/checkSignature';
 import { finalizeErrors } from '../signing/finalize/errors';
 import { type Preparation, revisionDss } from '../signing/finalize/preparedRevision';
 import { contractHashOf, type SignatureSummary } from '../signing/finalize/summary';
-import { materialFromJson } from '../signing/finalize/validationData';
 import {
   findPreparationRow,
   insertPreparation,
@@ -18,6 +17,7 @@ import {
   summariesOfSigned,
   validationMaterialOfSigned,
 } from './queries';
+import { byteRangeOf, materialOf, summaryOf } from './storedColumns';
 
 const sha256Hex = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).digest('hex');
 
@@ -36,7 +36,7 @@ export function preparationOf(row: PreparationRow): Preparation {
     sourceSha256: row.source_sha256,
     preparedSha256: row.prepared_sha256,
     fieldName: row.field_name,
-    byteRange: JSON.parse(row.byte_range) as ByteRange,
+    byteRange: byteRangeOf(row.byte_range),
     contentsOffset: row.contents_offset,
     contentsHexLength: row.contents_hex_length,
     documentDigest,
@@ -49,10 +49,7 @@ export function preparationOf(row: PreparationRow): Preparation {
     certificateSha256: row.certificate_sha256,
     finalizedAt: row.finalized_at === null ? null : new Date(row.finalized_at),
     signedSha256: row.signed_sha256,
-    summary:
-      row.signature_summary === null
-        ? null
-        : (JSON.parse(row.signature_summary) as SignatureSummary),
+    summary: row.signature_summary === null ? null : summaryOf(row.signature_summary),
   };
 }
 
@@ -111,7 +108,7 @@ export async function prepareRevision(
   const { tenantId, sourceSha256, expiresAt, signerChain, certificate, ...options } = input;
   const sourcePath = deps.files.pathOf(sourceSha256);
   const kept = await validationMaterialOfSigned(deps.db, tenantId, sourceSha256);
-  const dss = await revisionDss(deps, sourcePath, kept.map(materialFromJson), signerChain);
+  const dss = await revisionDss(deps, sourcePath, kept.map(materialOf), signerChain);
   const prepared = await preparePdfSignature(sourcePath, {
     ...options,
     ...(dss ? { dss } : {}),
@@ -193,7 +190,5 @@ export async function signedSummaries(
   signedSha256s: string[],
 ): Promise<Map<string, SignatureSummary>> {
   const rows = await summariesOfSigned(deps.db, tenantId, signedSha256s);
-  return new Map(
-    rows.map((row) => [row.signed_sha256, JSON.parse(row.signature_summary) as SignatureSummary]),
-  );
+  return new Map(rows.map((row) => [row.signed_sha256, summaryOf(row.signature_summary)]));
 }

@@ -185,24 +185,3 @@ function withoutExisting(material: DssMaterial, existing: DssMaterial): DssMater
     crls: material.crls.filter((item) => !has(existing.crls, item)),
   };
 }
-
-/** The JSON kept with a finalized preparation: base64 DER lists. */
-export function materialToJson(material: DssMaterial): string {
-  const b64 = (items: Buffer[]) => items.map((item) => item.toString('base64'));
-  return JSON.stringify({
-    certificates: b64(material.certificates),
-    ocspResponses: b64(material.ocspResponses),
-    crls: b64(material.crls),
-  });
-}
-
-export function materialFromJson(json: string): DssMaterial {
-  const parsed = JSON.parse(json) as Record<keyof DssMaterial, string[]>;
-  const der = (items: string[] | undefined) =>
-    (items ?? []).map((item) => Buffer.from(item, 'base64'));
-  return {
-    certificates: der(parsed.certificates),
-    ocspResponses: der(parsed.ocspResponses),
-    crls: der(parsed.crls),
-  };
-}
