@@ -7,12 +7,24 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
  * error answer written); docs/operations.md lists them. The engine (`signing/`, `pdf/`) never
  * imports this: the app counts around it. Served at GET /metrics (operations/routes.ts).
  */
-export const metricsRegistry = new Registry();
+const registry = new Registry();
+const registers = [registry];
+let processMetrics = false;
 
-/** Node's process metrics (CPU, memory, event loop lag, handles), prefixed like ours. */
-collectDefaultMetrics({ register: metricsRegistry, prefix: 'esign_' });
+/**
+ * The Prometheus text of every metric. Node's process metrics (CPU, memory, event loop lag,
+ * handles) join at the first scrape: a process nobody scrapes (the operator CLI, a test) never
+ * starts their event loop monitor.
+ */
+export function metricsText(): Promise<string> {
+  if (!processMetrics) {
+    collectDefaultMetrics({ register: registry, prefix: 'esign_' });
+    processMetrics = true;
+  }
+  return registry.metrics();
+}
 
-const registers = [metricsRegistry];
+export const metricsContentType = registry.contentType;
 
 export const metrics = {
   /** Every request Hono answered, by route pattern (never the raw path: ids and tokens stay out). */

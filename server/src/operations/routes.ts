@@ -4,7 +4,7 @@ import type { AppDeps, AppEnv } from '../context';
 import { DomainError } from '../errors/domainError';
 import { errorAnswer } from '../http/errorStatuses';
 import { jobCountsByKind } from '../jobs/queries';
-import { metrics, metricsRegistry } from '../metrics';
+import { metrics, metricsContentType, metricsText } from '../metrics';
 import { readiness } from './readiness';
 
 /**
@@ -45,9 +45,7 @@ export function operationsRoutes(): Hono<AppEnv> {
     }
     await readJobCounts(deps);
     c.header('Cache-Control', 'no-store');
-    return c.body(await metricsRegistry.metrics(), 200, {
-      'Content-Type': metricsRegistry.contentType,
-    });
+    return c.body(await metricsText(), 200, { 'Content-Type': metricsContentType });
   });
   return routes;
 }
