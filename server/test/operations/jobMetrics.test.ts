@@ -1,6 +1,7 @@
 import { claimJobs, recordResults } from '../../src/jobs/queue';
 import { enqueueJobs, testKind } from '../jobs/fixtures';
 import { createHarness, type Harness } from '../support/harness';
+import { sample } from './prometheus';
 
 /**
  * The queue's metrics: its depth and given-up jobs per kind read from the jobs table at each
@@ -23,17 +24,6 @@ async function scrape(): Promise<string> {
   });
   expect(response.status).toBe(200);
   return response.text();
-}
-
-function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-  const line = text
-    .split('\n')
-    .find(
-      (row) =>
-        row.startsWith(`${name}{`) &&
-        Object.entries(labels).every(([key, value]) => row.includes(`${key}="${value}"`)),
-    );
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 it('pending and failed jobs per kind, and failed attempts by outcome', async () => {

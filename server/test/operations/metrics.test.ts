@@ -1,4 +1,5 @@
 import { codeOf, dataOf, openSessionWorld, type SessionWorld } from '../sessions/world';
+import { sample } from './prometheus';
 
 /**
  * The domain counters move with what really happened, each once: a wrong one-time code, a
@@ -26,16 +27,8 @@ async function scrape(): Promise<string> {
 }
 
 /** The value of one sample (0 when the series does not exist yet). */
-function sample(text: string, name: string, labels: Record<string, string>): number {
-  const line = text
-    .split('\n')
-    .find(
-      (row) =>
-        row.startsWith(`${name}{`) &&
-        Object.entries(labels).every(([key, value]) => row.includes(`${key}="${value}"`)),
-    );
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
+const count = (text: string, name: string, labels: Record<string, string>) =>
+  sample(text, name, labels) ?? 0;
 
 const signer = { name: 'Nguyễn Văn Ánh', email: 'anh@partner.example', phone: '0912345678' };
 
@@ -56,8 +49,8 @@ describe('domain counters', () => {
       code: 'OTP_INVALID',
     });
     const afterWrong = await scrape();
-    expect(sample(afterWrong, 'esign_otp_failures_total', { method: 'otp_sms' })).toBe(
-      sample(before, 'esign_otp_failures_total', { method: 'otp_sms' }) + 1,
+    expect(count(afterWrong, 'esign_otp_failures_total', { method: 'otp_sms' })).toBe(
+      count(before, 'esign_otp_failures_total', { method: 'otp_sms' }) + 1,
     );
 
     const signed = await world.step(sessionId, 'confirm', { otp });
@@ -65,17 +58,17 @@ describe('domain counters', () => {
     const after = await scrape();
     // Signed with the seal and a timestamp from the development TSA: B-T.
     const labels = { method: 'otp_sms', level: 'B-T' };
-    expect(sample(after, 'esign_signatures_total', labels)).toBe(
-      sample(before, 'esign_signatures_total', labels) + 1,
+    expect(count(after, 'esign_signatures_total', labels)).toBe(
+      count(before, 'esign_signatures_total', labels) + 1,
     );
     // A right code is no failure.
-    expect(sample(after, 'esign_otp_failures_total', { method: 'otp_sms' })).toBe(
-      sample(afterWrong, 'esign_otp_failures_total', { method: 'otp_sms' }),
+    expect(count(after, 'esign_otp_failures_total', { method: 'otp_sms' })).toBe(
+      count(afterWrong, 'esign_otp_failures_total', { method: 'otp_sms' }),
     );
     // Every series counts requests by route pattern: the session id is nowhere.
     expect(after).not.toContain(sessionId);
     expect(
-      sample(after, 'esign_http_requests_total', {
+      count(after, 'esign_http_requests_total', {
         route: '/api/signing/:sessionId/confirm',
         status: '422',
       }),
@@ -83,12 +76,12 @@ describe('domain counters', () => {
   });
 
   it('a contract upload that is not a PDF counts one NOT_A_PDF refusal', async () => {
-    const before = sample(await scrape(), 'esign_pdf_refusals_total', { code: 'NOT_A_PDF' });
+    const before = count(await scrape(), 'esign_pdf_refusals_total', { code: 'NOT_A_PDF' });
     const refused = await world.upload(world.acme.orgKey, {
       file: { name: 'hop-dong.pdf', bytes: Buffer.from('not a PDF at all') },
     });
     expect(await codeOf(refused)).toEqual({ status: 415, code: 'NOT_A_PDF' });
-    expect(sample(await scrape(), 'esign_pdf_refusals_total', { code: 'NOT_A_PDF' })).toBe(
+    expect(count(await scrape(), 'esign_pdf_refusals_total', { code: 'NOT_A_PDF' })).toBe(
       before + 1,
     );
   });

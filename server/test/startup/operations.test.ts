@@ -4,6 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { appendRunLog } from '../../../test/support/runLog';
+import { sample } from '../operations/prometheus';
 import { builtServerSuite, freePort, repoRoot } from './builtServer';
 
 /**
@@ -14,22 +15,6 @@ import { builtServerSuite, freePort, repoRoot } from './builtServer';
 jest.setTimeout(120_000);
 
 const metricsToken = 'ops-test-token-0123456789abcdef';
-
-/** The value of one sample of the Prometheus text, or undefined when it is absent. */
-function sample(
-  text: string,
-  name: string,
-  labels: Record<string, string> = {},
-): number | undefined {
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const matches = Object.entries(labels).every(([key, value]) =>
-      line.includes(`${key}="${value}"`),
-    );
-    if (matches) return Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return undefined;
-}
 
 describe('operations endpoints of the built server', () => {
   const { newDataDir, start } = builtServerSuite();
