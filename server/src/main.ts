@@ -10,7 +10,7 @@ import { closePdfWorkers } from './pdf/worker/pool';
 import { ConfigError, loadConfig } from './platform/config';
 import { createLogger } from './platform/logger';
 import { openRuntime } from './runtime';
-import { listenFirst } from './serve';
+import { type Fetch, listenFirst } from './serve';
 import { closeKeyStore } from './signing/keys/keyStores';
 import { scheduleStorageSweep, storageSweepJob } from './storage/sweepJob';
 import { webhookKind, webhookWorkerOptionsOf } from './webhooks/worker';
@@ -18,8 +18,6 @@ import { startDeadlineScheduler } from './workflow/deadlines';
 
 /** How often overdue tasks and contracts are looked for; the first pass runs at start (catching up). */
 const deadlineIntervalMs = 30_000;
-
-type Fetch = (request: Request) => Response | Promise<Response>;
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -70,7 +68,7 @@ async function main(): Promise<void> {
     },
     'listening',
   );
-  // After the first answers can be given: creating keys takes seconds and must not delay the first answer.
+  // Only now: creating keys takes seconds and must not delay the first answer.
   if (keys.kind === 'create') keyPreparation = startKeyPreparation(deps.logger, keys.missing);
 
   const stop = (signal: string) => {

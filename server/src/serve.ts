@@ -18,7 +18,7 @@ import { badRequestTarget } from './requestTarget';
  * `X-Request-Id`, as the app does, and log the refusal under that id.
  */
 
-type Fetch = (request: Request) => Response | Promise<Response>;
+export type Fetch = (request: Request) => Response | Promise<Response>;
 
 export interface ServeOptions {
   hostname: string;
