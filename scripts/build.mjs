@@ -9,8 +9,8 @@
  * script. Plain JavaScript, so it also runs after `npm ci --omit=dev` (esbuild is a dependency).
  *
  * Bundled: our sources, the workspace package @esign/shared (its main is TypeScript), and the
- * pure-JS packages every start loads (hono, zod, kysely, jose, ...): one file to read instead of
- * hundreds cuts the time to load the code by about a third. Left in node_modules: what our
+ * pure-JS packages every start loads (hono, zod, kysely, jose, prom-client, ...): one file to
+ * read instead of hundreds cuts the time to load the code by about a third. Left in node_modules: what our
  * sources import besides those (better-sqlite3 is native, pino starts worker threads from its own
  * files, swagger-ui-dist and dejavu-fonts-ttf are read as files, nodemailer and pdf-lib load on
  * first use).
@@ -84,7 +84,7 @@ const appCopies = {
 const compressible = /\.(js|mjs|css|json|pfb|ttf)$/;
 
 /** Packages our sources import that go into the bundle, with whatever they import in turn. */
-const bundled = /^(hono|@hono\/[^/]+|zod|kysely|jose)(\/|$)/;
+const bundled = /^(hono|@hono\/[^/]+|zod|kysely|jose|prom-client)(\/|$)/;
 /** Never bundled, whoever imports them. */
 const neverBundled =
   /^(better-sqlite3|pino|nodemailer|pdf-lib|@pdf-lib\/fontkit|swagger-ui-dist|dejavu-fonts-ttf)(\/|$)/;

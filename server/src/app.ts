@@ -16,6 +16,8 @@ import { bodyRefusalOf, guardBodies } from './http/bodyLimit';
 import { docsRoutes } from './http/docs';
 import { answerFor, errorAnswer } from './http/errorStatuses';
 import { createRouter } from './http/openapi';
+import { countRequest } from './metrics';
+import { operationsRoutes } from './operations/routes';
 import { clientClosedRequest, isClientAbort } from './platform/clientAbort';
 import { redactCredentials } from './platform/redaction';
 import { badRequestTarget, undecodablePath } from './requestTarget';
@@ -52,6 +54,9 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
     c.set('logger', logger);
     const started = performance.now();
     await next();
+    const ms = performance.now() - started;
+    // By route pattern: the raw path holds ids and tokens.
+    countRequest(c.req.method, c.req.routePath, c.res.status, ms);
     const target = new URL(c.req.url);
     logger.info(
       {
@@ -60,7 +65,7 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
         path: redactCredentials(`${target.pathname}${target.search}`),
         route: c.req.routePath,
         status: c.res.status,
-        ms: Math.round(performance.now() - started),
+        ms: Math.round(ms),
       },
       'request',
     );
@@ -101,7 +106,7 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
     return c.json(answer.body, answer.status);
   });
 
-  app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.route('/', operationsRoutes());
   // People land in the web application; partners find the API reference at /api/docs.
   app.get('/', (c) => c.redirect('/app/dashboard', 302));
   app.route('/app', webRoutes(limiter));

@@ -7,9 +7,10 @@ import { type KeyPreparation, startKeyPreparation } from './keys/keyPreparation'
 import { checkKeyStore, signingKeysState } from './keys/startupState';
 import { notifyKinds } from './notify/worker';
 import { closePdfWorkers } from './pdf/worker/pool';
-import { loadConfig } from './platform/config';
+import { ConfigError, loadConfig } from './platform/config';
+import { createLogger } from './platform/logger';
 import { openRuntime } from './runtime';
-import { serveApp } from './serve';
+import { type Fetch, listenFirst } from './serve';
 import { closeKeyStore } from './signing/keys/keyStores';
 import { scheduleStorageSweep, storageSweepJob } from './storage/sweepJob';
 import { webhookKind, webhookWorkerOptionsOf } from './webhooks/worker';
@@ -20,12 +21,25 @@ const deadlineIntervalMs = 30_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  // The port first: one that cannot be had stops the start before anything is written. What
+  // arrives before the app is built waits for it.
+  let appBuilt: (fetch: Fetch) => void = () => undefined;
+  const builtFetch = new Promise<Fetch>((resolve) => {
+    appBuilt = resolve;
+  });
+  let answer: Fetch = async (request) => (await builtFetch)(request);
+  const { server, address } = await listenFirst((request) => answer(request), {
+    hostname: config.host,
+    port: config.port,
+    logger,
+  });
   const newDatabase = !fs.existsSync(config.databaseFile);
-  const { deps, database } = openRuntime(config);
+  const { deps, database } = openRuntime(config, { logger });
   const instructions = await prepareTenants(deps, { newDatabase });
-  // Printed once per start, before listening; it holds no secret.
+  // Printed once per start, before the "listening" line; it holds no secret.
   if (instructions) process.stdout.write(`${instructions}\n`);
-  // Before listening: a key store that cannot be used stops the start (ConfigError).
+  // Before answering: a key store that cannot be used stops the start (ConfigError).
   await checkKeyStore(deps);
   const keys = await signingKeysState(deps);
   if (keys.kind === 'operator') deps.logger.warn(keys.message);
@@ -44,24 +58,18 @@ async function main(): Promise<void> {
   const deadlines = startDeadlineScheduler(deps, deadlineIntervalMs, [
     { name: 'contracts', run: expireOverdueContracts },
   ]);
-  const server = serveApp(
-    app.fetch,
-    { hostname: config.host, port: config.port, logger: deps.logger },
-    (info) => {
-      deps.logger.info(
-        {
-          url: `http://${info.address}:${info.port}`,
-          docs: `${config.publicUrl}/api/docs`,
-          environment: config.environment,
-        },
-        'listening',
-      );
-      // After listening: creating keys takes seconds and must not delay the first answer.
-      if (keys.kind === 'create' && !stopping) {
-        keyPreparation = startKeyPreparation(deps.logger, keys.missing);
-      }
+  answer = app.fetch;
+  appBuilt(app.fetch);
+  deps.logger.info(
+    {
+      url: `http://${address.address}:${address.port}`,
+      docs: `${config.publicUrl}/api/docs`,
+      environment: config.environment,
     },
+    'listening',
   );
+  // Only now: creating keys takes seconds and must not delay the first answer.
+  if (keys.kind === 'create') keyPreparation = startKeyPreparation(deps.logger, keys.missing);
 
   const stop = (signal: string) => {
     if (stopping) return;
@@ -87,8 +95,14 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(
-    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
+  // A setting that cannot be used (PORT in use, DATA_DIR not writable, ...) is one line that
+  // says what to change; anything else is a fault of ours, with its stack.
+  const text =
+    error instanceof ConfigError
+      ? `Cannot start: ${error.message}`
+      : error instanceof Error
+        ? (error.stack ?? error.message)
+        : String(error);
+  process.stderr.write(`${text}\n`);
   process.exit(1);
 });

@@ -4,6 +4,7 @@ import { CodedError } from '@esign/shared';
 import type { AppDeps } from './context';
 import { type OpenedDatabase, openDatabase } from './db/database';
 import { developmentTimestampAuthority } from './dev/developmentTsa';
+import { ConfigError } from './errors/configError';
 import type { Allowlist } from './outbound/addressPolicy';
 import { outboundCodes, type Resolver, safeHttpsRequest } from './outbound/safeFetch';
 import { type Clock, systemClock } from './platform/clock';
@@ -26,6 +27,7 @@ export function openRuntime(
   config: Config,
   options: { logger?: Logger; clock?: Clock } = {},
 ): Runtime {
+  assertWritableDirectory(config.dataDir);
   const database = openDatabase(config.databaseFile);
   const secrets = deriveSecrets(
     loadMasterSecret(config.dataDir, config.secretKey),
@@ -53,6 +55,40 @@ export function openRuntime(
   }
   return { database, deps };
 }
+
+/**
+ * DATA_DIR exists (made if missing) and takes files: a probe written, fsynced and removed.
+ * Otherwise a ConfigError in one line, before the database or anything else is opened there.
+ */
+export function assertWritableDirectory(dir: string): void {
+  const probe = path.join(dir, `.write-probe-${process.pid}`);
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    const fd = fs.openSync(probe, 'w', 0o600);
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+      fs.rmSync(probe, { force: true });
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    throw new ConfigError(
+      `DATA_DIR ${dir} is not a writable directory (${code}: ${reasons[code] ?? (error as Error).message})`,
+    );
+  }
+}
+
+const reasons: Record<string, string> = {
+  ENOTDIR: 'a part of the path is a file',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+  EEXIST: 'it exists and is not a directory',
+  EISDIR: 'the probe file is a directory',
+};
 
 /**
  * The TSA signatures ask: TSA_URL through the engine's fetcher (the SSRF-safe outbound client), or without it (never in

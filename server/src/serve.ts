@@ -3,6 +3,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
+import { ConfigError } from './errors/configError';
 import { DomainError } from './errors/domainError';
 import { type ErrorBody, errorAnswer } from './http/errorStatuses';
 import { clientClosedRequest, isClientAbort } from './platform/clientAbort';
@@ -17,7 +18,7 @@ import { badRequestTarget } from './requestTarget';
  * `X-Request-Id`, as the app does, and log the refusal under that id.
  */
 
-type Fetch = (request: Request) => Response | Promise<Response>;
+export type Fetch = (request: Request) => Response | Promise<Response>;
 
 export interface ServeOptions {
   hostname: string;
@@ -45,11 +46,70 @@ function refusal(logger: Logger, body: ErrorBody, reason: string, error?: unknow
   };
 }
 
+export interface ListeningAddress {
+  address: string;
+  port: number;
+}
+
+/** Serves `fetch` at `options.port` (0: any free port); `onListening` once it listens. */
 export function serveApp(
   fetch: Fetch,
   options: ServeOptions,
-  onListening: (address: { address: string; port: number }) => void,
+  onListening: (address: ListeningAddress) => void,
 ): http.Server {
+  const server = createAppServer(fetch, options);
+  server.listen(options.port, options.hostname, () => {
+    const address = server.address();
+    if (address && typeof address === 'object') {
+      onListening({ address: address.address, port: address.port });
+    }
+  });
+  return server;
+}
+
+/**
+ * Listens before anything else is done, so that a port that cannot be had stops the start
+ * before anything is written: resolves once listening, or rejects with a ConfigError that says
+ * in one line what to change (PORT in use, a port that needs privileges, a HOST that is not an
+ * address here). What arrives before the app is ready waits for `fetch` to answer it.
+ */
+export function listenFirst(
+  fetch: Fetch,
+  options: ServeOptions,
+): Promise<{ server: http.Server; address: ListeningAddress }> {
+  const server = createAppServer(fetch, options);
+  return new Promise((resolve, reject) => {
+    const refused = (error: NodeJS.ErrnoException) =>
+      reject(listenRefusal(error, options.hostname, options.port));
+    server.once('error', refused);
+    server.listen(options.port, options.hostname, () => {
+      server.off('error', refused);
+      const address = server.address() as net.AddressInfo;
+      resolve({ server, address: { address: address.address, port: address.port } });
+    });
+  });
+}
+
+function listenRefusal(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new ConfigError(
+        `PORT ${port} is already in use on ${host}: stop what listens there or set another PORT`,
+      );
+    case 'EACCES':
+      return new ConfigError(
+        `PORT ${port} on ${host} needs privileges this process lacks: set a PORT above 1023`,
+      );
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ConfigError(`HOST ${host} is not an address of this machine (${error.code})`);
+    default:
+      return error;
+  }
+}
+
+function createAppServer(fetch: Fetch, options: ServeOptions): http.Server {
   const { logger } = options;
   const listener = getRequestListener(fetch, {
     // An HTTP/1.0 request may come without Host: it is taken as addressed to us.
@@ -91,12 +151,6 @@ export function serveApp(
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
     refuseUnparsable(error, socket, logger),
   );
-  server.listen(options.port, options.hostname, () => {
-    const address = server.address();
-    if (address && typeof address === 'object') {
-      onListening({ address: address.address, port: address.port });
-    }
-  });
   return server;
 }
 

@@ -1,5 +1,6 @@
 import { CodedError } from '@esign/shared';
 import { DomainError } from '../errors/domainError';
+import { countErrorAnswer } from '../metrics';
 
 /**
  * The HTTP edge's one table from error codes (the domain's and the signing engine's) to HTTP
@@ -317,8 +318,10 @@ const internal: ErrorAnswer = {
 /**
  * The spec's error body for a coded error, with its status and headers (Retry-After for a
  * refusal about pace). An unknown code is a bug and answers as any unexpected error: 500.
+ * Every coded error answered goes through here once, so the refusal metrics count it here.
  */
 export function errorAnswer(error: CodedError): ErrorAnswer {
+  countErrorAnswer(error.code);
   if (!isErrorCode(error.code)) return internal;
   const status = errorStatuses[error.code];
   const body: ErrorBody = {

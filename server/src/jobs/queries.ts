@@ -187,3 +187,20 @@ export async function hasPendingJob(db: Db, kind: string): Promise<boolean> {
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** Per kind: jobs waiting (pending, due or not) and jobs that gave up (failed); for the metrics. */
+export function jobCountsByKind(
+  db: Db,
+): Promise<{ kind: string; pending: number; failed: number }[]> {
+  return db
+    .selectFrom('jobs')
+    .select((eb) => [
+      'kind',
+      eb.fn
+        .sum<number>(eb.case().when('status', '=', 'pending').then(1).else(0).end())
+        .as('pending'),
+      eb.fn.sum<number>(eb.case().when('status', '=', 'failed').then(1).else(0).end()).as('failed'),
+    ])
+    .groupBy('kind')
+    .execute();
+}

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { CodedError } from '@esign/shared';
 import { type Db, inTransaction } from '../db/database';
+import { metrics } from '../metrics';
 import type { Clock } from '../platform/clock';
 import {
   anyDue,
@@ -269,7 +270,11 @@ export async function claimJobs(
     }
     return claimed;
   });
-  for (const { kind, jobs } of ended) kind.reportEnded(jobs);
+  for (const { kind, jobs } of ended) {
+    kind.reportEnded(jobs);
+    if (jobs.length > 0)
+      metrics.jobFailures.inc({ kind: kind.kind, outcome: 'failed' }, jobs.length);
+  }
   return tasks;
 }
 
@@ -314,7 +319,11 @@ export async function recordResults(
     return states;
   });
   finished.forEach((item, index) => {
-    item.report(states[index]!);
+    const state = states[index]!;
+    if (state === 'retry' || state === 'failed') {
+      metrics.jobFailures.inc({ kind: item.job.kind, outcome: state });
+    }
+    item.report(state);
   });
   return states;
 }

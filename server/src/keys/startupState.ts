@@ -10,7 +10,7 @@ import { ConfigError } from '../errors/configError';
 import { KeyStoreUnavailable } from '../signing/keys/keyStore';
 import { keyStoreOf } from '../signing/keys/keyStores';
 import { findSealKey } from './queries';
-import type { KeyDeps } from './storedKeys';
+import { type KeyDeps, toSigningKey } from './storedKeys';
 
 /**
  * The key store must be usable (PKCS#11 module loads, token present, PIN right), else the
@@ -25,6 +25,20 @@ export async function checkKeyStore(deps: Pick<KeyDeps, 'config' | 'secrets'>): 
     }
     throw error;
   }
+}
+
+/**
+ * Readiness: the key store answers (a token present and logged in) and, once the seal exists in
+ * it, signs with the seal (software: its sealed key opens under the master secret). Throws the
+ * store's error when it cannot.
+ */
+export async function assertKeyStoreUsable(deps: KeyDeps): Promise<void> {
+  const store = keyStoreOf(deps);
+  await store.ready();
+  const seal = await findSealKey(deps.db);
+  if (!seal || seal.store !== store.kind) return;
+  const key = toSigningKey(seal);
+  await store.sign(key.reference, Buffer.from('readiness'), key.scheme);
 }
 
 /** What start-up found: nothing to do, material to create (development, sandbox), or a step for the operator (production). */

@@ -57,6 +57,11 @@ export interface Config {
    * agent (default PUBLIC_URL/agent, where the operator publishes the installers).
    */
   agentDownloadUrl: string;
+  /**
+   * METRICS_TOKEN: the Bearer token GET /metrics asks for (a secret; never logged). Unset, the
+   * metrics are not served (404).
+   */
+  metricsToken: string | undefined;
 }
 
 /**
@@ -231,6 +236,14 @@ const absoluteHttpUrl = z
   .refine((value) => !URL.canParse(value) || new URL(value).username === '', {
     error: () => 'may not carry credentials; set TSA_USERNAME and TSA_PASSWORD',
   });
+/** A bearer secret set by the operator: long enough that guessing it is hopeless. */
+const bearerToken = z
+  .string()
+  .trim()
+  .refine((value) => value.length >= 16, {
+    error: () => 'must be at least 16 characters (for example: openssl rand -hex 32)',
+  });
+
 /** Trimmed; only spaces count as unset. */
 const trimmed = z
   .string()
@@ -313,6 +326,7 @@ const EnvironmentSchema = z.object({
   DOCX_CONVERSION_QUEUE: settingOr(nonNegativeInteger, 4),
   AGENT_TICKET_KEY_GENERATION: settingOr(positiveInteger, 1),
   AGENT_DOWNLOAD_URL: setting(linkUrl),
+  METRICS_TOKEN: setting(bearerToken),
 });
 type Environment = z.infer<typeof EnvironmentSchema>;
 
@@ -469,6 +483,7 @@ function configOf(env: Environment, context: z.core.$RefinementCtx<Environment>)
     },
     agentTicketKeyGeneration: env.AGENT_TICKET_KEY_GENERATION,
     agentDownloadUrl: env.AGENT_DOWNLOAD_URL ?? `${publicUrl}/agent`,
+    metricsToken: env.METRICS_TOKEN,
   };
 }
 

@@ -1,6 +1,7 @@
 import { messagesOf } from '@esign/shared/messages';
 import type { AppDeps } from '../context';
 import { inTransaction } from '../db/database';
+import { metrics } from '../metrics';
 import { otpSms, queueSms } from '../notify';
 import { readSignatureImage, type SignatureImage } from '../pdf/signing';
 import { finalizeWithToken, signWithServerKey } from '../signatures';
@@ -133,6 +134,7 @@ async function checkOtp(deps: AppDeps, step: StepContext, otp: string | undefine
     return { sessionLeft: otpMaxFailures - failures, signerRoom };
   });
   if (wrong === null) return;
+  metrics.otpFailures.inc({ method: session.method });
   const { sessionLeft, signerRoom } = wrong;
   if (signerRoom.left === 0) {
     throw sessionErrors.otpFailureLimit(signerRoom.retryAfter, otpLimits.failed.count);
@@ -190,6 +192,7 @@ export async function confirm(
         commit: (trx, signed) =>
           recordSignature(trx, deps, step, signed, () => new DocumentChanged()),
       });
+      metrics.signatures.inc({ method: session.method, level: result.summary.level });
       return result.committed;
     } catch (error) {
       if (!(error instanceof DocumentChanged) || attempt >= serverKeyAttempts) {
@@ -298,6 +301,7 @@ export async function signWithToken(
     commit: (trx, signed) =>
       recordSignature(trx, deps, step, signed, () => sessionErrors.documentChanged()),
   });
+  metrics.signatures.inc({ method: session.method, level: result.summary.level });
   return result.committed;
 }
 

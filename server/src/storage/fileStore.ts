@@ -63,6 +63,22 @@ export class FileStore {
     await fs.mkdir(this.tempDir, { recursive: true, mode: 0o700 });
   }
 
+  /**
+   * Proves the store takes files, as a put does: a small temp file written, fsynced and
+   * removed. Throws the file system's error (ENOSPC, EROFS, ENOTDIR, ...) when it cannot.
+   */
+  async assertWritable(): Promise<void> {
+    const probe = path.join(this.tempDir, `ready-${crypto.randomUUID()}.part`);
+    const handle = await fs.open(probe, 'wx', 0o600);
+    try {
+      await handle.writeFile('ready');
+      await handle.sync();
+    } finally {
+      await handle.close();
+      await fs.rm(probe, { force: true });
+    }
+  }
+
   pathOf(sha256: string): string {
     if (!sha256Pattern.test(sha256)) throw new TypeError(`not a SHA-256 hex digest: ${sha256}`);
     return path.join(this.root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);

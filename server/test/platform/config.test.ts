@@ -98,6 +98,7 @@ describe('server configuration', () => {
     ],
     [{ SMTP_PORT: '0' }, 'SMTP_PORT must be a positive integer, got "0"'],
     [{ SMS_HTTP_HEADERS: '{"Cookie":"a=b"}' }, 'SMS_HTTP_HEADERS may not set Cookie'],
+    [{ METRICS_TOKEN: 'too-short' }, 'METRICS_TOKEN must be at least 16 characters'],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, ...env })).toThrow(message);
