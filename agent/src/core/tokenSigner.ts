@@ -318,7 +318,7 @@ export class TokenSigner {
       } catch (error) {
         const translated = this.translate(error, slot, token);
         if (translated instanceof AgentFailure && translated.code === 'CERTIFICATE_NOT_FOUND') {
-          this.options.log?.(`token "${token.label}": ${translated.message}`);
+          this.options.log?.(`sign refused, CERTIFICATE_NOT_FOUND: ${translated.message}`);
         }
         throw translated;
       } finally {

@@ -51,7 +51,7 @@ function attributes(object: SessionObject, names: readonly string[]): Read {
     const read: Read = {};
     for (const name of names) {
       try {
-        read[name] = (object.getAttribute({ [name]: null }) as Read)[name];
+        read[name] = Object.values(object.getAttribute({ [name]: null }) as Read)[0];
       } catch {
         // Not given by this token.
       }
@@ -86,7 +86,8 @@ export function readKeyObjects(
       keyType,
       modulus: bytes(read.modulus),
       publicExponent: bytes(read.publicExponent),
-      ecParams: bytes(read.paramsEC),
+      // graphene answers CKA_EC_PARAMS under its older name, CKA_ECDSA_PARAMS (the same value).
+      ecParams: bytes(read.paramsEC ?? read.paramsECDSA),
       ecPoint: bytes(read.pointEC),
     });
   }
