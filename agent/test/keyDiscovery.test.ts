@@ -11,8 +11,10 @@
  * - "EC Pair": an EC key pair under c3 (the public-key object written too) for the certificate
  *   under 05, beside a second EC key under d4 with no certificate, so only the public-key
  *   object tells which key is the certificate's.
- * Every signature is checked with openssl against the certificate.
+ * Every signature is checked with openssl against the certificate. Then the commands of
+ * agent/README.md's "A test token" run as written, and the agent with its policy lists the token.
  */
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -203,5 +205,55 @@ describe('a certificate and its private key without a public-key object', () => 
     expect(agent.log.join('\n')).toContain(
       'sign refused, CERTIFICATE_NOT_FOUND: token "Cert And Key" holds no private key for certificate "CN=No Key',
     );
+  });
+});
+
+describe('agent/README.md, "A test token"', () => {
+  it('makes a token with its commands as written, and the agent with its policy lists the certificate', async () => {
+    const readme = fs.readFileSync(path.resolve(__dirname, '../README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## A test token'));
+    const script = /```sh\n([\s\S]*?)```/.exec(section)![1]!;
+    const policy = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)![1]!) as Record<
+      string,
+      unknown
+    >;
+    const home = path.join(work.dir, 'home');
+    fs.mkdirSync(home);
+    const made = spawnSync('bash', ['--norc', '-euo', 'pipefail', '-c', script], {
+      cwd: home,
+      env: { PATH: process.env.PATH ?? '', HOME: home },
+      encoding: 'utf8',
+    });
+    expect({ status: made.status, stderr: made.stderr }).toMatchObject({ status: 0 });
+    // Before login: the certificate and the optional public key, no private key.
+    expect(made.stdout.split('Certificate Object').length).toBeGreaterThan(2);
+    // The README's policy as written, with a settings file of the test's (its own port).
+    const settingsFile = path.join(home, 'settings.json');
+    fs.writeFileSync(
+      settingsFile,
+      JSON.stringify({
+        port: 20000 + crypto.randomInt(20000),
+        pkcs11Modules: [{ label: 'SoftHSM2', path: softHsmModule }],
+      }),
+    );
+    const policyFile = path.join(home, 'policy.json');
+    fs.writeFileSync(policyFile, JSON.stringify({ ...policy, settingsFile }));
+    const readmeAgent = new HeadlessAgent(policyFile, {
+      HOME: home,
+      SOFTHSM2_CONF: path.join(home, 'esign-token', 'softhsm2.conf'),
+      TEST_TOKEN_PIN: '123456',
+    });
+    try {
+      const [, answer] = await askAgent(await readmeAgent.port, 'http://127.0.0.1:3000', [
+        { type: 'hello', versions: [1] },
+        { type: 'certificates.list' },
+      ]);
+      if (answer?.type !== 'certificates.list.result') throw new Error(JSON.stringify(answer));
+      expect(answer.certificates.map((entry) => [entry.tokenLabel, entry.subject])).toEqual([
+        ['Test Token', 'CN=Nguyen Van Test,C=VN'],
+      ]);
+    } finally {
+      await readmeAgent.stop();
+    }
   });
 });
