@@ -11,13 +11,14 @@
 #   libreoffice-writer-nogui  soffice --headless: .docx contract uploads converted to PDF
 #   libnss3-tools  certutil: the NSS database that makes pdfsig trust the test CA
 #   opencryptoki   pkcsslotd and its software token, which really locks a user PIN (pinLocked test)
+#   opensc         pkcs11-tool: writes test tokens as the agent's docs tell developers (key discovery test)
 #   sqlite3        the operator's command-line tool: the database must open in it (Debian 12: 3.40)
 set -euo pipefail
 
 # Debian package -> the command that shows it is installed.
-packages=(openssl poppler-utils softhsm2 chromium qpdf libreoffice-writer-nogui libnss3-tools opencryptoki sqlite3)
+packages=(openssl poppler-utils softhsm2 chromium qpdf libreoffice-writer-nogui libnss3-tools opencryptoki opensc sqlite3)
 # Full path for pkcsslotd: /usr/sbin is often not on a user's PATH.
-commands=(openssl pdfsig softhsm2-util chromium qpdf soffice certutil /usr/sbin/pkcsslotd sqlite3)
+commands=(openssl pdfsig softhsm2-util chromium qpdf soffice certutil /usr/sbin/pkcsslotd pkcs11-tool sqlite3)
 
 missing=()
 for i in "${!packages[@]}"; do

@@ -6,14 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { _electron } from 'playwright-core';
 import { tempDir } from '../../test/support/tools';
-import { electronBinary } from '../src/launchElectron';
+import { ELECTRON_INSTALL_HINT, electronBinary } from '../src/launchElectron';
 import { buildShell } from '../src/shell/build';
 
 const binary = electronBinary();
 const withElectron = binary ? it : it.skip;
 if (!binary) {
   process.stderr.write(
-    'electronShell.test.ts skipped: no Electron binary (installed with ELECTRON_SKIP_BINARY_DOWNLOAD=1 or offline); `node node_modules/electron/install.js` with network access fetches it.\n',
+    `electronShell.test.ts skipped: no Electron binary: ${ELECTRON_INSTALL_HINT}.\n`,
   );
 }
 

@@ -6,8 +6,9 @@ import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { AGENT_ERROR_MESSAGES } from '@esign/shared';
 import { startHttpTsa } from '../../test/support/opensslTsa';
-import { softHsmModule, tempDir } from '../../test/support/tools';
+import { run, softHsmModule, tempDir } from '../../test/support/tools';
 import { askAgent, HeadlessAgent } from './support/headlessAgent';
 import { SoftHsmLab, TestPki, type TestToken } from './support/testTokens';
 
@@ -16,6 +17,8 @@ jest.setTimeout(120_000);
 const repoRoot = path.resolve(__dirname, '../..');
 const PAGE = 'https://esign.example.vn';
 const token: TestToken = { label: 'Headless RSA', pin: '424242', soPin: '97531864' };
+/** Its PIN goes wrong once in a test: the others keep theirs. */
+const triesToken: TestToken = { label: 'Headless Tries', pin: '515151', soPin: '86420975' };
 
 let work: { dir: string; remove(): void };
 let lab: SoftHsmLab;
@@ -70,6 +73,10 @@ beforeAll(async () => {
   lab.addToken(token);
   await lab.addKeyAndCertificates(token, { file: signer.keyFile, id: '07' }, [
     { id: '07', label: 'signing', der: signer.der },
+  ]);
+  lab.addToken(triesToken);
+  await lab.addKeyAndCertificates(triesToken, { file: signer.keyFile, id: '08' }, [
+    { id: '08', label: 'signing', der: signer.der },
   ]);
   settingsFile = path.join(work.dir, 'settings.json');
   fs.writeFileSync(
@@ -143,7 +150,9 @@ describe('the headless agent', () => {
       ]);
       expect(hello?.type).toBe('hello.ok');
       if (listed?.type !== 'certificates.list.result') throw new Error(JSON.stringify(listed));
-      const certificateId = listed.certificates[0]!.certificateId;
+      const certificateId = listed.certificates.find(
+        (c) => c.tokenLabel === token.label,
+      )!.certificateId;
       const [, signed] = await ask(port, PAGE, [
         { type: 'hello', versions: [1] },
         signOf(certificateId),
@@ -188,12 +197,75 @@ describe('the headless agent', () => {
         if (listed?.type !== 'certificates.list.result') throw new Error(JSON.stringify(listed));
         const [, answer] = await ask(port, PAGE, [
           { type: 'hello', versions: [1] },
-          signOf(listed.certificates[0]!.certificateId),
+          signOf(listed.certificates.find((c) => c.tokenLabel === token.label)!.certificateId),
         ]);
         expect(answer).toMatchObject({ type: 'error', code });
       } finally {
         await agent.stop();
       }
+    }
+  });
+
+  it('after a wrong PIN the token reports few tries left: PIN_TRIES_LOW (not USER_CANCELLED) until a person logs in with the right PIN', async () => {
+    const pinFile = path.join(work.dir, 'tries.pin');
+    fs.writeFileSync(pinFile, '000000\n', { mode: 0o600 });
+    const policy = writePolicy('tries.json', {
+      allowedOrigins: [PAGE],
+      autoConsent: [{ origins: [PAGE], tokenLabel: triesToken.label }],
+      pins: [{ tokenLabel: triesToken.label, pin: { file: pinFile } }],
+      requireTicket: false,
+    });
+    const agent = new Headless(policy);
+    try {
+      const port = await agent.port;
+      const signOnTriesToken = async () => {
+        const [, listed] = await ask(port, PAGE, [
+          { type: 'hello', versions: [1] },
+          { type: 'certificates.list' },
+        ]);
+        if (listed?.type !== 'certificates.list.result') throw new Error(JSON.stringify(listed));
+        const certificate = listed.certificates.find((c) => c.tokenLabel === triesToken.label)!;
+        const [, answer] = await ask(port, PAGE, [
+          { type: 'hello', versions: [1] },
+          signOf(certificate.certificateId),
+        ]);
+        return answer;
+      };
+      // The policy's PIN is wrong: SoftHSM then reports CKF_USER_PIN_COUNT_LOW.
+      expect(await signOnTriesToken()).toMatchObject({
+        code: 'PIN_INCORRECT',
+        pin: { countLow: true, finalTry: false },
+      });
+      const refusal = {
+        type: 'error',
+        code: 'PIN_TRIES_LOW',
+        message: `no PIN given to "${triesToken.label}": it reports few tries left after a wrong PIN; log in once by hand with the right PIN (e.g. pkcs11-tool --login --list-objects) to clear it, and check the policy's PIN`,
+        userMessage: AGENT_ERROR_MESSAGES.PIN_TRIES_LOW,
+        pin: { countLow: true, finalTry: false },
+      };
+      expect(await signOnTriesToken()).toEqual({ id: 'h1', ...refusal });
+      // The right PIN in the file changes nothing: the agent tries no PIN while the flag stands.
+      fs.writeFileSync(pinFile, `${triesToken.pin}\n`);
+      expect(await signOnTriesToken()).toMatchObject(refusal);
+      expect(agent.log.join('\n')).toContain(refusal.message);
+      // A person logs in once with the right PIN: the token clears the flag, signing resumes.
+      run(
+        'pkcs11-tool',
+        [
+          '--module',
+          softHsmModule,
+          '--token-label',
+          triesToken.label,
+          '--login',
+          '--pin',
+          triesToken.pin,
+          '--list-objects',
+        ],
+        { SOFTHSM2_CONF: lab.config },
+      );
+      expect(await signOnTriesToken()).toMatchObject({ type: 'sign.result' });
+    } finally {
+      await agent.stop();
     }
   });
 });

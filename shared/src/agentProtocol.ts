@@ -31,6 +31,11 @@ export const AGENT_ERROR_CODES = [
   'PIN_INCORRECT',
   /** The token refuses the user PIN: too many wrong tries. */
   'PIN_LOCKED',
+  /**
+   * Unattended (headless) signing: the token reports few PIN tries left after a wrong PIN, so
+   * no PIN is tried without a person; `pin` carries the token's flags.
+   */
+  'PIN_TRIES_LOW',
   /** No token is plugged in, or no PKCS#11 module found one. */
   'NO_TOKEN',
   /** The token was unplugged during the operation. */
@@ -239,7 +244,7 @@ const AgentErrorSchema = z.object({
   /** What a page may show as is: `AGENT_ERROR_MESSAGES[code]`. */
   userMessage: z.object({ vi: text(1, 500), en: text(1, 500) }).optional(),
   /**
-   * With `PIN_INCORRECT` (and `PIN_LOCKED`): what the token says of the tries left, from
+   * With `PIN_INCORRECT` (and `PIN_LOCKED`, `PIN_TRIES_LOW`): what the token says of the tries left, from
    * CKF_USER_PIN_COUNT_LOW and CKF_USER_PIN_FINAL_TRY. Tokens do not report a number.
    */
   pin: z.object({ countLow: z.boolean(), finalTry: z.boolean() }).optional(),

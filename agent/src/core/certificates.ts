@@ -24,7 +24,19 @@ export interface CertificateFacts {
   /** AIA caIssuers URLs (http and https only). */
   readonly caIssuers: readonly string[];
   readonly keyAlgorithm: 'rsa' | 'ec' | 'other';
+  /** The public key as PKCS#11 key objects hold it: how a key is matched without CKA_ID. */
+  readonly publicKey: CertificatePublicKey;
 }
+
+/**
+ * RSA: modulus and public exponent (unsigned big-endian, no leading zero bytes); EC: the
+ * curve's DER parameters (CKA_EC_PARAMS) and the uncompressed point (the bytes of the BIT
+ * STRING, without the DER OCTET STRING that CKA_EC_POINT wraps it in).
+ */
+export type CertificatePublicKey =
+  | { kind: 'rsa'; modulus: Buffer; publicExponent: Buffer }
+  | { kind: 'ec'; params: Buffer; point: Buffer }
+  | { kind: 'other' };
 
 /**
  * Certificates read lately, by SHA-256 of their DER: every sign and list reads the token's
@@ -68,6 +80,22 @@ function parseCertificateFacts(der: Uint8Array): CertificateFacts | undefined {
         .filter((url) => /^https?:\/\//i.test(url))
     : [];
   const type = x509.publicKey.asymmetricKeyType;
+  const keyInfo = asn.tbsCertificate.subjectPublicKeyInfo;
+  let publicKey: CertificatePublicKey = { kind: 'other' };
+  if (type === 'rsa') {
+    const jwk = x509.publicKey.export({ format: 'jwk' });
+    publicKey = {
+      kind: 'rsa',
+      modulus: Buffer.from(jwk.n ?? '', 'base64url'),
+      publicExponent: Buffer.from(jwk.e ?? '', 'base64url'),
+    };
+  } else if (type === 'ec' && keyInfo.algorithm.parameters) {
+    publicKey = {
+      kind: 'ec',
+      params: Buffer.from(keyInfo.algorithm.parameters),
+      point: Buffer.from(keyInfo.subjectPublicKey),
+    };
+  }
   return {
     der: Buffer.from(der),
     x509,
@@ -77,18 +105,28 @@ function parseCertificateFacts(der: Uint8Array): CertificateFacts | undefined {
     isCa: x509.ca,
     caIssuers,
     keyAlgorithm: type === 'rsa' ? 'rsa' : type === 'ec' ? 'ec' : 'other',
+    publicKey,
   };
+}
+
+/**
+ * Why a person cannot sign with this certificate at `now`, for the log; undefined when they
+ * can (signing usage, an end entity, an RSA or EC key, valid now).
+ */
+export function notForSigning(facts: CertificateFacts, now: Date): string | undefined {
+  if (facts.isCa) return 'a CA certificate (used only to build chains)';
+  if (!facts.signs) return 'its key usage allows no signature (e.g. an encryption certificate)';
+  if (facts.keyAlgorithm === 'other') {
+    return `its key type (${facts.x509.publicKey.asymmetricKeyType ?? 'unknown'}) is not RSA or EC`;
+  }
+  if (now < facts.notBefore) return `not valid before ${facts.notBefore.toISOString()}`;
+  if (now > facts.notAfter) return `expired on ${facts.notAfter.toISOString()}`;
+  return undefined;
 }
 
 /** A certificate a person can sign with: signing usage, an end entity, valid at `now`. */
 export function isSigningCertificate(facts: CertificateFacts, now: Date): boolean {
-  return (
-    facts.signs &&
-    !facts.isCa &&
-    facts.keyAlgorithm !== 'other' &&
-    facts.notBefore <= now &&
-    now <= facts.notAfter
-  );
+  return notForSigning(facts, now) === undefined;
 }
 
 /** Where `sign` finds a certificate again: the token, the key's CKA_ID, the certificate. */

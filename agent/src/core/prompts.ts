@@ -32,7 +32,10 @@ export interface UserPrompts {
   approveOrigin(origin: string): Promise<boolean>;
   /** Consent to one signature. */
   confirmSign(consent: SignConsent): Promise<boolean>;
-  /** The user PIN, or null when the user cancels. Not called for PIN-pad tokens. */
+  /**
+   * The user PIN, or null when the user cancels. Not called for PIN-pad tokens. May throw an
+   * AgentFailure when no PIN is given for another reason (headless: PIN_TRIES_LOW).
+   */
   askPin(question: PinQuestion): Promise<string | null>;
 }
 

@@ -7,14 +7,20 @@ import {
   type CertificateLocator,
   certificateHashPrefix,
   describeCertificate,
-  isSigningCertificate,
+  notForSigning,
   parseCertificateId,
   readCertificateFacts,
 } from './certificates';
 import { AgentFailure } from './errors';
+import {
+  type KeyMatch,
+  type KeyObject,
+  keyOfCertificate,
+  readKeyObjects,
+} from './pkcs11/keyObjects';
 import { assertPinUsable, logIn } from './pkcs11/login';
 import { mechanismsFor, signWithFirstAccepted } from './pkcs11/mechanisms';
-import { ckr, pkcs11Code, tokenGone } from './pkcs11/returnValues';
+import { ckr, pkcs11Code, tokenFlag, tokenGone } from './pkcs11/returnValues';
 import type { Graphene, PresentToken, TokenRegistry } from './pkcs11/tokenRegistry';
 import type { SignConsent, UserPrompts } from './prompts';
 import type { AgentMechanism } from './settings';
@@ -47,8 +53,8 @@ export interface TokenSignerOptions {
 
 interface TokenObjects {
   certificates: { der: Buffer; id: Buffer }[];
-  /** CKA_IDs of keys visible now (private ones are often visible only after login). */
-  keyIds: Set<string>;
+  /** Keys visible now: public ones, and private ones where the token shows them before login. */
+  keys: KeyObject[];
 }
 
 function readObjects(session: Session, g: Graphene): TokenObjects {
@@ -61,28 +67,53 @@ function readObjects(session: Session, g: Graphene): TokenObjects {
     };
     if (read.value) certificates.push({ der: read.value, id: read.id ?? Buffer.alloc(0) });
   }
-  const keyIds = new Set<string>();
-  for (const keyClass of [g.ObjectClass.PRIVATE_KEY, g.ObjectClass.PUBLIC_KEY]) {
-    const keys = session.find({ class: keyClass });
-    for (let index = 0; index < keys.length; index++) {
-      const id = (keys.items(index).getAttribute({ id: null }) as { id?: Buffer }).id;
-      if (id) keyIds.add(id.toString('hex'));
-    }
-  }
-  return { certificates, keyIds };
+  const keys = [...readKeyObjects(session, g, 'private'), ...readKeyObjects(session, g, 'public')];
+  return { certificates, keys };
 }
 
-/** One certificate of a token as the page sees it: a key pair with it, valid for signing now. */
+/** What the log says of a certificate: its subject and CKA_ID. */
+function named(facts: CertificateFacts | undefined, id: Buffer): string {
+  const subject = facts ? facts.x509.subject.split('\n').reverse().join(',') : 'not X.509';
+  return `certificate "${subject}" (CKA_ID ${id.length > 0 ? id.toString('hex') : 'none'})`;
+}
+
+/**
+ * One certificate of a token as the page sees it: valid for signing now, with a key. The key is
+ * found by CKA_ID or by the certificate's public key among the keys visible before login; on a
+ * token that requires login and shows no matching key, it is listed all the same (private keys
+ * are often hidden until the PIN, and not every token holds a public-key object) and its key is
+ * looked for after login. Every certificate skipped, and why, goes to `note`.
+ */
 function signingCertificatesOf(
   objects: TokenObjects,
   token: PresentToken,
   now: Date,
+  note: (message: string) => void,
 ): TokenCertificate[] {
+  const ids = objects.certificates.map(({ id }) => id);
   return objects.certificates.flatMap(({ der, id }) => {
     const facts = readCertificateFacts(der);
-    if (!facts || !isSigningCertificate(facts, now)) return [];
-    // Tokens that hide private keys before login show the public key of the pair.
-    if (id.length === 0 || !objects.keyIds.has(id.toString('hex'))) return [];
+    const refusal = facts ? notForSigning(facts, now) : 'not an X.509 certificate';
+    if (!facts || refusal) {
+      note(`${named(facts, id)} skipped: ${refusal}`);
+      return [];
+    }
+    const found = keyOfCertificate(
+      objects.keys,
+      { id, facts },
+      { otherCertificateIds: ids.filter((other) => other !== id), privateOnly: false },
+    );
+    if (!found) {
+      if ((token.flags & tokenFlag.LOGIN_REQUIRED) === 0) {
+        note(`${named(facts, id)} skipped: no key on the token has its CKA_ID or public key`);
+        return [];
+      }
+      note(
+        `${named(facts, id)} listed without a visible key: the token shows no key with its CKA_ID or public key before login; the private key is looked for after the PIN`,
+      );
+    } else if (found.how !== 'CKA_ID') {
+      note(`${named(facts, id)} matched to a key by ${found.how}`);
+    }
     return [describeCertificate(token, id, facts)];
   });
 }
@@ -99,10 +130,11 @@ function certificateToSignWith(
       id.equals(locator.keyId) && certificateHashPrefix(der).equals(locator.certificateHash),
   );
   const facts = entry ? readCertificateFacts(entry.der) : undefined;
-  if (!entry || !facts || !isSigningCertificate(facts, request.now)) {
+  const refusal = facts ? notForSigning(facts, request.now) : undefined;
+  if (!entry || !facts || refusal) {
     throw new AgentFailure(
       'CERTIFICATE_NOT_FOUND',
-      `no valid signing certificate ${request.certificateId} on token "${token.label}"`,
+      `no valid signing certificate ${request.certificateId} on token "${token.label}"${refusal ? `: ${refusal}` : ''}`,
     );
   }
   return { ...entry, facts };
@@ -136,16 +168,57 @@ function consentOf(
   };
 }
 
-/** The private key with this CKA_ID (visible once logged in). */
-function privateKeyOf(session: Session, g: Graphene, keyId: Buffer, label: string): PrivateKey {
-  const keys = session.find({ class: g.ObjectClass.PRIVATE_KEY, id: keyId });
-  if (keys.length === 0) {
+/**
+ * The private key of the certificate, looked for once logged in (by CKA_ID, then by public key,
+ * see keyObjects.ts). CERTIFICATE_NOT_FOUND when the token holds none.
+ */
+function privateKeyOf(
+  session: Session,
+  g: Graphene,
+  objects: TokenObjects,
+  certificate: { id: Buffer; facts: CertificateFacts },
+  label: string,
+): { key: PrivateKey; how: KeyMatch } {
+  const privateKeys = readKeyObjects(session, g, 'private');
+  const publicKeys = objects.keys.filter((key) => key.keyClass === 'public');
+  const found = keyOfCertificate([...privateKeys, ...publicKeys], certificate, {
+    otherCertificateIds: objects.certificates
+      .map(({ id }) => id)
+      .filter((id) => !id.equals(certificate.id)),
+    privateOnly: true,
+  });
+  if (!found) {
     throw new AgentFailure(
       'CERTIFICATE_NOT_FOUND',
-      `token "${label}" has no private key with CKA_ID ${keyId.toString('hex')}`,
+      `token "${label}" holds no private key for ${named(certificate.facts, certificate.id)}: none of its ${privateKeys.length} private keys has its CKA_ID or public key`,
     );
   }
-  return keys.items(0).toType<PrivateKey>();
+  return { key: found.key.object.toType<PrivateKey>(), how: found.how };
+}
+
+/**
+ * The token's signature checked with the certificate's public key before it leaves: a key found
+ * by anything but its public key, or token firmware that signs wrongly, must not produce a
+ * signature that fails later at the server with no word of why.
+ */
+function assertSignatureMatches(
+  signature: Buffer,
+  attributes: Uint8Array,
+  facts: CertificateFacts,
+  how: KeyMatch,
+): void {
+  const verifies = crypto.verify(
+    'sha256',
+    attributes,
+    { key: facts.x509.publicKey, dsaEncoding: 'der' },
+    signature,
+  );
+  if (!verifies) {
+    throw new AgentFailure(
+      'TOKEN_ERROR',
+      `the token's signature with the key found by ${how} does not verify with the certificate's public key`,
+    );
+  }
 }
 
 /** Ends a session, logged out first when it logged in. */
@@ -168,7 +241,18 @@ export class TokenSigner {
     private readonly options: TokenSignerOptions = {},
   ) {}
 
-  /** Signing certificates (usage, validity, a key with their CKA_ID) on every token present. */
+  /** What the log was told of listed and skipped certificates: each said once, not per list. */
+  private readonly noted = new Set<string>();
+
+  private note(token: PresentToken, message: string): void {
+    const line = `token "${token.label}": ${message}`;
+    if (this.noted.has(line)) return;
+    if (this.noted.size >= 1000) this.noted.clear();
+    this.noted.add(line);
+    this.options.log?.(line);
+  }
+
+  /** Signing certificates (usage, validity, a key found for each) on every token present. */
   async listCertificates(now: Date): Promise<TokenCertificate[]> {
     const listed: TokenCertificate[] = [];
     for (const token of await this.registry.refresh()) {
@@ -176,7 +260,9 @@ export class TokenSigner {
       const found = await this.registry.ifPresent(token, async (slot, g, present) => {
         const session = slot.open(g.SessionFlag.SERIAL_SESSION);
         try {
-          return signingCertificatesOf(readObjects(session, g), present, now);
+          return signingCertificatesOf(readObjects(session, g), present, now, (message) =>
+            this.note(present, message),
+          );
         } finally {
           session.close();
         }
@@ -212,18 +298,29 @@ export class TokenSigner {
           certificateSubject: described.subject,
         });
         loggedIn = true;
-        const key = privateKeyOf(session, g, locator.keyId, token.label);
+        const { key, how } = privateKeyOf(session, g, objects, certificate, token.label);
+        if (how !== 'CKA_ID') {
+          this.note(
+            token,
+            `${named(certificate.facts, certificate.id)}: private key found by ${how}`,
+          );
+        }
         const attributes = buildSignedAttributes(request.documentDigest, certificate.der);
         const signature = signWithFirstAccepted(session, key, mechanisms, attributes, (message) =>
           this.options.log?.(`token "${token.label}": ${message}`),
         );
+        assertSignatureMatches(signature, attributes, certificate.facts, how);
         return {
           signature,
           signer: certificate.der,
           tokenCertificates: objects.certificates.map(({ der }) => der),
         };
       } catch (error) {
-        throw this.translate(error, slot, token);
+        const translated = this.translate(error, slot, token);
+        if (translated instanceof AgentFailure && translated.code === 'CERTIFICATE_NOT_FOUND') {
+          this.options.log?.(`sign refused, CERTIFICATE_NOT_FOUND: ${translated.message}`);
+        }
+        throw translated;
       } finally {
         closeSession(session, loggedIn);
       }

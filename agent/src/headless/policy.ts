@@ -7,7 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { firstIssue, plainIssues } from '@esign/shared';
 import { z } from 'zod';
 import type { PinQuestion, SignConsent, UserPrompts } from '../core';
-import { ConfigurationError, webOriginSchema } from '../core';
+import { AgentFailure, ConfigurationError, webOriginSchema } from '../core';
 
 /** Which token (and certificate) a rule is about; every field given must match. */
 const tokenMatch = z.object({
@@ -109,7 +109,9 @@ async function readPin(
 
 /**
  * The user's three answers from the policy. A token reporting few tries left gets no PIN: the
- * policy's PIN has just failed, and trying it again would lock the token.
+ * policy's PIN has just failed, and trying it again would lock the token. That refusal is
+ * PIN_TRIES_LOW, not USER_CANCELLED: nobody closed a window, and the fix is a person entering
+ * the right PIN once (which clears the token's flag), then the policy's PIN source.
  */
 export function policyPrompts(
   policy: HeadlessPolicy,
@@ -131,15 +133,20 @@ export function policyPrompts(
     },
     askPin: async (question: PinQuestion) => {
       if (question.countLow || question.finalTry) {
-        log(`no PIN given to ${question.token.label}: it reports few tries left`);
-        return null;
+        const message = `no PIN given to "${question.token.label}": it reports ${question.finalTry ? 'one try left' : 'few tries left'} after a wrong PIN; log in once by hand with the right PIN (e.g. pkcs11-tool --login --list-objects) to clear it, and check the policy's PIN`;
+        log(message);
+        throw new AgentFailure('PIN_TRIES_LOW', message, {
+          countLow: question.countLow,
+          finalTry: question.finalTry,
+        });
       }
       const rule = policy.pins.find((entry) =>
         matches(entry, question.token, question.certificateSubject),
       );
       if (!rule) {
-        log(`no PIN rule for ${question.token.label} (${question.certificateSubject})`);
-        return null;
+        const message = `the policy has no PIN for "${question.token.label}" (${question.certificateSubject})`;
+        log(message);
+        throw new AgentFailure('USER_CANCELLED', message);
       }
       return readPin(rule.pin, env);
     },

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -157,6 +158,57 @@ export class SoftHsmLab {
       ],
       this.env(),
     );
+  }
+
+  /**
+   * Writes objects on the token with OpenSC's pkcs11-tool, as a partner developer would (the
+   * commands of docs/signing-with-a-token.md): a private key alone writes no public-key object.
+   * Keys are PKCS#8 PEM files (converted to DER for the tool), certificates DER.
+   */
+  writeWithPkcs11Tool(
+    token: TestToken,
+    objects: (
+      | { type: 'privkey' | 'pubkey'; keyFile: string; id: string }
+      | { type: 'cert'; der: Buffer; id: string }
+    )[],
+  ): void {
+    for (const entry of objects) {
+      const file = path.join(
+        this.dir,
+        `${token.label.replace(/\W/g, '')}-${entry.type}-${entry.id}.der`,
+      );
+      if (entry.type === 'cert') fs.writeFileSync(file, entry.der);
+      else {
+        const key = crypto.createPrivateKey(fs.readFileSync(entry.keyFile));
+        fs.writeFileSync(
+          file,
+          entry.type === 'privkey'
+            ? key.export({ format: 'der', type: 'pkcs8' })
+            : crypto.createPublicKey(key).export({ format: 'der', type: 'spki' }),
+        );
+      }
+      run(
+        'pkcs11-tool',
+        [
+          '--module',
+          softHsmModule,
+          '--token-label',
+          token.label,
+          '--login',
+          '--pin',
+          token.pin,
+          '--write-object',
+          file,
+          '--type',
+          entry.type,
+          '--id',
+          entry.id,
+          '--label',
+          `${entry.type}-${entry.id}`,
+        ],
+        this.env(),
+      );
+    }
   }
 
   removeToken(label: string): void {

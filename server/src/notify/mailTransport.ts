@@ -129,3 +129,56 @@ export function mailTransportFrom(config: Config): MailTransport {
     ? smtpMailTransport(settings)
     : fileMailTransport(config.notify.mailDir);
 }
+
+/** Quoted-printable (RFC 2045) to bytes: soft line breaks dropped, `=XX` decoded. */
+function quotedPrintable(text: string): Buffer {
+  const source = text.replace(/=\r?\n/g, '');
+  const bytes: Buffer[] = [];
+  let plain = '';
+  for (let at = 0; at < source.length; at++) {
+    const hex = source.slice(at + 1, at + 3);
+    if (source[at] === '=' && /^[0-9A-Fa-f]{2}$/.test(hex)) {
+      bytes.push(Buffer.from(plain, 'utf8'), Buffer.from([Number.parseInt(hex, 16)]));
+      plain = '';
+      at += 2;
+    } else plain += source[at];
+  }
+  bytes.push(Buffer.from(plain, 'utf8'));
+  return Buffer.concat(bytes);
+}
+
+/**
+ * The parts of an e-mail the development transport wrote (`provider message id` = its path), for
+ * the operator's CLI: a sensitive body erased from the database still stands in clear there.
+ * Only a file directly in `directory` is read; undefined when it is not one or is gone.
+ */
+export function readDevMail(
+  directory: string,
+  file: string | null,
+): { text: string | null; html: string | null } | undefined {
+  if (file === null || path.dirname(path.resolve(file)) !== path.resolve(directory)) return;
+  if (!file.endsWith('.eml') || !fs.existsSync(file)) return;
+  const source = fs.readFileSync(file, 'utf8');
+  const boundary = /boundary="?([^";\r\n]+)"?/i.exec(source)?.[1];
+  const sections = boundary ? source.split(`--${boundary}`).slice(1, -1) : [source];
+  const parts: Record<string, string> = {};
+  for (const section of sections) {
+    const split = section.search(/\r?\n\r?\n/);
+    if (split < 0) continue;
+    const head = section.slice(0, split);
+    const body = section
+      .slice(split)
+      .replace(/^\r?\n\r?\n/, '')
+      .replace(/\r?\n$/, '');
+    const type = /^content-type:\s*([^;\r\n]+)/im.exec(head)?.[1]?.trim().toLowerCase();
+    const encoding = /^content-transfer-encoding:\s*(\S+)/im.exec(head)?.[1]?.toLowerCase();
+    if (type !== 'text/plain' && type !== 'text/html') continue;
+    parts[type] =
+      encoding === 'quoted-printable'
+        ? quotedPrintable(body).toString('utf8')
+        : encoding === 'base64'
+          ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8')
+          : body;
+  }
+  return { text: parts['text/plain'] ?? null, html: parts['text/html'] ?? null };
+}

@@ -1,13 +1,14 @@
 import type { AppDeps } from '../context';
 import type { NotifyChannel } from '../db/schema';
 import { DomainError } from '../errors/domainError';
+import { readDevMail } from './mailTransport';
 import { lastMessages, messageById, type OutboxFilter, type OutboxRowWithTenant } from './queries';
 import { devSmsIdPrefix, readDevSms } from './sms';
 
 /**
- * What the operator sees of the outbox. A sensitive body (a password, an OTP) is never shown
- * from the database; a sensitive SMS written to the development file outbox is shown from that
- * file, where it already stands in clear.
+ * What the operator sees of the outbox. A sensitive body (a password, an OTP, a signing link) is
+ * never shown from the database; one written to the development file outbox (an SMS line, an
+ * `.eml` file) is shown from that file, where it already stands in clear.
  */
 export interface OutboxView {
   id: number;
@@ -84,9 +85,14 @@ export async function lastOutboxMessages(
   );
 }
 
-/** One e-mail with both parts (unless sensitive). */
-export async function mailDetail(deps: Pick<AppDeps, 'db'>, id: number): Promise<MailDetailView> {
+/** One e-mail with both parts (a sensitive one only from the development `.eml` file). */
+export async function mailDetail(
+  deps: Pick<AppDeps, 'db' | 'config'>,
+  id: number,
+): Promise<MailDetailView> {
   const row = await messageById(deps.db, 'mail', id);
   if (!row) throw new DomainError('NOTIFY_MESSAGE_NOT_FOUND', `No e-mail ${id} in the outbox`);
-  return { ...view(row, undefined), html: row.sensitive === 1 ? null : row.html_body };
+  if (row.sensitive !== 1) return { ...view(row, undefined), html: row.html_body };
+  const devFile = readDevMail(deps.config.notify.mailDir, row.provider_message_id);
+  return { ...view(row, devFile?.text ?? undefined), html: devFile?.html ?? null };
 }

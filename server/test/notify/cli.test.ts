@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import { inTransaction } from '../../src/db/database';
-import { otpSms } from '../../src/notify/messages';
+import { contractMail, otpSms } from '../../src/notify/messages';
 import { queueNotification } from '../../src/notify/notifications';
 import { queueMail, queueSms } from '../../src/notify/outbox';
 import type { OutboxView } from '../../src/notify/views';
@@ -14,6 +15,9 @@ import {
 } from './support';
 
 jest.setTimeout(120_000);
+
+/** A link long enough that quoted-printable breaks its line in the `.eml` file. */
+const invitationLink = `http://127.0.0.1:3000/app/ky-so/${'Ab-_9'.repeat(9)}`;
 
 describe('admin mail last / mail show / sms last', () => {
   let h: Harness;
@@ -38,6 +42,32 @@ describe('admin mail last / mail show / sms last', () => {
     );
     ids.internal = queued[0]!.id;
     ids.withPassword = queued[1]!.id;
+    // A contract invitation: its link opens the signing page, so the body is stored encrypted.
+    const invitation = contractMail(
+      'invitation',
+      {
+        recipientName: 'Nguyễn Văn Ánh',
+        contractId: 'c-1',
+        contractTitle: 'Hợp đồng mua bán số 02/2026',
+        senderName: 'Trần Thị Bình',
+        link: invitationLink,
+        deadline: '2026-12-02T08:00:00.000Z',
+        reason: null,
+      },
+      { locale: 'vi', serviceName: 'ESign' },
+    );
+    expect(invitation.sensitive).toBe(true);
+    ids.invitation = (
+      await inTransaction(h.deps.db, (trx) =>
+        queueMail(trx, h.deps, {
+          tenantId,
+          kind: 'contract_invitation',
+          to: 'anh@example.com',
+          toName: 'Nguyễn Văn Ánh',
+          ...invitation,
+        }),
+      )
+    ).id;
     ids.otp = (
       await inTransaction(h.deps.db, (trx) =>
         queueSms(trx, h.deps, {
@@ -82,10 +112,11 @@ describe('admin mail last / mail show / sms last', () => {
     const { messages } = result.json<{ messages: OutboxView[] }>();
     expect(messages.map((m) => [m.id, m.tenantCode, m.to, m.status, m.attempts])).toEqual([
       [ids.otherTenant, 'OTHER', 'someone@other.example', 'sent', 1],
+      [ids.invitation, 'ACME', 'anh@example.com', 'sent', 1],
       [ids.withPassword, 'ACME', 'anh.nguyen@partner.example', 'sent', 1],
       [ids.internal, 'ACME', 'binh.tran@company.example', 'sent', 1],
     ]);
-    const sensitive = messages[1]!;
+    const sensitive = messages[2]!;
     expect(sensitive).toMatchObject({
       sensitive: true,
       text: null,
@@ -113,9 +144,9 @@ describe('admin mail last / mail show / sms last', () => {
     expect(human.code).toBe(0);
     const lines = human.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+CREATED\s+STATUS\s+KIND\s+TO\s+SENT TO\s+TRIES\s+SUBJECT$/);
-    expect(lines[1]).toContain('anh.nguyen@partner.example');
-    expect(lines[1]).toContain('[ESign] Mời bạn ký hồ sơ: Hợp đồng lao động <2026>');
-    expect(lines).toHaveLength(3);
+    expect(lines[2]).toContain('anh.nguyen@partner.example');
+    expect(lines[2]).toContain('[ESign] Mời bạn ký hồ sơ: Hợp đồng lao động <2026>');
+    expect(lines).toHaveLength(4);
   });
 
   it('mail show: every fact and the plain-text part; the HTML part with --json', async () => {
@@ -139,8 +170,32 @@ describe('admin mail last / mail show / sms last', () => {
     const { message } = json.json<{ message: OutboxView & { html: string } }>();
     expect(message.html).toContain('<p>Kính gửi Trần Thị Bình,</p>');
 
-    expect(sensitive.stdout).toContain('[sensitive: not shown]');
-    expect(sensitive.stdout).not.toContain('Xy7&pw');
+    // Sensitive: erased from the database once sent, shown from the development .eml file
+    // (where it stands in clear) while that file is there.
+    expect(sensitive.stdout).toContain('Xy7&pw');
+    const file = /Provider id:\s+(\S+\.eml)/.exec(sensitive.stdout)![1]!;
+    fs.rmSync(file);
+    const gone = await runCli(h.dataDir, `mail show --id ${ids.withPassword}`);
+    expect(gone.stdout).toContain('[sensitive (a password, a code or a signing link): not shown]');
+    expect(gone.stdout).not.toContain('Xy7&pw');
+  });
+
+  it('mail show: a contract invitation with its signing link, from the development .eml file', async () => {
+    const [human, json] = await Promise.all([
+      runCli(h.dataDir, `mail show --id ${ids.invitation}`),
+      runCli(h.dataDir, `mail show --id ${ids.invitation} --json`),
+    ]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('Kind:         contract_invitation (vi)\n');
+    expect(human.stdout).toContain('Kính gửi Nguyễn Văn Ánh,');
+    // Whole on one line although the file breaks it (quoted-printable soft line breaks).
+    expect(human.stdout.split('\n')).toContainEqual(expect.stringContaining(invitationLink));
+    const { message } = json.json<{ message: OutboxView & { html: string } }>();
+    expect(message).toMatchObject({
+      sensitive: true,
+      text: expect.stringContaining(invitationLink),
+    });
+    expect(message.html).toContain(`href="${invitationLink}"`);
   });
 
   it('sms last: text, status and error; an OTP is shown from the development outbox file only', async () => {

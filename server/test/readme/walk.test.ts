@@ -119,7 +119,7 @@ async function recordCookies(context: BrowserContext): Promise<void> {
 describe('README: the offline walks', () => {
   const suite = builtServerSuite();
 
-  it('the dossier walk, then the contract walk: uploaded, sent, OTP from the outbox, confirmed, signed PDF valid for pdfsig and for verify, archived B-LTA (openssl ts verifies the document timestamp)', async () => {
+  it('the dossier walk, then the contract walk: uploaded, sent (the invitation link from mail show), OTP from the outbox, confirmed, signed PDF valid and trusted for pdfsig (development CA in an NSS database) and valid for verify, archived B-LTA (openssl ts verifies the document timestamp)', async () => {
     const dataDir = suite.newDataDir();
     const server = await suite.start({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
     // The contract walk signs with the development seal: its keys come after "listening".
@@ -184,8 +184,15 @@ describe('README: the offline walks', () => {
     // The contract walk.
     expect(out).toContain('"status":"signing"');
     expect(out).toContain('"channel":"sms"');
+    // Step 11: the invitation's link, printed by `mail show` from the development e-mail file.
+    expect(out).toMatch(
+      new RegExp(`http://127\\.0\\.0\\.1:${server.port}/app/ky-so/[A-Za-z0-9_-]{43}$`, 'm'),
+    );
     expect(out).toContain('"contractStatus":"completed"');
     expect(out).toContain('Signature Validation: Signature is Valid.');
+    // Step 13: the development CA in the walk's NSS database makes the signer trusted.
+    expect(out).toContain('Certificate Validation: Certificate is Trusted.');
+    expect(out).not.toContain("Certificate issuer isn't Trusted");
     expect(out).toContain('"isValid":true');
 
     // B-LTA: the completed contract's file ends with a document timestamp that pdfsig lists and

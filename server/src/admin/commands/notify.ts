@@ -14,7 +14,9 @@ function statusOf(message: OutboxView): string {
 }
 
 function hiddenText(message: OutboxView): string {
-  return message.sensitive ? '[sensitive: not shown]' : '[erased]';
+  return message.sensitive
+    ? '[sensitive (a password, a code or a signing link): not shown]'
+    : '[erased]';
 }
 
 /** `<channel> last [--limit N] [--to X] [--tenant T]`: the newest messages first. */

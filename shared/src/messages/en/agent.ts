@@ -58,6 +58,8 @@ export const agent: typeof vi = {
     PIN_INCORRECT: 'The PIN is incorrect. Please try again.',
     PIN_LOCKED:
       'The token PIN is locked after too many wrong tries. Contact your certificate provider to unlock it.',
+    PIN_TRIES_LOW:
+      'The token reports few PIN tries left after a wrong PIN, so the unattended signer tries no PIN. An administrator must enter the right PIN once on the signing machine.',
     NO_TOKEN:
       'No signing token found. Plug in your USB token and install its driver from your certificate provider.',
     TOKEN_REMOVED: 'The token was removed. Plug it in again and retry.',

@@ -25,6 +25,8 @@ export const tokenSigning: typeof vi = {
     PIN_INCORRECT: 'The PIN is incorrect. Sign again and enter the right PIN.',
     PIN_LOCKED:
       "The token's PIN is locked after too many wrong tries. Contact your certificate provider to unlock it.",
+    PIN_TRIES_LOW:
+      'The unattended signing agent stopped: its USB token reports few PIN tries left after a wrong PIN. Ask the administrator of the signing machine to check the PIN.',
     NO_TOKEN:
       "No USB token with a signing certificate was found. Plug in your token (and install its provider's driver), then press Try again.",
     TOKEN_REMOVED: 'The token was removed while signing. Plug it in again and retry.',

@@ -60,6 +60,8 @@ export const agent = {
     PIN_INCORRECT: 'Mã PIN không đúng. Vui lòng thử lại.',
     PIN_LOCKED:
       'Mã PIN của thiết bị ký số đã bị khóa do nhập sai quá số lần cho phép. Hãy liên hệ nhà cung cấp chứng thư số để mở khóa.',
+    PIN_TRIES_LOW:
+      'Thiết bị ký số báo chỉ còn ít lần nhập mã PIN sau một lần nhập sai, nên máy ký tự động không thử mã PIN nữa. Người quản trị cần nhập đúng mã PIN một lần trên máy ký.',
     NO_TOKEN:
       'Không tìm thấy thiết bị ký số (USB token). Hãy cắm token và cài phần mềm điều khiển của nhà cung cấp.',
     TOKEN_REMOVED: 'Thiết bị ký số đã bị rút ra. Hãy cắm lại token và thử lại.',

@@ -31,6 +31,8 @@ export const tokenSigning = {
     PIN_INCORRECT: 'Mã PIN không đúng. Hãy ký lại và nhập đúng mã PIN.',
     PIN_LOCKED:
       'Mã PIN của USB token đã bị khóa do nhập sai quá số lần cho phép. Hãy liên hệ nhà cung cấp chứng thư số để mở khóa.',
+    PIN_TRIES_LOW:
+      'Máy ký tự động đã dừng ký: USB token báo chỉ còn ít lần nhập mã PIN sau một lần nhập sai. Hãy báo người quản trị máy ký kiểm tra mã PIN.',
     NO_TOKEN:
       'Không tìm thấy USB token nào có chứng thư số để ký. Hãy cắm USB token (và cài phần mềm điều khiển của nhà cung cấp), rồi bấm Thử lại.',
     TOKEN_REMOVED: 'USB token đã bị rút ra trong khi ký. Hãy cắm lại token và thử lại.',
