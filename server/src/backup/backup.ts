@@ -49,6 +49,9 @@ import { type BackupCounts, countRows } from './queries';
  * interrupted backup never looks like one. The master secret is not copied.
  */
 
+/** What a file of DATA_DIR that is not a regular file is refused with. */
+const unreadable = 'BACKUP_FILE_UNREADABLE';
+
 export type BackupSource = Pick<Config, 'dataDir' | 'databaseFile' | 'secretKey'>;
 
 export interface BackupReport {
@@ -122,7 +125,7 @@ async function writeBackup(source: BackupSource, staging: string, clock: Clock) 
   const copied = new Map<string, CopiedFile>();
   /** Copies a stored file; false when it is gone or its bytes are not its name. */
   const copyStored = async (sha256: string): Promise<boolean> => {
-    const copy = await copyHashed(storePath(sha256), stagedFile(sha256));
+    const copy = await copyHashed(storePath(sha256), stagedFile(sha256), unreadable);
     if (copy?.sha256 === sha256) {
       copied.set(sha256, copy);
       return true;
@@ -221,7 +224,11 @@ async function copyDevelopmentCa(source: BackupSource, staging: string): Promise
       if (!entry.isFile()) continue;
       const entryPath = path.posix.join(developmentCaFolder, name);
       if (!isEntryPath(entryPath)) continue;
-      const copy = await copyHashed(path.join(root, name), path.join(staging, entryPath));
+      const copy = await copyHashed(
+        path.join(root, name),
+        path.join(staging, entryPath),
+        unreadable,
+      );
       if (copy !== null) entries.push({ path: entryPath, ...copy });
     }
   };

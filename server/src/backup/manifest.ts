@@ -76,22 +76,27 @@ export interface CopiedFile {
 
 /**
  * Copies a regular file (never through a symbolic link) to `target`, which must not exist,
- * hashing the bytes as they pass; the copy is fsynced. Answers null when the source is gone.
+ * hashing the bytes as they pass; the copy is fsynced. Answers null when the source is gone;
+ * anything but a regular file is refused with `refusal` (the caller's error code).
  */
-export async function copyHashed(source: string, target: string): Promise<CopiedFile | null> {
+export async function copyHashed(
+  source: string,
+  target: string,
+  refusal: string,
+): Promise<CopiedFile | null> {
   let input: fs.FileHandle;
   try {
     input = await fs.open(source, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
-      throw new DomainError('BACKUP_FILE_UNREADABLE', `${source} is a symbolic link`);
+      throw new DomainError(refusal, `${source} is a symbolic link`);
     }
     throw error;
   }
   try {
     if (!(await input.stat()).isFile()) {
-      throw new DomainError('BACKUP_FILE_UNREADABLE', `${source} is not a regular file`);
+      throw new DomainError(refusal, `${source} is not a regular file`);
     }
     await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
     const output = await fs.open(target, 'wx', 0o600);

@@ -153,7 +153,11 @@ export async function restoreBackup(target: RestoreTarget, from: string): Promis
 /** Copies every listed file into `staging`, each checked against its size and SHA-256. */
 async function copyVerified(manifest: Manifest, source: string, staging: string): Promise<void> {
   for (const entry of manifest.entries) {
-    const copy = await copyHashed(path.join(source, entry.path), path.join(staging, entry.path));
+    const copy = await copyHashed(
+      path.join(source, entry.path),
+      path.join(staging, entry.path),
+      'RESTORE_BACKUP_DAMAGED',
+    );
     if (copy === null) throw damaged(`${entry.path} is missing from the backup`);
     if (copy.size !== entry.size || copy.sha256 !== entry.sha256) {
       throw damaged(
