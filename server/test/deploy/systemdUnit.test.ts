@@ -12,7 +12,8 @@ import { repoRoot } from '../startup/builtServer';
  * names the Node running this test instead; nothing else is changed.
  */
 
-const unitFile = path.join(repoRoot, 'deploy', 'esign.service');
+const deployDir = path.join(repoRoot, 'deploy');
+const unitFile = path.join(deployDir, 'esign.service');
 const unitNode = '/usr/bin/node';
 
 let work: { dir: string; remove(): void };
@@ -21,23 +22,30 @@ beforeAll(() => {
 });
 afterAll(() => work.remove());
 
-/** The unit (with `edit` applied) written as esign.service in a fresh folder; its path. */
-function unitCopy(edit: (text: string) => string = (text) => text): string {
+/** A unit of deploy/ (with `edit` applied) written under its name in a fresh folder; its path. */
+function unitCopy(edit: (text: string) => string = (text) => text, name = 'esign.service'): string {
   const dir = fs.mkdtempSync(path.join(work.dir, 'unit-'));
-  let text = fs.readFileSync(unitFile, 'utf8');
+  let text = fs.readFileSync(path.join(deployDir, name), 'utf8');
   if (!fs.existsSync(unitNode)) text = text.replaceAll(`${unitNode} `, `${process.execPath} `);
-  const file = path.join(dir, 'esign.service');
+  const file = path.join(dir, name);
   fs.writeFileSync(file, edit(text));
   return file;
 }
 
-function verify(file: string) {
-  return attempt('systemd-analyze', ['verify', file], { SYSTEMD_LOG_COLOR: '0' });
+function verify(...files: string[]) {
+  return attempt('systemd-analyze', ['verify', ...files], { SYSTEMD_LOG_COLOR: '0' });
 }
 
 describe('deploy/esign.service', () => {
   it('passes systemd-analyze verify without a word', () => {
     expect(verify(unitCopy())).toEqual({ status: 0, output: '' });
+  });
+
+  it('the daily backup (esign-backup.service and its timer) passes too', () => {
+    const service = unitCopy(undefined, 'esign-backup.service');
+    const timer = path.join(path.dirname(service), 'esign-backup.timer');
+    fs.copyFileSync(path.join(deployDir, 'esign-backup.timer'), timer);
+    expect(verify(service, timer)).toEqual({ status: 0, output: '' });
   });
 
   it('is hardened as the deployment guide says', () => {
