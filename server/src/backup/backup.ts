@@ -6,7 +6,6 @@ import { developmentCaDir } from '../dev/developmentCaFiles';
 import { DomainError } from '../errors/domainError';
 import type { Clock } from '../platform/clock';
 import type { Config } from '../platform/config';
-import { syncDirectory } from '../storage/fileStore';
 import { referencedFiles } from '../storage/queries';
 import { storedFiles } from '../storage/sweep';
 import {
@@ -16,7 +15,6 @@ import {
   copyHashed,
   databaseName,
   developmentCaFolder,
-  directoriesUnder,
   filesFolder,
   hashFile,
   isEntryPath,
@@ -25,6 +23,7 @@ import {
   manifestName,
   otherEntries,
   secretsNote,
+  stagingFor,
   storedFilePath,
 } from './manifest';
 import { type BackupCounts, countRows } from './queries';
@@ -45,8 +44,9 @@ import { type BackupCounts, countRows } from './queries';
  * and older than an hour) leaves it for step 3. A file still missing then is reported (the
  * manifest's `missingFiles`, a warning), never silently skipped.
  *
- * The backup is written to a temp directory beside DIR and renamed to DIR at the end: an
- * interrupted backup never looks like one. The master secret is not copied.
+ * The backup is written to a temp directory beside DIR (or inside an empty DIR) and put in
+ * place at the end, its manifest last: an interrupted backup never looks like one. The master
+ * secret is not copied.
  */
 
 /** What a file of DATA_DIR that is not a regular file is refused with. */
@@ -97,22 +97,17 @@ export async function createBackup(
   if (!(await fs.stat(source.databaseFile).catch(() => null))) {
     throw new DomainError('BACKUP_SOURCE_MISSING', `No database at ${source.databaseFile}`);
   }
-  await fs.mkdir(path.dirname(target), { recursive: true });
-  const staging = await fs.mkdtemp(
-    path.join(path.dirname(target), `.${path.basename(target)}.partial-`),
-  );
+  // The manifest last: a directory with one holds the whole backup.
+  const staging = await stagingFor(target, manifestName);
   try {
-    const report = await writeBackup(source, staging, clock);
-    for (const dir of await directoriesUnder(staging)) await syncDirectory(dir);
-    // rename(2) replaces an empty directory.
-    await fs.rename(staging, target);
-    await syncDirectory(path.dirname(target));
+    const report = await writeBackup(source, staging.dir, clock);
+    await staging.commit();
     const masterKey = path.join(dataDir, 'master.key');
     const usesMasterKey =
       source.secretKey === undefined && (await fs.stat(masterKey).catch(() => null)) !== null;
     return { ...report, directory: target, masterKeyFile: usesMasterKey ? masterKey : null };
   } catch (error) {
-    await fs.rm(staging, { recursive: true, force: true });
+    await staging.discard();
     throw error;
   }
 }

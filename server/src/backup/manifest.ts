@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { DomainError } from '../errors/domainError';
+import { syncDirectory } from '../storage/fileStore';
 
 /**
  * A backup directory: `manifest.json`, the database snapshot `esign.sqlite`, the stored files
@@ -157,4 +158,48 @@ export async function otherEntries(dir: string, allowed: string[]): Promise<stri
     if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return [path.basename(dir)];
     throw error;
   }
+}
+
+/**
+ * Where a backup or a restore is written before it is put in place, on the target's file system:
+ * beside the target when it does not exist yet, inside it when it does (an empty directory may
+ * be a mount point, a container volume, which cannot be replaced by a rename).
+ */
+export interface Staging {
+  dir: string;
+  /**
+   * Puts everything in place: the staging directory is renamed to the target in one step, or,
+   * for a target that exists, each of its entries is renamed into it, `last` the last one (a
+   * crash in between leaves a target without it, which a restore then refuses as not empty).
+   */
+  commit(): Promise<void>;
+  /** Removes the staging directory and what it holds. */
+  discard(): Promise<void>;
+}
+
+export async function stagingFor(target: string, last: string): Promise<Staging> {
+  const exists = (await fs.stat(target).catch(() => null))?.isDirectory() === true;
+  const parent = exists ? target : path.dirname(target);
+  await fs.mkdir(parent, { recursive: true });
+  const dir = await fs.mkdtemp(
+    path.join(parent, exists ? '.staging-' : `.${path.basename(target)}.staging-`),
+  );
+  await fs.chmod(dir, 0o700);
+  return {
+    dir,
+    commit: async () => {
+      for (const sub of await directoriesUnder(dir)) await syncDirectory(sub);
+      if (!exists) {
+        await fs.rename(dir, target);
+      } else {
+        const names = (await fs.readdir(dir)).sort(
+          (a, b) => Number(a === last) - Number(b === last),
+        );
+        for (const name of names) await fs.rename(path.join(dir, name), path.join(target, name));
+        await fs.rmdir(dir);
+      }
+      await syncDirectory(exists ? target : parent);
+    },
+    discard: () => fs.rm(dir, { recursive: true, force: true }),
+  };
 }

@@ -4,27 +4,28 @@ import { firstIssue, plainIssues } from '@esign/shared';
 import { newestSchemaVersion, openDatabaseCopy } from '../db/snapshot';
 import { DomainError } from '../errors/domainError';
 import type { Config } from '../platform/config';
-import { syncDirectory } from '../storage/fileStore';
 import { referencedFiles } from '../storage/queries';
 import {
   copyHashed,
   databaseName,
-  directoriesUnder,
   filesFolder,
   type Manifest,
   ManifestSchema,
   manifestName,
   otherEntries,
+  stagingFor,
   storedFilePath,
 } from './manifest';
 
 /**
  * `admin restore --from DIR` into the configured DATA_DIR, which must be new or empty (it may
  * hold the `master.key` the operator kept): a running service's directory is never touched.
- * Every file the manifest lists is copied into a temp directory beside DATA_DIR while its
- * SHA-256 is computed; one that differs from the manifest, or is missing, refuses the whole
- * backup. The copied database must pass SQLite's integrity check and hold no file name the
- * backup lacks. Only then is the temp directory renamed to DATA_DIR, in one step.
+ * Every file the manifest lists is copied into a temp directory (beside DATA_DIR, or inside it
+ * when it exists: it may be a mounted volume) while its SHA-256 is computed; one that differs
+ * from the manifest, or is missing, refuses the whole backup. The copied database must pass
+ * SQLite's integrity check and hold no file name the backup lacks. Only then is it put in
+ * place: renamed to DATA_DIR in one step, or its entries renamed into the existing directory,
+ * the database last.
  */
 
 export type RestoreTarget = Pick<Config, 'dataDir' | 'secretKey'>;
@@ -106,48 +107,37 @@ export async function restoreBackup(target: RestoreTarget, from: string): Promis
       `The backup's database is at schema ${manifest.schemaVersion}, newer than this build knows (${newestSchemaVersion}): restore with the build that took it or a later one`,
     );
   }
-  await fs.mkdir(path.dirname(dataDir), { recursive: true });
-  const staging = await fs.mkdtemp(
-    path.join(path.dirname(dataDir), `.${path.basename(dataDir)}.restore-`),
-  );
+  // The database last: a DATA_DIR without one is not a service's yet.
+  const staging = await stagingFor(dataDir, databaseName);
   try {
-    await fs.chmod(staging, 0o700);
-    await copyVerified(manifest, source, staging);
-    await checkDatabase(manifest, staging);
-    await fs.mkdir(path.join(staging, filesFolder, 'tmp'), { recursive: true, mode: 0o700 });
-    for (const dir of await directoriesUnder(staging)) await syncDirectory(dir);
-    const keptKey = await moveKeptMasterKey(dataDir, staging);
-    try {
-      // rename(2) replaces the empty directory, if there is one.
-      await fs.rename(staging, dataDir);
-    } catch (error) {
-      if (keptKey) await fs.rename(path.join(staging, masterKeyName), keptKey);
-      if ((error as NodeJS.ErrnoException).code === 'ENOTEMPTY') {
-        throw new DomainError(
-          'RESTORE_TARGET_NOT_EMPTY',
-          `DATA_DIR ${dataDir} was written to during the restore: nothing was restored`,
-        );
-      }
-      throw error;
+    await copyVerified(manifest, source, staging.dir);
+    await checkDatabase(manifest, staging.dir);
+    await fs.mkdir(path.join(staging.dir, filesFolder, 'tmp'), { recursive: true, mode: 0o700 });
+    // Once more, just before: a server started on DATA_DIR meanwhile is not overwritten.
+    const since = await otherEntries(dataDir, [masterKeyName, path.basename(staging.dir)]);
+    if (since.length > 0) {
+      throw new DomainError(
+        'RESTORE_TARGET_NOT_EMPTY',
+        `DATA_DIR ${dataDir} was written to during the restore (${since.slice(0, 3).join(', ')}): nothing was restored`,
+      );
     }
-    await syncDirectory(path.dirname(dataDir));
-    const storedFiles = manifest.entries.filter((entry) =>
-      entry.path.startsWith(`${filesFolder}/`),
-    ).length;
-    return {
-      dataDir,
-      createdAt: manifest.createdAt,
-      schemaVersion: manifest.schemaVersion,
-      counts: manifest.counts,
-      storedFiles,
-      bytes: manifest.entries.reduce((sum, entry) => sum + entry.size, 0),
-      missingFiles: manifest.missingFiles,
-      masterSecret: target.secretKey !== undefined ? 'SECRET_KEY' : keptKey ? 'master.key' : 'none',
-    };
+    await staging.commit();
   } catch (error) {
-    await fs.rm(staging, { recursive: true, force: true });
+    await staging.discard();
     throw error;
   }
+  const keptKey = await fs.stat(path.join(dataDir, masterKeyName)).catch(() => null);
+  return {
+    dataDir,
+    createdAt: manifest.createdAt,
+    schemaVersion: manifest.schemaVersion,
+    counts: manifest.counts,
+    storedFiles: manifest.entries.filter((entry) => entry.path.startsWith(`${filesFolder}/`))
+      .length,
+    bytes: manifest.entries.reduce((sum, entry) => sum + entry.size, 0),
+    missingFiles: manifest.missingFiles,
+    masterSecret: target.secretKey !== undefined ? 'SECRET_KEY' : keptKey ? 'master.key' : 'none',
+  };
 }
 
 /** Copies every listed file into `staging`, each checked against its size and SHA-256. */
@@ -188,17 +178,5 @@ async function checkDatabase(manifest: Manifest, staging: string): Promise<void>
     }
   } finally {
     await copy.close();
-  }
-}
-
-/** The master.key the operator put into the otherwise empty DATA_DIR goes along. */
-async function moveKeptMasterKey(dataDir: string, staging: string): Promise<string | null> {
-  const kept = path.join(dataDir, masterKeyName);
-  try {
-    await fs.rename(kept, path.join(staging, masterKeyName));
-    return kept;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
   }
 }

@@ -76,7 +76,7 @@ async function restoreRefusal(from: string): Promise<Failure['error']> {
   expect(result.code).toBe(1);
   // Nothing was created: neither the target nor a temp directory beside it.
   expect(fs.existsSync(target)).toBe(false);
-  expect(fs.readdirSync(work.dir).filter((name) => name.includes('.restore-'))).toEqual([]);
+  expect(fs.readdirSync(work.dir).filter((name) => name.includes('.staging-'))).toEqual([]);
   return result.json<Failure>().error;
 }
 
@@ -93,6 +93,12 @@ describe('admin backup', () => {
     expect(missing.json<Failure>().error.code).toBe('BACKUP_SOURCE_MISSING');
     // The backup opened nothing: no database, no master key was created there.
     expect(fs.existsSync(nowhere)).toBe(false);
+    // An empty directory that exists (a mounted volume) is fine: the backup is put inside it.
+    const mounted = path.join(work.dir, 'mounted');
+    fs.mkdirSync(mounted);
+    const intoEmpty = await runCli(h.dataDir, ['backup', '--out', mounted, '--json']);
+    expect(intoEmpty.code).toBe(0);
+    expect(fs.readdirSync(mounted).sort()).toEqual(['esign.sqlite', 'files', 'manifest.json']);
     const usage = await runCli(h.dataDir, 'backup');
     expect({ code: usage.code, stderr: usage.stderr }).toMatchObject({
       code: 2,
