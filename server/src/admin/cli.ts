@@ -68,6 +68,7 @@ async function run(argv: string[]): Promise<Outcome | 'help'> {
   const work = command.accept(values, systemClock.now());
 
   const config = loadConfig(process.env);
+  if (typeof work !== 'function') return work.offline({ config });
   // Logs go to stderr so that stdout holds only the command's output; quieter than the server
   // unless LOG_LEVEL (checked by the configuration) says otherwise.
   const logger = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn', process.stderr);

@@ -3,6 +3,7 @@ import { CodedError, plainIssues } from '@esign/shared';
 import { z } from 'zod';
 import type { AppDeps } from '../context';
 import type { Db } from '../db/database';
+import type { Config } from '../platform/config';
 import { tenantByCode } from '../tenancy/resolveTenant';
 
 /** Bad arguments: the CLI prints the message and exits with 2 without touching the database. */
@@ -163,20 +164,28 @@ export interface Preparation {
 /** Runs after the arguments were accepted, with the opened runtime. */
 export type Action = (deps: AppDeps) => Promise<Outcome>;
 
+/**
+ * Runs with the configuration only, without opening the runtime (which creates the database, the
+ * file store and the master key): for commands that must not write to DATA_DIR, such as restore.
+ */
+export interface OfflineAction {
+  offline(context: { config: Config }): Promise<Outcome>;
+}
+
 export interface Command {
   /** `group action`, as typed. */
   name: string;
   /** For parseArgs: each option's name and kind. */
   argumentOptions: NonNullable<ParseArgsConfig['options']>;
   /** Checks the option values parseArgs produced (throws UsageError) and returns the work. */
-  accept(values: OptionValues, now: Date): Action;
+  accept(values: OptionValues, now: Date): Action | OfflineAction;
 }
 
 /** A command from its option schema and the work it prepares from the checked options. */
 export function command<Shape extends z.ZodRawShape>(spec: {
   name: string;
   options: z.ZodObject<Shape>;
-  prepare(options: z.output<z.ZodObject<Shape>>, preparation: Preparation): Action;
+  prepare(options: z.output<z.ZodObject<Shape>>, preparation: Preparation): Action | OfflineAction;
 }): Command {
   const fail = (message: string): never => {
     throw new UsageError(`${spec.name}: ${message}`);
@@ -204,6 +213,19 @@ export function command<Shape extends z.ZodRawShape>(spec: {
       return spec.prepare(parsed.data, { now, fail, check, required });
     },
   };
+}
+
+/** Bytes for people: whole bytes below 1 KiB, else one decimal in the largest fitting unit. */
+export function bytesText(bytes: number): string {
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  if (bytes < 1024) return `${bytes} B`;
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
 }
 
 type Cell = string | number | null | undefined;

@@ -46,10 +46,13 @@ admin contract-type create --tenant T --name N     # the next contractTypeId of 
 admin contract-type list   [--tenant T]
 admin audit verify   --contract ID | --dossier ID   # recomputes the hash chain; exit 1 names the first broken link
 admin storage sweep  [--dry-run]         # deletes stored files no row names (daily in the server)
+admin backup         --out DIR           # database snapshot + the stored files it names, while the server runs
+admin restore        --from DIR          # into a new or empty DATA_DIR only; every file checked
 admin help                               # this text (also: --help on any command)
 
 Every command: --json prints exactly one JSON object on stdout ({"error":{"code","message"}} on
 failure). --password - and --key - read the secret from standard input.
 Exit codes: 0 done, 1 refused by the service (the error code says why), 2 bad arguments.
-Environment: DATA_DIR (default ./data) and SECRET_KEY as for the server; safe to run while it runs.
+Environment: DATA_DIR (default ./data) and SECRET_KEY as for the server; safe to run while it runs
+(restore excepted: it only writes a DATA_DIR no server uses).
 Reference: docs/cli.md`;

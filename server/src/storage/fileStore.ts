@@ -348,7 +348,8 @@ async function touch(file: string, at: Date): Promise<boolean> {
   }
 }
 
-async function syncDirectory(directory: string): Promise<void> {
+/** fsyncs a directory, so that the names in it survive a crash. */
+export async function syncDirectory(directory: string): Promise<void> {
   const handle = await fs.open(directory, 'r');
   try {
     await handle.sync();

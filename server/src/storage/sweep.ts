@@ -128,7 +128,7 @@ export async function sweepFileStore(deps: SweepDeps, options: SweepOptions): Pr
   return report;
 }
 
-interface FoundFile {
+export interface FoundFile {
   sha256: string;
   path: string;
   /** Set aside by a sweep (`<sha256>.sweep`). */
@@ -136,7 +136,7 @@ interface FoundFile {
 }
 
 /** The store's files, `<aa>/<bb>/<sha256>`, one directory at a time; anything else is skipped. */
-async function* storedFiles(root: string): AsyncGenerator<FoundFile> {
+export async function* storedFiles(root: string): AsyncGenerator<FoundFile> {
   for (const first of await subdirectories(root)) {
     for (const second of await subdirectories(path.join(root, first))) {
       const dir = path.join(root, first, second);

@@ -35,6 +35,7 @@ const sample = command({
 
 async function accepted(values: Record<string, unknown>) {
   const action = sample.accept(values, new Date());
+  if (typeof action !== 'function') throw new Error('an offline action');
   return (await action({} as never)).json;
 }
 

@@ -132,7 +132,12 @@ export async function openSessionWorld(env: Record<string, string> = {}): Promis
 
 /** The newest OTP the development SMS outbox of `h` holds for `phone`. */
 export function outboxOtp(h: Harness, phone: string): string {
-  const file = path.join(h.deps.config.notify.smsDir, 'messages.jsonl');
+  return otpInOutbox(h.deps.config.notify.smsDir, phone);
+}
+
+/** The newest OTP the development SMS outbox directory `smsDir` holds for `phone`. */
+export function otpInOutbox(smsDir: string, phone: string): string {
+  const file = path.join(smsDir, 'messages.jsonl');
   const lines = fs
     .readFileSync(file, 'utf8')
     .split('\n')

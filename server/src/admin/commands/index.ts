@@ -1,6 +1,7 @@
 import type { Command } from '../command';
 import { apikeyCommands } from './apikey';
 import { auditCommands } from './audit';
+import { backupCommands } from './backup';
 import { contractCommands } from './contract';
 import { delegationCommands } from './delegation';
 import { domainCommands } from './domain';
@@ -35,5 +36,6 @@ export const commands = new Map<string, Command>(
     ...contractCommands,
     ...auditCommands,
     ...storageCommands,
+    ...backupCommands,
   ].map((command) => [command.name, command]),
 );

@@ -1,19 +1,6 @@
 import { z } from 'zod';
 import { sweepFileStore } from '../../storage/sweep';
-import { type Command, command, option } from '../command';
-
-/** Bytes for people: whole bytes below 1 KiB, else one decimal in the largest fitting unit. */
-function bytesText(bytes: number): string {
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  if (bytes < 1024) return `${bytes} B`;
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
+import { bytesText, type Command, command, option } from '../command';
 
 /** `admin storage sweep [--dry-run]`: the daily file store sweep, run now. */
 export const storageCommands: Command[] = [
