@@ -29,13 +29,14 @@ const serverSrc = 'server/src';
 const httpFolder = 'http';
 /**
  * Files outside `http/` that may import it: the edge (the app that mounts routes, the server
- * around it, the web application's pages), routes and schemas.
+ * around it, the web application's pages), routes, the guards their route files share, and
+ * schemas.
  */
 const mayImportHttp = (file: string) =>
   file === 'server/src/app.ts' ||
   file === 'server/src/serve.ts' ||
   file.startsWith('server/src/web/') ||
-  /(\/routes|\/schemas|Routes)\.ts$/.test(file);
+  /(\/routes|\/schemas|Routes|\/routeGuards)\.ts$/.test(file);
 
 /** The engine's folders: nothing under them imports the app. */
 const engineFolders = ['server/src/signing/', 'server/src/pdf/'];
@@ -195,7 +196,7 @@ for (const [file, imports] of fileGraph) {
   if (!file.startsWith(`${serverSrc}/`) || childOf(serverSrc, file) === `${httpFolder}/`) continue;
   for (const target of imports) {
     if (childOf(serverSrc, target) === `${httpFolder}/` && !mayImportHttp(file)) {
-      problems.push(`${file} imports ${target}: only app.ts, routes.ts and schemas.ts may`);
+      problems.push(`${file} imports ${target}: only app.ts, routes, route guards and schemas may`);
     }
   }
 }
