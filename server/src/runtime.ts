@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CodedError } from '@esign/shared';
+import { CredentialCache, credentialTables } from './auth/credentialCache';
 import type { AppDeps } from './context';
 import { type OpenedDatabase, openDatabase } from './db/database';
 import { developmentTimestampAuthority } from './dev/developmentTsa';
@@ -39,6 +40,7 @@ export function openRuntime(
   const deps: AppDeps = {
     ...base,
     logger: options.logger ?? createLogger(config.logLevel),
+    credentials: new CredentialCache({ version: database.statements.watch(credentialTables) }),
     files,
     trust: trustPolicies(base),
     timestamps: timestampAuthority(base),
