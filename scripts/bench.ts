@@ -11,7 +11,8 @@
  * Prints figures only; asserts nothing. BENCH_DOSSIERS and BENCH_REQUESTS change the sizes;
  * BENCH_TASKS seeds dossiers until that many tasks exist instead (1,000,000: about 450,000
  * dossiers). BENCH_KEEP_DIR keeps the seeded DATA_DIR there and reuses it on the next run.
- * Then the same database over HTTP (scripts/bench/http.ts; BENCH_HTTP=0 skips it).
+ * Then the same database over HTTP (scripts/bench/httpApi.ts; BENCH_HTTP=0 skips it,
+ * BENCH_IN_PROCESS=0 skips the in-process table).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -100,7 +101,7 @@ async function main(): Promise<void> {
       : await seed(runtime, clock);
     if (keepDir) fs.writeFileSync(kept, JSON.stringify(seeded));
     clock.set(iso(start + (seeded.counts.dossiers! * 20_000 + 30 * 24 * hour)));
-    await report(runtime, seeded);
+    if (process.env.BENCH_IN_PROCESS !== '0') await report(runtime, seeded);
     if (process.env.BENCH_HTTP !== '0') {
       process.stdout.write('\n');
       await benchHttp(runtime.deps.db, dataDir, seeded);

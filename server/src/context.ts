@@ -1,8 +1,8 @@
-import type { CredentialCache } from './auth/credentialCache';
 import type { Db } from './db/database';
 import type { ApiKeyKind } from './db/schema';
 import type { Clock } from './platform/clock';
 import type { Config } from './platform/config';
+import type { CredentialCache } from './platform/credentialCache';
 import type { Logger } from './platform/logger';
 import type { ServiceSecrets } from './platform/secrets';
 import type { Fetcher } from './signing/fetcher';

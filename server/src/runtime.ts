@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CodedError } from '@esign/shared';
-import { CredentialCache, credentialTables } from './auth/credentialCache';
 import type { AppDeps } from './context';
 import { type OpenedDatabase, openDatabase } from './db/database';
 import { developmentTimestampAuthority } from './dev/developmentTsa';
@@ -9,6 +8,7 @@ import type { Allowlist } from './outbound/addressPolicy';
 import { outboundCodes, type Resolver, safeHttpsRequest } from './outbound/safeFetch';
 import { type Clock, systemClock } from './platform/clock';
 import type { Config } from './platform/config';
+import { CredentialCache, credentialTables } from './platform/credentialCache';
 import { createLogger, type Logger } from './platform/logger';
 import { deriveSecrets, loadMasterSecret } from './platform/secrets';
 import type { Fetcher, FetchRequest, FetchResult } from './signing/fetcher';

@@ -5,7 +5,7 @@ import { expectUnauthorized, orgKey, roleWith, spec401, tenantUser } from './fix
 
 /**
  * An API key's row, its user and the user's permissions are kept between requests
- * (auth/credentialCache.ts). Each way an operator takes access away must hold on the very next
+ * (platform/credentialCache.ts). Each way an operator takes access away must hold on the very next
  * request, whatever the cache saw before: a key revoked, the key's user locked, the user's role
  * changed to one without the permission, and any of these done by another process on the same
  * file (the operator CLI), which the server only learns of through SQLite's data_version.
