@@ -8,7 +8,11 @@
  * role-based) in realistic end states, then times requests through `app.request` (the whole
  * app: authentication, rate limit, permission, validation, SQL, JSON) and prints p50/p95/p99,
  * the web application's dossier list (50 rows), task list and dashboard among them.
- * Prints figures only; asserts nothing. BENCH_DOSSIERS and BENCH_REQUESTS change the sizes.
+ * Prints figures only; asserts nothing. BENCH_DOSSIERS and BENCH_REQUESTS change the sizes;
+ * BENCH_TASKS seeds dossiers until that many tasks exist instead (1,000,000: about 450,000
+ * dossiers). BENCH_KEEP_DIR keeps the seeded DATA_DIR there and reuses it on the next run.
+ * Then the same database over HTTP (scripts/bench/httpApi.ts; BENCH_HTTP=0 skips it,
+ * BENCH_IN_PROCESS=0 skips the in-process table).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -48,11 +52,14 @@ import { openRuntime } from '../server/src/runtime';
 import { createOrganization, createRole, createTenant } from '../server/src/tenancy/service';
 import { openWebSession } from '../server/src/web/session/service';
 import { benchAgent } from './bench/agent';
+import { benchHttp } from './bench/httpApi';
 import { benchSigning } from './bench/signing';
 import { benchStartup } from './bench/startup';
 import { benchWebhooks } from './bench/webhooks';
 
-const dossierCount = Number(process.env.BENCH_DOSSIERS ?? 100_000);
+const taskTarget = Number(process.env.BENCH_TASKS ?? 0);
+const dossierCount = taskTarget > 0 ? Infinity : Number(process.env.BENCH_DOSSIERS ?? 100_000);
+const keepDir = process.env.BENCH_KEEP_DIR;
 const requestCount = Number(process.env.BENCH_REQUESTS ?? 300);
 const organizationCount = 20;
 const staffCount = 2_000;
@@ -74,7 +81,10 @@ const start = Date.parse('2026-10-01T00:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 
 async function main(): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-bench-'));
+  const dataDir = keepDir
+    ? path.resolve(keepDir)
+    : fs.mkdtempSync(path.join(os.tmpdir(), 'esign-bench-'));
+  const kept = path.join(dataDir, 'bench-seeded.json');
   const clock = new ManualClock(iso(start));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -86,12 +96,19 @@ async function main(): Promise<void> {
   });
   const runtime = openRuntime(config, { logger: createLogger('silent'), clock });
   try {
-    const seeded = await seed(runtime, clock);
-    clock.set(iso(start + (dossierCount * 20_000 + 30 * 24 * hour)));
-    await report(runtime, seeded);
+    const seeded: Seeded = fs.existsSync(kept)
+      ? (JSON.parse(fs.readFileSync(kept, 'utf8')) as Seeded)
+      : await seed(runtime, clock);
+    if (keepDir) fs.writeFileSync(kept, JSON.stringify(seeded));
+    clock.set(iso(start + (seeded.counts.dossiers! * 20_000 + 30 * 24 * hour)));
+    if (process.env.BENCH_IN_PROCESS !== '0') await report(runtime, seeded);
+    if (process.env.BENCH_HTTP !== '0') {
+      process.stdout.write('\n');
+      await benchHttp(runtime.deps.db, dataDir, seeded);
+    }
   } finally {
     await runtime.database.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!keepDir) fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -261,7 +278,8 @@ async function seed(runtime: ReturnType<typeof openRuntime>, clock: ManualClock)
   const counts = { dossiers: 0, turns: 0, tasks: 0, history: 0 };
   const documentIds: string[] = [];
   const batch = 5_000;
-  for (let from = 0; from < dossierCount; from += batch) {
+  const more = (from: number) => (taskTarget > 0 ? counts.tasks < taskTarget : from < dossierCount);
+  for (let from = 0; more(from); from += batch) {
     await inTransaction(db, async (trx) => {
       const ids = {
         dossier: await nextRowId(trx, 'dossiers'),

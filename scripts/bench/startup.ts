@@ -21,7 +21,7 @@ const root = path.resolve(__dirname, '..', '..');
 const starts = Number(process.env.BENCH_STARTS || 5);
 const idleMs = Number(process.env.BENCH_IDLE_MS || 1500);
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.on('error', reject);
@@ -82,7 +82,7 @@ async function measure(args: string[], env: Record<string, string>): Promise<Sam
 }
 
 /** The Node arguments of `npm start` (package.json), so the bench starts what operators start. */
-function startArguments(): string[] {
+export function startArguments(): string[] {
   const scripts = (
     JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;

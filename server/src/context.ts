@@ -2,6 +2,7 @@ import type { Db } from './db/database';
 import type { ApiKeyKind } from './db/schema';
 import type { Clock } from './platform/clock';
 import type { Config } from './platform/config';
+import type { CredentialCache } from './platform/credentialCache';
 import type { Logger } from './platform/logger';
 import type { ServiceSecrets } from './platform/secrets';
 import type { Fetcher } from './signing/fetcher';
@@ -15,6 +16,8 @@ export interface AppDeps {
   clock: Clock;
   logger: Logger;
   secrets: ServiceSecrets;
+  /** API keys' rows, their users and users' permissions, kept between requests. */
+  credentials: CredentialCache;
   /** Content-addressed file bytes under DATA_DIR/files. */
   files: FileStore;
   /** The signing engine's trust policy per tenant (global and tenant anchors; see runtime.ts). */

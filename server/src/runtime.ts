@@ -9,6 +9,7 @@ import type { Allowlist } from './outbound/addressPolicy';
 import { outboundCodes, type Resolver, safeHttpsRequest } from './outbound/safeFetch';
 import { type Clock, systemClock } from './platform/clock';
 import type { Config } from './platform/config';
+import { CredentialCache, credentialTables } from './platform/credentialCache';
 import { createLogger, type Logger } from './platform/logger';
 import { deriveSecrets, loadMasterSecret } from './platform/secrets';
 import type { Fetcher, FetchRequest, FetchResult } from './signing/fetcher';
@@ -41,6 +42,7 @@ export function openRuntime(
   const deps: AppDeps = {
     ...base,
     logger: options.logger ?? createLogger(config.logLevel),
+    credentials: new CredentialCache({ version: database.statements.watch(credentialTables) }),
     files,
     trust: trustPolicies(base),
     timestamps: timestampAuthority(base),

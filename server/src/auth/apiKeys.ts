@@ -13,6 +13,7 @@ import {
 import type { TenantRow } from '../tenancy/resolveTenant';
 import { organizationByCode } from '../tenancy/service';
 import {
+  type ApiKeyRow,
   apiKeyByPublicId,
   apiKeyIdByHash,
   apiKeyRevocation,
@@ -97,19 +98,34 @@ export interface VerifiedKey {
 const invalidKey = () => new Unauthenticated(unauthorizedMessages.invalidKey);
 
 /**
+ * The row a presented key names when its secret matches, kept in `deps.credentials` under the
+ * keyed hash of the whole key (so the cache holds no key, and a hit is the same secret).
+ */
+function matchingKeyRow(
+  deps: Pick<AppDeps, 'db' | 'credentials'>,
+  presented: string,
+  presentedHash: string,
+): Promise<ApiKeyRow | undefined> {
+  return deps.credentials.get(`key:${presentedHash}`, async () => {
+    const match = keyPattern.exec(presented);
+    const row = match
+      ? await apiKeyByPublicId(deps.db, match[1]!)
+      : await legacyApiKeyByHash(deps.db, presentedHash);
+    return row && constantTimeEqual(row.secret_hash, presentedHash) ? row : undefined;
+  });
+}
+
+/**
  * Checks a presented key: wrong, unknown, malformed, revoked and expired keys all give the same
- * 401; a key of the old plaintext kind gives API_KEY_LEGACY_NOT_SUPPORTED.
+ * 401; a key of the old plaintext kind gives API_KEY_LEGACY_NOT_SUPPORTED. Revocation and expiry
+ * are judged at every call, also when the row was kept.
  */
 export async function verifyApiKey(
-  deps: Pick<AppDeps, 'db' | 'secrets' | 'clock'>,
+  deps: Pick<AppDeps, 'db' | 'secrets' | 'clock' | 'credentials'>,
   presented: string,
 ): Promise<VerifiedKey> {
-  const presentedHash = hashSecret(deps.secrets, presented);
-  const match = keyPattern.exec(presented);
-  const row = match
-    ? await apiKeyByPublicId(deps.db, match[1]!)
-    : await legacyApiKeyByHash(deps.db, presentedHash);
-  if (!row || !constantTimeEqual(row.secret_hash, presentedHash)) throw invalidKey();
+  const row = await matchingKeyRow(deps, presented, hashSecret(deps.secrets, presented));
+  if (!row) throw invalidKey();
   if (row.kind === 'legacy') {
     throw new Unauthenticated(
       'API key dạng cũ không còn được hỗ trợ; hãy xin cấp khóa mới',

@@ -27,6 +27,14 @@ export function toActor(user: UserRow): Actor {
   };
 }
 
+/** A user by id, kept between requests in `deps.credentials` (see credentialCache.ts). */
+export function userById(
+  deps: Pick<AppDeps, 'db' | 'credentials'>,
+  id: number,
+): Promise<UserRow | undefined> {
+  return deps.credentials.get(`user:${id}`, () => findUserById(deps.db, id));
+}
+
 /** The API key header, case-insensitive by HTTP; the former `apikey` header is never read. */
 export function presentedApiKey(c: Context): string | undefined {
   return c.req.header('x-api-key') || undefined;
@@ -46,7 +54,7 @@ async function principalFromApiKey(
   }
   let actor: Actor | null = null;
   if (key.userId !== null) {
-    const user = await findUserById(deps.db, key.userId);
+    const user = await userById(deps, key.userId);
     if (!user || user.status !== userStatus.active) {
       throw errors.unauthorized(unauthorizedMessages.inactiveServiceAccount);
     }
@@ -84,7 +92,7 @@ async function holderOfClaims(deps: AppDeps, claims: TokenClaims | null): Promis
     const usable = await apiKeyIsUsable(deps.db, claims.keyId, deps.clock.now().toISOString());
     if (!usable) throw errors.unauthorized();
   }
-  const user = await findUserById(deps.db, claims.userId);
+  const user = await userById(deps, claims.userId);
   if (!user || user.status === userStatus.locked) throw errors.unauthorized();
   return { actor: toActor(user), keyId: claims.keyId, expiresAt: claims.expiresAt };
 }

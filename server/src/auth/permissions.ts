@@ -19,7 +19,10 @@ async function permissionsOf(
   const actor = principal.actor;
   if (!actor) return unboundGlobalKeyPermissions;
   if (actor.isSuperAdmin) return new Set(['*']);
-  return permissionsOfUser(deps.db, actor.id);
+  const held = await deps.credentials.get(`permissions:${actor.id}`, () =>
+    permissionsOfUser(deps.db, actor.id),
+  );
+  return held ?? new Set();
 }
 
 /** Whether the caller holds `permission` (directly or through `*`). */

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
-import { migrations } from './migrations';
+import { type Migration, migrations } from './migrations';
 import type { Database } from './schema';
+import { StatementCache } from './statementCache';
 
 /** What domain code queries through: the database itself or a transaction on it. */
 export type Db = Kysely<Database>;
@@ -11,6 +12,8 @@ export type Db = Kysely<Database>;
 export interface OpenedDatabase {
   db: Db;
   sqlite: BetterSqlite3.Database;
+  /** The prepared statements Kysely's queries reuse (see statementCache.ts). */
+  statements: StatementCache;
   close(): Promise<void>;
 }
 
@@ -27,12 +30,23 @@ export function openDatabase(file: string): OpenedDatabase {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 10000');
-  applyMigrations(sqlite);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, sqlite, close: () => db.destroy() };
+  const statements = new StatementCache(sqlite);
+  applyMigrations(sqlite, statements);
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: statements.asKyselyDatabase() }),
+  });
+  return { db, sqlite, statements, close: () => db.destroy() };
 }
 
-function applyMigrations(sqlite: BetterSqlite3.Database): void {
+/**
+ * Applies the migrations not yet recorded, all in one IMMEDIATE transaction; when any was applied
+ * the kept statements are dropped, since they were prepared against the former schema.
+ */
+export function applyMigrations(
+  sqlite: BetterSqlite3.Database,
+  statements: StatementCache,
+  list: readonly Migration[] = migrations,
+): void {
   sqlite.exec(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
   );
@@ -43,16 +57,19 @@ function applyMigrations(sqlite: BetterSqlite3.Database): void {
         .all()
         .map((row) => (row as { version: number }).version),
     );
-    for (const migration of migrations) {
+    let changed = false;
+    for (const migration of list) {
       if (applied.has(migration.version)) continue;
+      changed = true;
       sqlite.exec(migration.sql);
       sqlite
         .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
         .run(migration.version, migration.name, new Date().toISOString());
     }
+    return changed;
   });
   // IMMEDIATE: two processes starting together must not both try to migrate.
-  migrate.immediate();
+  if (migrate.immediate()) statements.clear();
 }
 
 /**

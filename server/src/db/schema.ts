@@ -274,6 +274,8 @@ export interface TurnsTable {
   role_id: number | null;
   acted_by_user_id: number | null;
   acted_at: string | null;
+  /** 1 while the turn's task is waiting (status 1); kept by triggers (migration 026), never written. */
+  task_waiting: Generated<number>;
   comment: string | null;
 }
 

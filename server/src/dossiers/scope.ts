@@ -1,7 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import { requireActor } from '../auth/authenticate';
+import { requireActor, userById } from '../auth/authenticate';
 import { holdsPermission } from '../auth/permissions';
-import { findUserById } from '../auth/queries';
 import type { AppDeps, AppEnv, Principal } from '../context';
 import type { Db } from '../db/database';
 import { DomainError, errors } from '../errors/domainError';
@@ -76,7 +75,7 @@ export async function ensurePermissionOrSigner(
   permission: Permission,
 ): Promise<void> {
   if (principal.kind !== 'apiKey' && principal.actor) {
-    const user = await findUserById(deps.db, principal.actor.id);
+    const user = await userById(deps, principal.actor.id);
     if (user?.type === 'external') return;
   }
   if (!(await holdsPermission(deps, principal, permission))) {

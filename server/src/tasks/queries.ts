@@ -102,8 +102,9 @@ function dossierFilters(filter: TaskRowFilter) {
 /**
  * Tasks waiting (status 1) in which the caller takes part: the assignee of one of its turns (or
  * of a user who delegated to the caller), or a holder of the role of a turn nobody has taken.
- * Starts from the caller's turns (turns_assignee, turns_role), so the cost follows the caller's
- * own tasks, not the size of the table. `fromDate`/`toDate` bound assignedAt.
+ * Starts from the caller's waiting turns (turns_assignee_waiting, turns_role_waiting: the literal
+ * `task_waiting = 1` lets SQLite use those partial indexes), so the cost follows the caller's
+ * waiting tasks, not the table nor the caller's history. `fromDate`/`toDate` bound assignedAt.
  */
 export function pendingTasks(db: Db, scope: TaskScope, filter: TaskRowFilter) {
   const assignees = [scope.userId, ...scope.delegatorIds];
@@ -112,13 +113,13 @@ export function pendingTasks(db: Db, scope: TaskScope, filter: TaskRowFilter) {
       .selectFrom('turns as p')
       .select('p.task_id')
       .where('p.assignee_user_id', 'in', assignees)
-      .where('p.task_id', 'is not', null);
+      .where('p.task_waiting', '=', sql.lit(1));
     const byRole = eb
       .selectFrom('turns as r')
       .select('r.task_id')
       .where('r.role_id', 'in', scope.roleIds)
       .where('r.assignee_user_id', 'is', null)
-      .where('r.task_id', 'is not', null);
+      .where('r.task_waiting', '=', sql.lit(1));
     const taskIds = scope.roleIds.length > 0 ? assigned.union(byRole) : assigned;
     return eb('t.id', 'in', taskIds.$narrowType<{ task_id: number }>());
   };

@@ -97,7 +97,7 @@ describe('Task list query plans use indexes (EXPLAIN QUERY PLAN)', () => {
   ] as const;
 
   it.each(variants)(
-    'pending records (%s) start from turns_assignee / turns_role',
+    'pending records (%s) start from the waiting turns only (turns_assignee_waiting / turns_role_waiting)',
     (_name, filter, options) => {
       const pending = pendingTasks(context.h.deps.db, scopeOf(options), filter);
       for (const plan of [
@@ -107,12 +107,12 @@ describe('Task list query plans use indexes (EXPLAIN QUERY PLAN)', () => {
         expectNoTableScan(plan);
         expect(plan).toContainEqual(
           expect.stringMatching(
-            /^SEARCH p USING COVERING INDEX turns_assignee \(assignee_user_id=\?/,
+            /^SEARCH p USING COVERING INDEX turns_assignee_waiting \(assignee_user_id=\?/,
           ),
         );
         if (options.roles) {
           expect(plan).toContainEqual(
-            expect.stringMatching(/^SEARCH r USING INDEX turns_role \(role_id=\?/),
+            expect.stringMatching(/^SEARCH r USING INDEX turns_role_waiting \(role_id=\?/),
           );
         }
         expect(plan).toContainEqual('SEARCH t USING INTEGER PRIMARY KEY (rowid=?)');

@@ -23,6 +23,7 @@ import { signerIdentity } from './022_signer_identity';
 import { webSessions } from './023_web_sessions';
 import { dashboardIndexes } from './024_dashboard_indexes';
 import { plainSearch } from './025_plain_search';
+import { waitingTurns } from './026_waiting_turns';
 
 export interface Migration {
   version: number;
@@ -57,4 +58,5 @@ export const migrations: Migration[] = [
   { version: 23, name: 'web_sessions', sql: webSessions },
   { version: 24, name: 'dashboard_indexes', sql: dashboardIndexes },
   { version: 25, name: 'plain_search', sql: plainSearch },
+  { version: 26, name: 'waiting_turns', sql: waitingTurns },
 ];
