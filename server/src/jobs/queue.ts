@@ -69,9 +69,15 @@ export interface Recorded<W, R> {
 /** A job kind: its handler, its retry schedule and concurrency, and its hooks. */
 export interface JobKind<W, R> {
   kind: string;
-  /** Runs at once; as many more are claimed ahead. */
-  concurrency: number;
-  /** How long a claim holds a job; above the handler's own deadline. */
+  /**
+   * Runs of this kind at once (its own slots, which no other kind uses). Default
+   * `defaultConcurrency`.
+   */
+  concurrency?: number;
+  /**
+   * How long a claim holds a job; above the handler's own deadline. A run still going then is
+   * abandoned (a failed attempt), so a hung handler never holds its slot for good.
+   */
   leaseMs: number;
   /** Waits after the 1st, 2nd, … failed attempt (the last repeats). */
   retryDelaysMs: readonly number[];
@@ -95,6 +101,9 @@ export interface JobKind<W, R> {
   /** When the runner stops (connections to close). */
   close?(): void;
 }
+
+/** The slots of a kind that names none. */
+export const defaultConcurrency = 2;
 
 /** A claimed job bound to its kind, ready to run; the runner needs no kind's types. */
 export interface Task {
@@ -138,6 +147,23 @@ export function errorText(error: unknown): string {
     .slice(0, 500);
 }
 
+/**
+ * The run's result, or a rejection shortly before its lease runs out (so that the failure is
+ * recorded while the claim still holds the job): the slot frees and the attempt counts as
+ * failed. The handler itself cannot be stopped; it should keep its own, shorter deadline.
+ */
+function withinLease<R>(run: Promise<R>, leaseMs: number): Promise<R> {
+  const deadlineMs = Math.round(leaseMs - Math.min(5_000, leaseMs / 10));
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the run did not end within ${deadlineMs} ms; abandoned`)),
+      deadlineMs,
+    );
+  });
+  return Promise.race([run, expired]).finally(() => clearTimeout(timer));
+}
+
 /** A run bound to its kind: runs the handler and keeps what recording needs. */
 export function runTask<W, R>(spec: JobKind<W, R>, job: ClaimedJob, work: W): Task {
   return {
@@ -147,7 +173,7 @@ export function runTask<W, R>(spec: JobKind<W, R>, job: ClaimedJob, work: W): Ta
       let result: R | null = null;
       let error: string | null;
       try {
-        result = await spec.run(work, job);
+        result = await withinLease(spec.run(work, job), spec.leaseMs);
         error = spec.errorOf(result);
       } catch (thrown) {
         error = errorText(thrown);
@@ -177,7 +203,7 @@ export function finishedOf<W, R>(
 export function registerKind<W, R>(spec: JobKind<W, R>): RegisteredKind {
   return {
     kind: spec.kind,
-    concurrency: spec.concurrency,
+    concurrency: spec.concurrency ?? defaultConcurrency,
     leaseMs: spec.leaseMs,
     retryDelaysMs: spec.retryDelaysMs,
     async claim(trx, rows, leaseId, now) {

@@ -11,9 +11,11 @@ import {
 } from './queue';
 
 /**
- * The runner: one loop for every registered kind. It keeps up to `concurrency` runs of each kind
- * in flight and as many more claimed behind them (claims are batched: one transaction for
- * many), records results in group commits, and sleeps when nothing is due. Jobs enqueued in this
+ * The runner: one loop for every registered kind. Each kind has its own slots (`concurrency`):
+ * the runner claims, for every kind with free slots, at most as many due jobs as it has free
+ * slots (one transaction for all kinds), starts them at once, and records results in group
+ * commits. A kind whose runs hang holds only its own slots: the loop keeps claiming the others,
+ * and a run is abandoned (a failed attempt) when its lease runs out. Jobs enqueued in this
  * process wake it at once; jobs written by another process (the CLI) are found by polling.
  * Killing the process at any point loses nothing: a lease that is not completed expires and the
  * job is claimed again.
@@ -82,10 +84,12 @@ export function startRunner(
   const logger = deps.logger.child({ component: 'job-runner' });
 
   let stopped = false;
+  /** The loop's wait when it has nothing to claim: ended by a wake-up, a run's end or the poll. */
   let sleeping: AbortController | null = null;
+  /** A wake-up (jobs written) that came while the loop was not asleep. */
   let woken = false;
-  /** Per kind: claimed and waiting for a free slot. */
-  const ready = new Map<string, Task[]>([...kinds.keys()].map((name) => [name, []]));
+  /** A run ended (its slot is free) since the loop last looked. */
+  let slotFreed = false;
   /** Per kind: runs in flight; a slot frees when the run ends, before its result is recorded. */
   const running = new Map<string, number>([...kinds.keys()].map((name) => [name, 0]));
   const inflight = new Set<Promise<void>>();
@@ -138,92 +142,107 @@ export function startRunner(
     const run: Promise<void> = execute(task).finally(() => {
       running.set(task.kind, running.get(task.kind)! - 1);
       inflight.delete(run);
+      // The loop may be waiting for a slot of this kind.
+      slotFreed = true;
+      sleeping?.abort();
       checkIdle();
     });
     inflight.add(run);
   }
 
-  /** Starts what free slots allow; true when a kind still has claims waiting for a slot. */
-  function startReady(): boolean {
-    let waiting = false;
-    for (const [name, tasks] of ready) {
-      const { concurrency } = kindOf(name);
-      while (tasks.length > 0 && running.get(name)! < concurrency) start(tasks.shift()!);
-      if (tasks.length > 0) waiting = true;
-    }
-    return waiting;
-  }
+  const freeSlots = (name: string) => kindOf(name).concurrency - running.get(name)!;
 
-  /** Up to `concurrency` of each kind: the claim is what bounds a drain round. */
-  const claimOf = (names: readonly string[], probe = true) =>
+  /** Up to `limit` of each kind (its free slots in the loop, its concurrency in a drain). */
+  const claimOf = (wanted: readonly { name: string; limit: number }[], probe = true) =>
     claimJobs(
       deps,
-      names.map((name) => ({ kind: kindOf(name), limit: kindOf(name).concurrency })),
+      wanted.map(({ name, limit }) => ({ kind: kindOf(name), limit })),
       { probe },
     );
 
-  async function claim(names: readonly string[], probe: boolean): Promise<Task[]> {
+  async function claim(
+    wanted: readonly { name: string; limit: number }[],
+    probe: boolean,
+  ): Promise<Task[]> {
     try {
-      return await claimOf(names, probe);
+      return await claimOf(wanted, probe);
     } catch (error) {
       logger.error({ err: error }, 'could not claim jobs');
       return [];
     }
   }
 
-  async function idle(): Promise<void> {
-    if (woken) {
-      woken = false;
-      return;
+  /**
+   * Waits for a wake-up, the poll interval, or a run's end (its slot is free). True when the
+   * wait ended by a wake-up or the poll: then every kind is looked at again.
+   */
+  async function wait(): Promise<boolean> {
+    if (!woken && !slotFreed) {
+      const controller = new AbortController();
+      sleeping = controller;
+      checkIdle();
+      try {
+        await sleep(pollIntervalMs, controller.signal);
+      } finally {
+        sleeping = null;
+      }
+      // Not cut short: the poll interval passed.
+      if (!controller.signal.aborted) woken = true;
     }
-    const controller = new AbortController();
-    sleeping = controller;
-    checkIdle();
-    try {
-      await sleep(pollIntervalMs, controller.signal);
-    } finally {
-      sleeping = null;
-    }
+    const rescan = woken;
+    woken = false;
+    slotFreed = false;
+    return rescan;
   }
 
   function wake(): void {
-    if (sleeping) sleeping.abort();
-    else woken = true;
+    woken = true;
+    sleeping?.abort();
   }
 
   /**
-   * A kind whose claim came back short has nothing more due: it is only looked at again after
-   * an idle sleep or a wake-up.
+   * A kind whose claim came back short has nothing more due: it is looked at again after a
+   * wake-up or the poll interval, not at every run's end. Kinds are claimed together; a kind
+   * whose slots are all busy is left out of the claim until one frees.
    */
   async function loop(): Promise<void> {
     const exhausted = new Set<string>();
-    /** Whether the last claim came back full: work is flowing, the next claim needs no probe. */
+    /** Whether the last claim filled a kind's free slots: the next claim needs no probe. */
     let flowing = false;
     while (!stopped) {
-      const waiting = startReady();
-      const wanted = [...kinds.keys()].filter(
-        (name) => ready.get(name)!.length === 0 && !exhausted.has(name),
-      );
+      const wanted = [...kinds.keys()]
+        .filter((name) => !exhausted.has(name) && freeSlots(name) > 0)
+        .map((name) => ({ name, limit: freeSlots(name) }));
       if (wanted.length > 0) {
-        const claimed = await claim(wanted, !flowing);
-        for (const task of claimed) ready.get(task.kind)!.push(task);
+        // One turn first, so that the runs ending together are claimed for in one transaction.
+        if (flowing) await new Promise((resolve) => setImmediate(resolve));
+        const fresh = wanted
+          .filter(({ name }) => freeSlots(name) > 0)
+          .map(({ name }) => ({ name, limit: freeSlots(name) }));
+        const claimed = await claim(fresh, !flowing);
+        if (stopped) {
+          // Claimed while stopping: handed back, due at once for the next process.
+          await release(claimed);
+          break;
+        }
+        for (const task of claimed) start(task);
         flowing = false;
-        for (const name of wanted) {
+        for (const { name, limit } of fresh) {
           const count = claimed.filter((task) => task.kind === name).length;
-          if (count < kindOf(name).concurrency) exhausted.add(name);
+          if (count < limit) exhausted.add(name);
           else flowing = true;
         }
         continue;
       }
-      if (waiting) {
-        // Every slot of a kind with claims waiting is busy: wait for a run to end.
-        await Promise.race(inflight);
-        continue;
-      }
       if (stopped) break;
-      await idle();
-      exhausted.clear();
+      if (await wait()) exhausted.clear();
     }
+  }
+
+  async function release(tasks: readonly Task[]): Promise<void> {
+    await releaseTasks(deps, kindOf, tasks).catch((error: unknown) => {
+      logger.error({ err: error }, 'could not release job claims; their leases will expire');
+    });
   }
 
   const unsubscribe = onJobWrite(deps.db, wake);
@@ -235,18 +254,15 @@ export function startRunner(
       unsubscribe();
       sleeping?.abort();
       await looping;
-      // Claimed but never started: handed back, due at once for the next process.
-      const unstarted = [...ready.values()].flatMap((tasks) => tasks.splice(0));
-      await releaseTasks(deps, kindOf, unstarted).catch((error: unknown) => {
-        logger.error({ err: error }, 'could not release job claims; their leases will expire');
-      });
       await Promise.all(inflight);
       await recorded();
       for (const kind of kinds.values()) kind.close();
     },
     async drain() {
+      const all = () =>
+        [...kinds.keys()].map((name) => ({ name, limit: kindOf(name).concurrency }));
       for (;;) {
-        const claimed = await claimOf([...kinds.keys()]);
+        const claimed = await claimOf(all());
         if (claimed.length === 0) break;
         for (const task of claimed) start(task);
         await Promise.all(inflight);
