@@ -266,37 +266,27 @@ export interface QueueDeps {
   clock: Clock;
 }
 
-/**
- * Claims up to `limit` due jobs of each kind in one short BEGIN IMMEDIATE transaction. Jobs whose
- * attempts are used up, and jobs their kind refuses, end failed instead of being handed out.
- */
-export async function claimJobs(
-  deps: QueueDeps,
-  wanted: readonly { kind: RegisteredKind; limit: number }[],
-  options: { probe?: boolean } = {},
-): Promise<Task[]> {
-  const asked = wanted.filter((w) => w.limit > 0);
-  // A look that may well find nothing (an idle poll) first reads without taking the write lock
-  // (the CLI shares the file); a runner that just got a full batch skips that read.
-  const names = asked.map((w) => w.kind.kind);
-  const probe = options.probe ?? true;
-  if (probe && !(await anyDue(deps.db, names, deps.clock.now().toISOString()))) return [];
+/** Which kinds a claim asks for, and how many of each at most. */
+export type Wanted = readonly { kind: RegisteredKind; limit: number }[];
+
+/** In `trx`: claims up to `limit` due jobs of each kind; the ended ones are reported after. */
+async function claimIn(
+  trx: Db,
+  wanted: Wanted,
+  now: string,
+): Promise<{ tasks: Task[]; ended: { kind: RegisteredKind; jobs: EndedJob[] }[] }> {
+  const leaseId = crypto.randomUUID();
+  const tasks: Task[] = [];
   const ended: { kind: RegisteredKind; jobs: EndedJob[] }[] = [];
-  const tasks = await inTransaction(deps.db, async (trx) => {
-    const now = deps.clock.now().toISOString();
-    const leaseId = crypto.randomUUID();
-    const claimed: Task[] = [];
-    for (const { kind, limit } of asked) {
-      const rows = await dueJobs(trx, kind.kind, now, limit);
-      if (rows.length === 0) continue;
-      const outcome = await kind.claim(trx, rows, leaseId, now);
-      claimed.push(...outcome.tasks);
-      ended.push({ kind, jobs: outcome.ended });
-    }
-    return claimed;
-  });
-  for (const { kind, jobs } of ended) kind.reportEnded(jobs);
-  return tasks;
+  for (const { kind, limit } of wanted) {
+    if (limit <= 0) continue;
+    const rows = await dueJobs(trx, kind.kind, now, limit);
+    if (rows.length === 0) continue;
+    const outcome = await kind.claim(trx, rows, leaseId, now);
+    tasks.push(...outcome.tasks);
+    ended.push({ kind, jobs: outcome.ended });
+  }
+  return { tasks, ended };
 }
 
 function nextOf(
@@ -312,37 +302,82 @@ function nextOf(
   return { status: 'pending', runAt: new Date(nowMs + delay).toISOString() };
 }
 
+/** In `trx`: each result moves its job on, if its allocation still holds it. */
+async function recordIn(
+  trx: Db,
+  delaysOf: (kind: string) => readonly number[],
+  finished: readonly Finished[],
+  nowMs: number,
+): Promise<JobState[]> {
+  const now = new Date(nowMs).toISOString();
+  const states: JobState[] = [];
+  for (const item of finished) {
+    const next = nextOf(item, delaysOf(item.job.kind), nowMs);
+    const held = await completeJob(trx, item.job, { ...next, error: item.error, now });
+    const state: JobState = !held
+      ? 'lease_lost'
+      : next.status === 'pending'
+        ? 'retry'
+        : next.status;
+    await item.record(trx, state, now);
+    states.push(state);
+  }
+  return states;
+}
+
 /**
- * Records results, all in one transaction (a group commit: one fsync for many): each job moves on
- * (done, retry later on its kind's schedule, failed) if its allocation still holds it.
+ * One short BEGIN IMMEDIATE transaction (one fsync) that records `finished` (a group commit:
+ * each job moves on, done, retry later on its kind's schedule or failed, if its allocation still
+ * holds it) and claims up to `limit` due jobs of each wanted kind (jobs whose attempts are used
+ * up, and jobs their kind refuses, end failed instead of being handed out). Results and claims
+ * share the commit: a busy runner pays one fsync per round, not two.
  */
+export async function settleAndClaim(
+  deps: QueueDeps,
+  delaysOf: (kind: string) => readonly number[],
+  finished: readonly Finished[],
+  wanted: Wanted,
+  options: { probe?: boolean } = {},
+): Promise<{ tasks: Task[]; states: JobState[] }> {
+  const asked = wanted.filter((w) => w.limit > 0);
+  if (finished.length === 0) {
+    if (asked.length === 0) return { tasks: [], states: [] };
+    // A look that may well find nothing (an idle poll) first reads without taking the write
+    // lock (the CLI shares the file); a runner that just got a full batch skips that read.
+    const names = asked.map((w) => w.kind.kind);
+    if ((options.probe ?? true) && !(await anyDue(deps.db, names, deps.clock.now().toISOString())))
+      return { tasks: [], states: [] };
+  }
+  const { states, tasks, ended } = await inTransaction(deps.db, async (trx) => {
+    const nowMs = deps.clock.now().getTime();
+    const states = await recordIn(trx, delaysOf, finished, nowMs);
+    const claimed = await claimIn(trx, asked, new Date(nowMs).toISOString());
+    return { states, ...claimed };
+  });
+  finished.forEach((item, index) => {
+    item.report(states[index]!);
+  });
+  for (const { kind, jobs } of ended) kind.reportEnded(jobs);
+  return { tasks, states };
+}
+
+/** Claims up to `limit` due jobs of each kind (`settleAndClaim` with no result to record). */
+export async function claimJobs(
+  deps: QueueDeps,
+  wanted: Wanted,
+  options: { probe?: boolean } = {},
+): Promise<Task[]> {
+  return (await settleAndClaim(deps, () => [], [], wanted, options)).tasks;
+}
+
+/** Records results in one transaction (`settleAndClaim` claiming nothing). */
 export async function recordResults(
   deps: QueueDeps,
   delaysOf: (kind: string) => readonly number[],
   finished: readonly Finished[],
 ): Promise<JobState[]> {
   if (finished.length === 0) return [];
-  const states = await inTransaction(deps.db, async (trx) => {
-    const nowMs = deps.clock.now().getTime();
-    const now = new Date(nowMs).toISOString();
-    const states: JobState[] = [];
-    for (const item of finished) {
-      const next = nextOf(item, delaysOf(item.job.kind), nowMs);
-      const held = await completeJob(trx, item.job, { ...next, error: item.error, now });
-      const state: JobState = !held
-        ? 'lease_lost'
-        : next.status === 'pending'
-          ? 'retry'
-          : next.status;
-      await item.record(trx, state, now);
-      states.push(state);
-    }
-    return states;
-  });
-  finished.forEach((item, index) => {
-    item.report(states[index]!);
-  });
-  return states;
+  return (await settleAndClaim(deps, delaysOf, finished, [])).states;
 }
 
 /** Hands back claims that were never run: attempt uncounted, due at once, if still held. */

@@ -7,6 +7,7 @@ import {
   type RegisteredKind,
   recordResults,
   releaseTasks,
+  settleAndClaim,
   type Task,
 } from './queue';
 
@@ -94,8 +95,11 @@ export function startRunner(
   const running = new Map<string, number>([...kinds.keys()].map((name) => [name, 0]));
   const inflight = new Set<Promise<void>>();
 
-  // Group commit: results wait one turn of the event loop, then go in one transaction; results
-  // that arrive while it runs go into the next one.
+  /** The loop is running: it records results together with its next claim. */
+  let looping = false;
+  // Group commit: results wait one turn of the event loop, then go in one transaction (the
+  // loop's next claim, or a flush of their own without the loop); results that arrive while it
+  // runs go into the next one.
   const queue: Finished[] = [];
   let flushing: Promise<void> | null = null;
   async function flush(): Promise<void> {
@@ -114,9 +118,11 @@ export function startRunner(
   }
   function record(finished: Finished): void {
     queue.push(finished);
-    flushing ??= flush();
+    // The loop is nudged when the run's slot frees, right after this.
+    if (!looping) flushing ??= flush();
   }
   async function recorded(): Promise<void> {
+    if (queue.length > 0) flushing ??= flush();
     while (flushing) await flushing;
   }
 
@@ -152,22 +158,20 @@ export function startRunner(
 
   const freeSlots = (name: string) => kindOf(name).concurrency - running.get(name)!;
 
-  /** Up to `limit` of each kind (its free slots in the loop, its concurrency in a drain). */
-  const claimOf = (wanted: readonly { name: string; limit: number }[], probe = true) =>
-    claimJobs(
-      deps,
-      wanted.map(({ name, limit }) => ({ kind: kindOf(name), limit })),
-      { probe },
-    );
+  const wantedOf = (names: readonly string[], limit: (name: string) => number) =>
+    names.map((name) => ({ kind: kindOf(name), limit: limit(name) }));
 
-  async function claim(
-    wanted: readonly { name: string; limit: number }[],
+  /** Records `batch` and claims `wanted` in one transaction; a failure is logged, not thrown. */
+  async function cycle(
+    batch: readonly Finished[],
+    wanted: ReturnType<typeof wantedOf>,
     probe: boolean,
   ): Promise<Task[]> {
     try {
-      return await claimOf(wanted, probe);
+      return (await settleAndClaim(deps, delaysOf, batch, wanted, { probe })).tasks;
     } catch (error) {
-      logger.error({ err: error }, 'could not claim jobs');
+      // Results not recorded leave their jobs leased: they run again when the lease expires.
+      logger.error({ err: error, results: batch.length }, 'could not record job results and claim');
       return [];
     }
   }
@@ -209,17 +213,18 @@ export function startRunner(
     const exhausted = new Set<string>();
     /** Whether the last claim filled a kind's free slots: the next claim needs no probe. */
     let flowing = false;
+    const wantedNow = () =>
+      wantedOf(
+        [...kinds.keys()].filter((name) => !exhausted.has(name) && freeSlots(name) > 0),
+        freeSlots,
+      );
     while (!stopped) {
-      const wanted = [...kinds.keys()]
-        .filter((name) => !exhausted.has(name) && freeSlots(name) > 0)
-        .map((name) => ({ name, limit: freeSlots(name) }));
-      if (wanted.length > 0) {
-        // One turn first, so that the runs ending together are claimed for in one transaction.
-        if (flowing) await new Promise((resolve) => setImmediate(resolve));
-        const fresh = wanted
-          .filter(({ name }) => freeSlots(name) > 0)
-          .map(({ name }) => ({ name, limit: freeSlots(name) }));
-        const claimed = await claim(fresh, !flowing);
+      if (wantedNow().length > 0 || queue.length > 0) {
+        // One turn first, so that the results and free slots that come together share one
+        // transaction.
+        if (flowing || queue.length > 0) await new Promise((resolve) => setImmediate(resolve));
+        const wanted = wantedNow();
+        const claimed = await cycle(queue.splice(0), wanted, !flowing);
         if (stopped) {
           // Claimed while stopping: handed back, due at once for the next process.
           await release(claimed);
@@ -227,9 +232,9 @@ export function startRunner(
         }
         for (const task of claimed) start(task);
         flowing = false;
-        for (const { name, limit } of fresh) {
-          const count = claimed.filter((task) => task.kind === name).length;
-          if (count < limit) exhausted.add(name);
+        for (const { kind, limit } of wanted) {
+          const count = claimed.filter((task) => task.kind === kind.kind).length;
+          if (count < limit) exhausted.add(kind.kind);
           else flowing = true;
         }
         continue;
@@ -246,23 +251,27 @@ export function startRunner(
   }
 
   const unsubscribe = onJobWrite(deps.db, wake);
-  const looping = options.poll === false ? Promise.resolve() : loop();
+  looping = options.poll !== false;
+  const loopEnded = looping
+    ? loop().finally(() => {
+        looping = false;
+      })
+    : Promise.resolve();
 
   return {
     async stop() {
       stopped = true;
       unsubscribe();
       sleeping?.abort();
-      await looping;
+      await loopEnded;
       await Promise.all(inflight);
       await recorded();
       for (const kind of kinds.values()) kind.close();
     },
     async drain() {
-      const all = () =>
-        [...kinds.keys()].map((name) => ({ name, limit: kindOf(name).concurrency }));
+      const all = wantedOf([...kinds.keys()], (name) => kindOf(name).concurrency);
       for (;;) {
-        const claimed = await claimOf(all());
+        const claimed = await claimJobs(deps, all);
         if (claimed.length === 0) break;
         for (const task of claimed) start(task);
         await Promise.all(inflight);
