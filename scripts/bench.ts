@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: latency of the dossier lookup and of the task list at 100k dossiers, then the
- * webhook bench (scripts/bench/webhooks.ts), the signing bench (scripts/bench/signing.ts), the agent
+ * webhook bench (scripts/bench/webhooks.ts), the download bench (scripts/bench/download.ts), the signing bench (scripts/bench/signing.ts), the agent
  * round-trip bench (scripts/bench/agent.ts) and the start-up bench (scripts/bench/startup.ts).
  *
  * Creates a temporary DATA_DIR, seeds one tenant with 20 organizations, 2,000 staff, 20,000
@@ -52,6 +52,7 @@ import { openRuntime } from '../server/src/runtime';
 import { createOrganization, createRole, createTenant } from '../server/src/tenancy/service';
 import { openWebSession } from '../server/src/web/session/service';
 import { benchAgent } from './bench/agent';
+import { benchDownload } from './bench/download';
 import { benchHttp } from './bench/httpApi';
 import { benchSigning } from './bench/signing';
 import { benchStartup } from './bench/startup';
@@ -674,6 +675,10 @@ main()
   .then(() => {
     process.stdout.write('\n');
     return benchWebhooks();
+  })
+  .then(() => {
+    process.stdout.write('\n');
+    return benchDownload();
   })
   .then(() => {
     process.stdout.write('\n');

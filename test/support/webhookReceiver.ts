@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { startHttpsServer, type TestHttpsServer } from './httpsServer';
 import { recordSecretsOfBody } from './runLog';
 
@@ -20,6 +20,8 @@ export type Answer =
   | { status: number; body?: string }
   | { redirect: string; status?: 301 | 302 | 307 | 308 }
   | { hang: true }
+  /** Kept unanswered until `release(path)`, which answers it 200. */
+  | { hold: true }
   | { reset: true }
   | { hugeBytes: number };
 
@@ -33,6 +35,10 @@ export interface WebhookReceiver {
   answer(path: string, answer: Answer): void;
   /** Runs for every request as soon as it is recorded, before it is answered. */
   onReceive(callback: (request: ReceivedWebhook) => void): void;
+  /** Answers 200 to every held request of `path`, and to its later ones. */
+  release(path: string): void;
+  /** Requests of `path` held unanswered right now. */
+  held(path: string): number;
   /** Bytes a huge answer had written when the client went away. */
   hugeWritten(): number;
   close(): Promise<void>;
@@ -45,6 +51,18 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   let hugeWritten = 0;
   let onReceive: (request: ReceivedWebhook) => void = () => {};
   const handled = new Set<string>();
+  const holding = new Map<string, ServerResponse[]>();
+  const heldOf = (path: string) => {
+    let list = holding.get(path);
+    if (!list) {
+      list = [];
+      holding.set(path, list);
+    }
+    return list;
+  };
+  const ok = (res: ServerResponse) => {
+    if (!res.destroyed) res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
+  };
 
   const route = (path: string) => {
     if (handled.has(path)) return;
@@ -60,6 +78,14 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         onReceive(request);
         const answer = answers.get(path) ?? { status: 200, body: 'ok' };
         if ('hang' in answer) return;
+        if ('hold' in answer) {
+          heldOf(path).push(res);
+          res.on('close', () => {
+            const list = heldOf(path);
+            if (list.includes(res)) list.splice(list.indexOf(res), 1);
+          });
+          return;
+        }
         if ('reset' in answer) {
           req.socket.destroy();
           return;
@@ -105,6 +131,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     onReceive: (callback) => {
       onReceive = callback;
     },
+    release: (path) => {
+      answers.delete(path);
+      for (const res of heldOf(path).splice(0)) ok(res);
+    },
+    held: (path) => heldOf(path).length,
     hugeWritten: () => hugeWritten,
     close: () => server.close(),
   };

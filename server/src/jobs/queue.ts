@@ -70,9 +70,15 @@ export interface Recorded<W, R> {
 /** A job kind: its handler, its retry schedule and concurrency, and its hooks. */
 export interface JobKind<W, R> {
   kind: string;
-  /** Runs at once; as many more are claimed ahead. */
-  concurrency: number;
-  /** How long a claim holds a job; above the handler's own deadline. */
+  /**
+   * Runs of this kind at once (its own slots, which no other kind uses). Default
+   * `defaultConcurrency`.
+   */
+  concurrency?: number;
+  /**
+   * How long a claim holds a job; above the handler's own deadline. A run still going then is
+   * abandoned (a failed attempt), so a hung handler never holds its slot for good.
+   */
   leaseMs: number;
   /** Waits after the 1st, 2nd, … failed attempt (the last repeats). */
   retryDelaysMs: readonly number[];
@@ -96,6 +102,9 @@ export interface JobKind<W, R> {
   /** When the runner stops (connections to close). */
   close?(): void;
 }
+
+/** The slots of a kind that names none. */
+export const defaultConcurrency = 2;
 
 /** A claimed job bound to its kind, ready to run; the runner needs no kind's types. */
 export interface Task {
@@ -139,6 +148,23 @@ export function errorText(error: unknown): string {
     .slice(0, 500);
 }
 
+/**
+ * The run's result, or a rejection shortly before its lease runs out (so that the failure is
+ * recorded while the claim still holds the job): the slot frees and the attempt counts as
+ * failed. The handler itself cannot be stopped; it should keep its own, shorter deadline.
+ */
+function withinLease<R>(run: Promise<R>, leaseMs: number): Promise<R> {
+  const deadlineMs = Math.round(leaseMs - Math.min(5_000, leaseMs / 10));
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the run did not end within ${deadlineMs} ms; abandoned`)),
+      deadlineMs,
+    );
+  });
+  return Promise.race([run, expired]).finally(() => clearTimeout(timer));
+}
+
 /** A run bound to its kind: runs the handler and keeps what recording needs. */
 export function runTask<W, R>(spec: JobKind<W, R>, job: ClaimedJob, work: W): Task {
   return {
@@ -148,7 +174,7 @@ export function runTask<W, R>(spec: JobKind<W, R>, job: ClaimedJob, work: W): Ta
       let result: R | null = null;
       let error: string | null;
       try {
-        result = await spec.run(work, job);
+        result = await withinLease(spec.run(work, job), spec.leaseMs);
         error = spec.errorOf(result);
       } catch (thrown) {
         error = errorText(thrown);
@@ -178,7 +204,7 @@ export function finishedOf<W, R>(
 export function registerKind<W, R>(spec: JobKind<W, R>): RegisteredKind {
   return {
     kind: spec.kind,
-    concurrency: spec.concurrency,
+    concurrency: spec.concurrency ?? defaultConcurrency,
     leaseMs: spec.leaseMs,
     retryDelaysMs: spec.retryDelaysMs,
     async claim(trx, rows, leaseId, now) {
@@ -241,41 +267,27 @@ export interface QueueDeps {
   clock: Clock;
 }
 
-/**
- * Claims up to `limit` due jobs of each kind in one short BEGIN IMMEDIATE transaction. Jobs whose
- * attempts are used up, and jobs their kind refuses, end failed instead of being handed out.
- */
-export async function claimJobs(
-  deps: QueueDeps,
-  wanted: readonly { kind: RegisteredKind; limit: number }[],
-  options: { probe?: boolean } = {},
-): Promise<Task[]> {
-  const asked = wanted.filter((w) => w.limit > 0);
-  // A look that may well find nothing (an idle poll) first reads without taking the write lock
-  // (the CLI shares the file); a runner that just got a full batch skips that read.
-  const names = asked.map((w) => w.kind.kind);
-  const probe = options.probe ?? true;
-  if (probe && !(await anyDue(deps.db, names, deps.clock.now().toISOString()))) return [];
+/** Which kinds a claim asks for, and how many of each at most. */
+export type Wanted = readonly { kind: RegisteredKind; limit: number }[];
+
+/** In `trx`: claims up to `limit` due jobs of each kind; the ended ones are reported after. */
+async function claimIn(
+  trx: Db,
+  wanted: Wanted,
+  now: string,
+): Promise<{ tasks: Task[]; ended: { kind: RegisteredKind; jobs: EndedJob[] }[] }> {
+  const leaseId = crypto.randomUUID();
+  const tasks: Task[] = [];
   const ended: { kind: RegisteredKind; jobs: EndedJob[] }[] = [];
-  const tasks = await inTransaction(deps.db, async (trx) => {
-    const now = deps.clock.now().toISOString();
-    const leaseId = crypto.randomUUID();
-    const claimed: Task[] = [];
-    for (const { kind, limit } of asked) {
-      const rows = await dueJobs(trx, kind.kind, now, limit);
-      if (rows.length === 0) continue;
-      const outcome = await kind.claim(trx, rows, leaseId, now);
-      claimed.push(...outcome.tasks);
-      ended.push({ kind, jobs: outcome.ended });
-    }
-    return claimed;
-  });
-  for (const { kind, jobs } of ended) {
-    kind.reportEnded(jobs);
-    if (jobs.length > 0)
-      metrics.jobFailures.inc({ kind: kind.kind, outcome: 'failed' }, jobs.length);
+  for (const { kind, limit } of wanted) {
+    if (limit <= 0) continue;
+    const rows = await dueJobs(trx, kind.kind, now, limit);
+    if (rows.length === 0) continue;
+    const outcome = await kind.claim(trx, rows, leaseId, now);
+    tasks.push(...outcome.tasks);
+    ended.push({ kind, jobs: outcome.ended });
   }
-  return tasks;
+  return { tasks, ended };
 }
 
 function nextOf(
@@ -291,32 +303,57 @@ function nextOf(
   return { status: 'pending', runAt: new Date(nowMs + delay).toISOString() };
 }
 
+/** In `trx`: each result moves its job on, if its allocation still holds it. */
+async function recordIn(
+  trx: Db,
+  delaysOf: (kind: string) => readonly number[],
+  finished: readonly Finished[],
+  nowMs: number,
+): Promise<JobState[]> {
+  const now = new Date(nowMs).toISOString();
+  const states: JobState[] = [];
+  for (const item of finished) {
+    const next = nextOf(item, delaysOf(item.job.kind), nowMs);
+    const held = await completeJob(trx, item.job, { ...next, error: item.error, now });
+    const state: JobState = !held
+      ? 'lease_lost'
+      : next.status === 'pending'
+        ? 'retry'
+        : next.status;
+    await item.record(trx, state, now);
+    states.push(state);
+  }
+  return states;
+}
+
 /**
- * Records results, all in one transaction (a group commit: one fsync for many): each job moves on
- * (done, retry later on its kind's schedule, failed) if its allocation still holds it.
+ * One short BEGIN IMMEDIATE transaction (one fsync) that records `finished` (a group commit:
+ * each job moves on, done, retry later on its kind's schedule or failed, if its allocation still
+ * holds it) and claims up to `limit` due jobs of each wanted kind (jobs whose attempts are used
+ * up, and jobs their kind refuses, end failed instead of being handed out). Results and claims
+ * share the commit: a busy runner pays one fsync per round, not two.
  */
-export async function recordResults(
+export async function settleAndClaim(
   deps: QueueDeps,
   delaysOf: (kind: string) => readonly number[],
   finished: readonly Finished[],
-): Promise<JobState[]> {
-  if (finished.length === 0) return [];
-  const states = await inTransaction(deps.db, async (trx) => {
+  wanted: Wanted,
+  options: { probe?: boolean } = {},
+): Promise<{ tasks: Task[]; states: JobState[] }> {
+  const asked = wanted.filter((w) => w.limit > 0);
+  if (finished.length === 0) {
+    if (asked.length === 0) return { tasks: [], states: [] };
+    // A look that may well find nothing (an idle poll) first reads without taking the write
+    // lock (the CLI shares the file); a runner that just got a full batch skips that read.
+    const names = asked.map((w) => w.kind.kind);
+    if ((options.probe ?? true) && !(await anyDue(deps.db, names, deps.clock.now().toISOString())))
+      return { tasks: [], states: [] };
+  }
+  const { states, tasks, ended } = await inTransaction(deps.db, async (trx) => {
     const nowMs = deps.clock.now().getTime();
-    const now = new Date(nowMs).toISOString();
-    const states: JobState[] = [];
-    for (const item of finished) {
-      const next = nextOf(item, delaysOf(item.job.kind), nowMs);
-      const held = await completeJob(trx, item.job, { ...next, error: item.error, now });
-      const state: JobState = !held
-        ? 'lease_lost'
-        : next.status === 'pending'
-          ? 'retry'
-          : next.status;
-      await item.record(trx, state, now);
-      states.push(state);
-    }
-    return states;
+    const states = await recordIn(trx, delaysOf, finished, nowMs);
+    const claimed = await claimIn(trx, asked, new Date(nowMs).toISOString());
+    return { states, ...claimed };
   });
   finished.forEach((item, index) => {
     const state = states[index]!;
@@ -325,7 +362,31 @@ export async function recordResults(
     }
     item.report(state);
   });
-  return states;
+  for (const { kind, jobs } of ended) {
+    kind.reportEnded(jobs);
+    if (jobs.length > 0)
+      metrics.jobFailures.inc({ kind: kind.kind, outcome: 'failed' }, jobs.length);
+  }
+  return { tasks, states };
+}
+
+/** Claims up to `limit` due jobs of each kind (`settleAndClaim` with no result to record). */
+export async function claimJobs(
+  deps: QueueDeps,
+  wanted: Wanted,
+  options: { probe?: boolean } = {},
+): Promise<Task[]> {
+  return (await settleAndClaim(deps, () => [], [], wanted, options)).tasks;
+}
+
+/** Records results in one transaction (`settleAndClaim` claiming nothing). */
+export async function recordResults(
+  deps: QueueDeps,
+  delaysOf: (kind: string) => readonly number[],
+  finished: readonly Finished[],
+): Promise<JobState[]> {
+  if (finished.length === 0) return [];
+  return (await settleAndClaim(deps, delaysOf, finished, [])).states;
 }
 
 /** Hands back claims that were never run: attempt uncounted, due at once, if still held. */

@@ -7,13 +7,16 @@ import {
   type RegisteredKind,
   recordResults,
   releaseTasks,
+  settleAndClaim,
   type Task,
 } from './queue';
 
 /**
- * The runner: one loop for every registered kind. It keeps up to `concurrency` runs of each kind
- * in flight and as many more claimed behind them (claims are batched: one transaction for
- * many), records results in group commits, and sleeps when nothing is due. Jobs enqueued in this
+ * The runner: one loop for every registered kind. Each kind has its own slots (`concurrency`):
+ * the runner claims, for every kind with free slots, at most as many due jobs as it has free
+ * slots (one transaction for all kinds), starts them at once, and records results in group
+ * commits. A kind whose runs hang holds only its own slots: the loop keeps claiming the others,
+ * and a run is abandoned (a failed attempt) when its lease runs out. Jobs enqueued in this
  * process wake it at once; jobs written by another process (the CLI) are found by polling.
  * Killing the process at any point loses nothing: a lease that is not completed expires and the
  * job is claimed again.
@@ -82,16 +85,21 @@ export function startRunner(
   const logger = deps.logger.child({ component: 'job-runner' });
 
   let stopped = false;
+  /** The loop's wait when it has nothing to claim: ended by a wake-up, a run's end or the poll. */
   let sleeping: AbortController | null = null;
+  /** A wake-up (jobs written) that came while the loop was not asleep. */
   let woken = false;
-  /** Per kind: claimed and waiting for a free slot. */
-  const ready = new Map<string, Task[]>([...kinds.keys()].map((name) => [name, []]));
+  /** A run ended (its slot is free) since the loop last looked. */
+  let slotFreed = false;
   /** Per kind: runs in flight; a slot frees when the run ends, before its result is recorded. */
   const running = new Map<string, number>([...kinds.keys()].map((name) => [name, 0]));
   const inflight = new Set<Promise<void>>();
 
-  // Group commit: results wait one turn of the event loop, then go in one transaction; results
-  // that arrive while it runs go into the next one.
+  /** The loop is running: it records results together with its next claim. */
+  let looping = false;
+  // Group commit: results wait one turn of the event loop, then go in one transaction (the
+  // loop's next claim, or a flush of their own without the loop); results that arrive while it
+  // runs go into the next one.
   const queue: Finished[] = [];
   let flushing: Promise<void> | null = null;
   async function flush(): Promise<void> {
@@ -110,9 +118,11 @@ export function startRunner(
   }
   function record(finished: Finished): void {
     queue.push(finished);
-    flushing ??= flush();
+    // The loop is nudged when the run's slot frees, right after this.
+    if (!looping) flushing ??= flush();
   }
   async function recorded(): Promise<void> {
+    if (queue.length > 0) flushing ??= flush();
     while (flushing) await flushing;
   }
 
@@ -138,115 +148,130 @@ export function startRunner(
     const run: Promise<void> = execute(task).finally(() => {
       running.set(task.kind, running.get(task.kind)! - 1);
       inflight.delete(run);
+      // The loop may be waiting for a slot of this kind.
+      slotFreed = true;
+      sleeping?.abort();
       checkIdle();
     });
     inflight.add(run);
   }
 
-  /** Starts what free slots allow; true when a kind still has claims waiting for a slot. */
-  function startReady(): boolean {
-    let waiting = false;
-    for (const [name, tasks] of ready) {
-      const { concurrency } = kindOf(name);
-      while (tasks.length > 0 && running.get(name)! < concurrency) start(tasks.shift()!);
-      if (tasks.length > 0) waiting = true;
-    }
-    return waiting;
-  }
+  const freeSlots = (name: string) => kindOf(name).concurrency - running.get(name)!;
 
-  /** Up to `concurrency` of each kind: the claim is what bounds a drain round. */
-  const claimOf = (names: readonly string[], probe = true) =>
-    claimJobs(
-      deps,
-      names.map((name) => ({ kind: kindOf(name), limit: kindOf(name).concurrency })),
-      { probe },
-    );
+  const wantedOf = (names: readonly string[], limit: (name: string) => number) =>
+    names.map((name) => ({ kind: kindOf(name), limit: limit(name) }));
 
-  async function claim(names: readonly string[], probe: boolean): Promise<Task[]> {
+  /** Records `batch` and claims `wanted` in one transaction; a failure is logged, not thrown. */
+  async function cycle(
+    batch: readonly Finished[],
+    wanted: ReturnType<typeof wantedOf>,
+    probe: boolean,
+  ): Promise<Task[]> {
     try {
-      return await claimOf(names, probe);
+      return (await settleAndClaim(deps, delaysOf, batch, wanted, { probe })).tasks;
     } catch (error) {
-      logger.error({ err: error }, 'could not claim jobs');
+      // Results not recorded leave their jobs leased: they run again when the lease expires.
+      logger.error({ err: error, results: batch.length }, 'could not record job results and claim');
       return [];
     }
   }
 
-  async function idle(): Promise<void> {
-    if (woken) {
-      woken = false;
-      return;
+  /**
+   * Waits for a wake-up, the poll interval, or a run's end (its slot is free). True when the
+   * wait ended by a wake-up or the poll: then every kind is looked at again.
+   */
+  async function wait(): Promise<boolean> {
+    if (!woken && !slotFreed) {
+      const controller = new AbortController();
+      sleeping = controller;
+      checkIdle();
+      try {
+        await sleep(pollIntervalMs, controller.signal);
+      } finally {
+        sleeping = null;
+      }
+      // Not cut short: the poll interval passed.
+      if (!controller.signal.aborted) woken = true;
     }
-    const controller = new AbortController();
-    sleeping = controller;
-    checkIdle();
-    try {
-      await sleep(pollIntervalMs, controller.signal);
-    } finally {
-      sleeping = null;
-    }
+    const rescan = woken;
+    woken = false;
+    slotFreed = false;
+    return rescan;
   }
 
   function wake(): void {
-    if (sleeping) sleeping.abort();
-    else woken = true;
+    woken = true;
+    sleeping?.abort();
   }
 
   /**
-   * A kind whose claim came back short has nothing more due: it is only looked at again after
-   * an idle sleep or a wake-up.
+   * A kind whose claim came back short has nothing more due: it is looked at again after a
+   * wake-up or the poll interval, not at every run's end. Kinds are claimed together; a kind
+   * whose slots are all busy is left out of the claim until one frees.
    */
   async function loop(): Promise<void> {
     const exhausted = new Set<string>();
-    /** Whether the last claim came back full: work is flowing, the next claim needs no probe. */
+    /** Whether the last claim filled a kind's free slots: the next claim needs no probe. */
     let flowing = false;
-    while (!stopped) {
-      const waiting = startReady();
-      const wanted = [...kinds.keys()].filter(
-        (name) => ready.get(name)!.length === 0 && !exhausted.has(name),
+    const wantedNow = () =>
+      wantedOf(
+        [...kinds.keys()].filter((name) => !exhausted.has(name) && freeSlots(name) > 0),
+        freeSlots,
       );
-      if (wanted.length > 0) {
-        const claimed = await claim(wanted, !flowing);
-        for (const task of claimed) ready.get(task.kind)!.push(task);
+    while (!stopped) {
+      if (wantedNow().length > 0 || queue.length > 0) {
+        // One turn first, so that the results and free slots that come together share one
+        // transaction.
+        if (flowing || queue.length > 0) await new Promise((resolve) => setImmediate(resolve));
+        const wanted = wantedNow();
+        const claimed = await cycle(queue.splice(0), wanted, !flowing);
+        if (stopped) {
+          // Claimed while stopping: handed back, due at once for the next process.
+          await release(claimed);
+          break;
+        }
+        for (const task of claimed) start(task);
         flowing = false;
-        for (const name of wanted) {
-          const count = claimed.filter((task) => task.kind === name).length;
-          if (count < kindOf(name).concurrency) exhausted.add(name);
+        for (const { kind, limit } of wanted) {
+          const count = claimed.filter((task) => task.kind === kind.kind).length;
+          if (count < limit) exhausted.add(kind.kind);
           else flowing = true;
         }
         continue;
       }
-      if (waiting) {
-        // Every slot of a kind with claims waiting is busy: wait for a run to end.
-        await Promise.race(inflight);
-        continue;
-      }
       if (stopped) break;
-      await idle();
-      exhausted.clear();
+      if (await wait()) exhausted.clear();
     }
   }
 
+  async function release(tasks: readonly Task[]): Promise<void> {
+    await releaseTasks(deps, kindOf, tasks).catch((error: unknown) => {
+      logger.error({ err: error }, 'could not release job claims; their leases will expire');
+    });
+  }
+
   const unsubscribe = onJobWrite(deps.db, wake);
-  const looping = options.poll === false ? Promise.resolve() : loop();
+  looping = options.poll !== false;
+  const loopEnded = looping
+    ? loop().finally(() => {
+        looping = false;
+      })
+    : Promise.resolve();
 
   return {
     async stop() {
       stopped = true;
       unsubscribe();
       sleeping?.abort();
-      await looping;
-      // Claimed but never started: handed back, due at once for the next process.
-      const unstarted = [...ready.values()].flatMap((tasks) => tasks.splice(0));
-      await releaseTasks(deps, kindOf, unstarted).catch((error: unknown) => {
-        logger.error({ err: error }, 'could not release job claims; their leases will expire');
-      });
+      await loopEnded;
       await Promise.all(inflight);
       await recorded();
       for (const kind of kinds.values()) kind.close();
     },
     async drain() {
+      const all = wantedOf([...kinds.keys()], (name) => kindOf(name).concurrency);
       for (;;) {
-        const claimed = await claimOf([...kinds.keys()]);
+        const claimed = await claimJobs(deps, all);
         if (claimed.length === 0) break;
         for (const task of claimed) start(task);
         await Promise.all(inflight);

@@ -31,7 +31,7 @@ export interface NotifyWorkerOptions extends RunnerOptions {
   retryDelaysMs?: number[];
   /** How long a claimed message stays leased (5 min; above the transports' own timeouts). */
   leaseMs?: number;
-  /** Sends in flight at once, per channel (4); as many more are claimed ahead. */
+  /** Sends in flight at once, per channel (default MAIL_CONCURRENCY, SMS_CONCURRENCY: 4 each). */
   concurrency?: number;
 }
 
@@ -79,7 +79,7 @@ export function notifyKinds(deps: AppDeps, options: NotifyWorkerOptions = {}): R
 
   const kindOf = (channel: NotifyChannel): JobKind<OutboxRow, string | null> => ({
     kind: notifyJobKinds[channel],
-    concurrency: options.concurrency ?? 4,
+    concurrency: options.concurrency ?? config.notify.concurrency[channel],
     leaseMs: options.leaseMs ?? 300_000,
     retryDelaysMs: options.retryDelaysMs ?? defaultRetryDelaysMs,
     interruptedError: interruptedLastAttempt,

@@ -146,6 +146,8 @@ export interface NotifyConfig {
   mailFrom: string;
   mail: MailSettings;
   sms: SmsSettings;
+  /** MAIL_CONCURRENCY and SMS_CONCURRENCY: sends in flight at once, per channel (4 each). */
+  concurrency: { mail: number; sms: number };
   /** The development outboxes: DATA_DIR/outbox/mail and DATA_DIR/outbox/sms. */
   mailDir: string;
   smsDir: string;
@@ -306,6 +308,8 @@ const EnvironmentSchema = z.object({
   SMTP_SECURE: settingOr(flag, false),
   SMTP_USER: setting(text),
   SMTP_PASSWORD: setting(text),
+  MAIL_CONCURRENCY: settingOr(positiveInteger, 4),
+  SMS_CONCURRENCY: settingOr(positiveInteger, 4),
   SMS_PROVIDER: settingOr(oneOf(['file', 'http']), 'file'),
   SMS_HTTP_URL: setting(trimmed),
   SMS_HTTP_METHOD: settingOr(oneOf(['GET', 'POST']), 'POST'),
@@ -469,6 +473,7 @@ function configOf(env: Environment, context: z.core.$RefinementCtx<Environment>)
       mailFrom: env.MAIL_FROM ?? `${env.SERVICE_NAME} <no-reply@localhost>`,
       mail: mailSettings(env),
       sms: smsSettings(env),
+      concurrency: { mail: env.MAIL_CONCURRENCY, sms: env.SMS_CONCURRENCY },
       mailDir: path.join(dataDir, 'outbox', 'mail'),
       smsDir: path.join(dataDir, 'outbox', 'sms'),
     },

@@ -53,9 +53,19 @@ describe('mail settings', () => {
       mailFrom: 'KySo <no-reply@localhost>',
       mail: { transport: 'file' },
       sms: { provider: 'file' },
+      concurrency: { mail: 4, sms: 4 },
       mailDir: '/tmp/esign-notify-config/outbox/mail',
       smsDir: '/tmp/esign-notify-config/outbox/sms',
     });
+  });
+
+  it('MAIL_CONCURRENCY and SMS_CONCURRENCY give each channel its own slots', () => {
+    expect(
+      loadConfig({ ...base, MAIL_CONCURRENCY: '8', SMS_CONCURRENCY: '2' }).notify.concurrency,
+    ).toEqual({ mail: 8, sms: 2 });
+    expect(() => loadConfig({ ...base, SMS_CONCURRENCY: '0' })).toThrow(
+      'SMS_CONCURRENCY must be a positive integer, got "0"',
+    );
   });
 
   it('SMTP: host, port, implicit TLS or STARTTLS required once credentials are set', () => {
