@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AGENT_ERROR_MESSAGES } from '@esign/shared';
 import { startHttpTsa } from '../../test/support/opensslTsa';
-import { run, softHsmModule, tempDir } from '../../test/support/tools';
+import { run, softHsmModule, tempDir, writeAgentSettings } from '../../test/support/tools';
 import { askAgent, HeadlessAgent } from './support/headlessAgent';
 import { SoftHsmLab, TestPki, type TestToken } from './support/testTokens';
 
@@ -78,15 +78,7 @@ beforeAll(async () => {
   await lab.addKeyAndCertificates(triesToken, { file: signer.keyFile, id: '08' }, [
     { id: '08', label: 'signing', der: signer.der },
   ]);
-  settingsFile = path.join(work.dir, 'settings.json');
-  fs.writeFileSync(
-    settingsFile,
-    JSON.stringify({
-      port: 20000 + crypto.randomInt(20000),
-      pkcs11Modules: [{ label: 'SoftHSM2', path: softHsmModule }],
-      tsaUrl: tsa.url,
-    }),
-  );
+  settingsFile = writeAgentSettings(work.dir, tsa.url);
 }, 120_000);
 
 afterAll(async () => {

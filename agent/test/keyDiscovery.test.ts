@@ -21,7 +21,7 @@ import path from 'node:path';
 import type { TokenCertificate } from '@esign/shared';
 import { buildSignedAttributes } from '@esign/shared/cms';
 import { startHttpTsa } from '../../test/support/opensslTsa';
-import { opensslVerifies, softHsmModule, tempDir } from '../../test/support/tools';
+import { opensslVerifies, tempDir, writeAgentSettings } from '../../test/support/tools';
 import { askAgent, HeadlessAgent } from './support/headlessAgent';
 import { SoftHsmLab, TestPki, type TestToken } from './support/testTokens';
 
@@ -72,15 +72,7 @@ beforeAll(async () => {
     { type: 'cert', der: paired.der, id: '05' },
   ]);
 
-  const settingsFile = path.join(work.dir, 'settings.json');
-  fs.writeFileSync(
-    settingsFile,
-    JSON.stringify({
-      port: 20000 + crypto.randomInt(20000),
-      pkcs11Modules: [{ label: 'SoftHSM2', path: softHsmModule }],
-      tsaUrl: tsa.url,
-    }),
-  );
+  const settingsFile = writeAgentSettings(work.dir, tsa.url);
   const policyFile = path.join(work.dir, 'policy.json');
   fs.writeFileSync(
     policyFile,
@@ -228,14 +220,7 @@ describe('agent/README.md, "A test token"', () => {
     // Before login: the certificate and the optional public key, no private key.
     expect(made.stdout.split('Certificate Object').length).toBeGreaterThan(2);
     // The README's policy as written, with a settings file of the test's (its own port).
-    const settingsFile = path.join(home, 'settings.json');
-    fs.writeFileSync(
-      settingsFile,
-      JSON.stringify({
-        port: 20000 + crypto.randomInt(20000),
-        pkcs11Modules: [{ label: 'SoftHSM2', path: softHsmModule }],
-      }),
-    );
+    const settingsFile = writeAgentSettings(home);
     const policyFile = path.join(home, 'policy.json');
     fs.writeFileSync(policyFile, JSON.stringify({ ...policy, settingsFile }));
     const readmeAgent = new HeadlessAgent(policyFile, {

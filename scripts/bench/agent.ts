@@ -11,7 +11,7 @@ import { requestTimestamp } from '../../agent/src/core/timestamp';
 import { HeadlessAgent } from '../../agent/test/support/headlessAgent';
 import { SoftHsmLab, TestPki, type TestToken } from '../../agent/test/support/testTokens';
 import { timestampResponse } from '../../server/src/dev/tsaResponder';
-import { softHsmModule } from '../../test/support/tools';
+import { softHsmModule, writeAgentSettings } from '../../test/support/tools';
 import { median, printColumns } from './figures';
 
 /**
@@ -154,15 +154,7 @@ export async function benchAgent(): Promise<void> {
     const held = slot.open(graphene.SessionFlag.SERIAL_SESSION);
 
     // The agent side: headless, in a child process.
-    const settingsFile = path.join(dir, 'settings.json');
-    fs.writeFileSync(
-      settingsFile,
-      JSON.stringify({
-        port: 20000 + crypto.randomInt(20000),
-        pkcs11Modules: [{ label: 'SoftHSM2', path: softHsmModule }],
-        tsaUrl: tsa.url,
-      }),
-    );
+    const settingsFile = writeAgentSettings(dir, tsa.url);
     const policyFile = path.join(dir, 'policy.json');
     fs.writeFileSync(
       policyFile,

@@ -10,6 +10,21 @@ import path from 'node:path';
 
 export const softHsmModule = '/usr/lib/softhsm/libsofthsm2.so';
 
+/**
+ * An agent settings file in `dir` for SoftHSM2, on a random port (each test its own); with
+ * `tsaUrl`, the timestamp authority the agent asks. Returns its path.
+ */
+export function writeAgentSettings(dir: string, tsaUrl?: string): string {
+  const file = path.join(dir, 'settings.json');
+  const settings = {
+    port: 20000 + crypto.randomInt(20000),
+    pkcs11Modules: [{ label: 'SoftHSM2', path: softHsmModule }],
+    ...(tsaUrl === undefined ? {} : { tsaUrl }),
+  };
+  fs.writeFileSync(file, JSON.stringify(settings));
+  return file;
+}
+
 /** A fresh temp directory, removed by the returned function. */
 export function tempDir(prefix: string): { dir: string; remove(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
