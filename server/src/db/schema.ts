@@ -276,6 +276,10 @@ export interface TurnsTable {
   acted_at: string | null;
   /** 1 while the turn's task is waiting (status 1); kept by triggers (migration 026), never written. */
   task_waiting: Generated<number>;
+  /** The task's tenant, organization and assignedAt while task_waiting is 1 (triggers, migration 027). */
+  task_tenant_id: Generated<number | null>;
+  task_organization_id: Generated<number | null>;
+  task_assigned_at: Generated<string | null>;
   comment: string | null;
 }
 

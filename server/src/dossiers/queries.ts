@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely';
 import type { Db } from '../db/database';
+import { queryShape } from '../db/queryShape';
 import type {
   Database,
   DossierStatus,
@@ -163,14 +164,14 @@ export interface TurnView {
 }
 
 /** Every turn of a dossier in signing order (step, then turn order). */
-export function dossierTurns(db: Db, dossierId: number): Promise<TurnView[]> {
-  return db
+const turnsOfDossier = queryShape((db: Db, values: { dossierId: number }) =>
+  db
     .selectFrom('turns as t')
     .innerJoin('process_steps as s', 's.id', 't.step_id')
     .leftJoin('roles as r', 'r.id', 's.role_id')
     .leftJoin('users as assignee', 'assignee.id', 't.assignee_user_id')
     .leftJoin('users as actor', 'actor.id', 't.acted_by_user_id')
-    .where('t.dossier_id', '=', dossierId)
+    .where('t.dossier_id', '=', values.dossierId)
     .orderBy('t.step_position')
     .orderBy('t.turn_order')
     .select([
@@ -192,8 +193,11 @@ export function dossierTurns(db: Db, dossierId: number): Promise<TurnView[]> {
       't.signer_full_name as signerFullName',
       'assignee.name as assigneeName',
       'actor.name as actorName',
-    ])
-    .execute();
+    ]),
+);
+
+export function dossierTurns(db: Db, dossierId: number): Promise<TurnView[]> {
+  return turnsOfDossier.all(db, { dossierId });
 }
 
 export function dossierById(db: Db, dossierId: number) {
@@ -301,19 +305,30 @@ export function dossierInScope(scope: DossierScope) {
 }
 
 /** The newest dossier with this documentId in the scope (documentIds repeat across organizations). */
+const dossierOfDocumentId = queryShape((db: Db, values: DossierScope & { documentId: string }) =>
+  db
+    .selectFrom('dossiers as d')
+    .selectAll('d')
+    .where('d.document_id', '=', values.documentId)
+    .where(dossierInScope(values))
+    .orderBy('d.id', 'desc')
+    .limit(1),
+);
+
 export function scopedDossierByDocumentId(
   db: Db,
   scope: DossierScope,
   documentId: string,
 ): Promise<DossierRow | undefined> {
-  return db
-    .selectFrom('dossiers as d')
-    .selectAll('d')
-    .where('d.document_id', '=', documentId)
-    .where(dossierInScope(scope))
-    .orderBy('d.id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const { tenantId, userId, organizationId, memberOrganizationIds, roleIds } = scope;
+  return dossierOfDocumentId.first(db, {
+    tenantId,
+    userId,
+    organizationId,
+    memberOrganizationIds,
+    roleIds,
+    documentId,
+  });
 }
 
 /** The file with this uuid if its dossier is in the caller's scope (else undefined: 404). */

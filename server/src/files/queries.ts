@@ -1,4 +1,5 @@
 import type { Db } from '../db/database';
+import { queryShape } from '../db/queryShape';
 import type { FileKind } from '../db/schema';
 
 /** A dossier file with its newest version (version 1 is the original; every signature adds one). */
@@ -44,12 +45,15 @@ export function filesWithNewestVersion(db: Db) {
 }
 
 /** Every file of a dossier, MAIN files first, each kind in its position order. */
-export function dossierFiles(db: Db, dossierId: number): Promise<NewestFile[]> {
-  return filesWithNewestVersion(db)
-    .where('f.dossier_id', '=', dossierId)
+const filesOfDossier = queryShape((db: Db, values: { dossierId: number }) =>
+  filesWithNewestVersion(db)
+    .where('f.dossier_id', '=', values.dossierId)
     .orderBy('f.kind', 'desc')
-    .orderBy('f.position')
-    .execute();
+    .orderBy('f.position'),
+);
+
+export function dossierFiles(db: Db, dossierId: number): Promise<NewestFile[]> {
+  return filesOfDossier.all(db, { dossierId });
 }
 
 /** The file with this uuid, whoever owns it (the presigned route: the signature is the credential). */

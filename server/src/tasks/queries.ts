@@ -103,7 +103,8 @@ function dossierFilters(filter: TaskRowFilter) {
  * Tasks waiting (status 1) in which the caller takes part: the assignee of one of its turns (or
  * of a user who delegated to the caller), or a holder of the role of a turn nobody has taken.
  * Starts from the caller's waiting turns (turns_assignee_waiting, turns_role_waiting: the literal
- * `task_waiting = 1` lets SQLite use those partial indexes), so the cost follows the caller's
+ * `task_waiting = 1` lets SQLite use those partial indexes, the turn's copy of the tenant keeps it
+ * on them), so the cost follows the caller's
  * waiting tasks, not the table nor the caller's history. `fromDate`/`toDate` bound assignedAt.
  */
 export function pendingTasks(db: Db, scope: TaskScope, filter: TaskRowFilter) {
@@ -113,13 +114,15 @@ export function pendingTasks(db: Db, scope: TaskScope, filter: TaskRowFilter) {
       .selectFrom('turns as p')
       .select('p.task_id')
       .where('p.assignee_user_id', 'in', assignees)
-      .where('p.task_waiting', '=', sql.lit(1));
+      .where('p.task_waiting', '=', sql.lit(1))
+      .where('p.task_tenant_id', '=', scope.tenantId);
     const byRole = eb
       .selectFrom('turns as r')
       .select('r.task_id')
       .where('r.role_id', 'in', scope.roleIds)
       .where('r.assignee_user_id', 'is', null)
-      .where('r.task_waiting', '=', sql.lit(1));
+      .where('r.task_waiting', '=', sql.lit(1))
+      .where('r.task_tenant_id', '=', scope.tenantId);
     const taskIds = scope.roleIds.length > 0 ? assigned.union(byRole) : assigned;
     return eb('t.id', 'in', taskIds.$narrowType<{ task_id: number }>());
   };
@@ -165,6 +168,80 @@ export function handledTurns(
     .where(dossierFilters(filter));
 }
 
+/** Whether `filter` names the dossier or step (documentId, keyword): only `pendingTasks` can apply those. */
+export function filtersDossiers(filter: TaskRowFilter): boolean {
+  return filter.documentId !== undefined || filter.keyword !== undefined;
+}
+
+/**
+ * The same records as `pendingTasks` for a filter without documentId or keyword, as (id,
+ * assigned_at) keys read from the waiting-turn indexes alone: a waiting turn carries its task's
+ * tenant, organization and assignedAt (migration 027), and task_waiting = 1 is task status 1.
+ * DISTINCT and UNION remove a task reached twice (two of the caller's turns, or a turn and a role).
+ */
+function waitingKeys(db: Db, scope: TaskScope, filter: TaskRowFilter) {
+  const assignees = [scope.userId, ...scope.delegatorIds];
+  const assigned = db
+    .selectFrom('turns as p')
+    .select(['p.task_id as id', 'p.task_assigned_at as assigned_at'])
+    .distinct()
+    .where('p.assignee_user_id', 'in', assignees)
+    .where('p.task_waiting', '=', sql.lit(1))
+    .where('p.task_tenant_id', '=', scope.tenantId)
+    .$if(scope.organizationId !== null, (query) =>
+      query.where('p.task_organization_id', '=', scope.organizationId!),
+    )
+    .$if(filter.fromDate !== undefined, (query) =>
+      query.where('p.task_assigned_at', '>=', filter.fromDate!),
+    )
+    .$if(filter.toDate !== undefined, (query) =>
+      query.where('p.task_assigned_at', '<=', filter.toDate!),
+    );
+  if (scope.roleIds.length === 0) return assigned;
+  const byRole = db
+    .selectFrom('turns as r')
+    .select(['r.task_id as id', 'r.task_assigned_at as assigned_at'])
+    .where('r.role_id', 'in', scope.roleIds)
+    .where('r.assignee_user_id', 'is', null)
+    .where('r.task_waiting', '=', sql.lit(1))
+    .where('r.task_tenant_id', '=', scope.tenantId)
+    .$if(scope.organizationId !== null, (query) =>
+      query.where('r.task_organization_id', '=', scope.organizationId!),
+    )
+    .$if(filter.fromDate !== undefined, (query) =>
+      query.where('r.task_assigned_at', '>=', filter.fromDate!),
+    )
+    .$if(filter.toDate !== undefined, (query) =>
+      query.where('r.task_assigned_at', '<=', filter.toDate!),
+    );
+  return assigned.union(byRole);
+}
+
+/** `countQuery(pendingTasks(...))` for a filter without documentId or keyword, from the index. */
+export function waitingCountQuery(db: Db, scope: TaskScope, filter: TaskRowFilter) {
+  return db
+    .selectFrom(waitingKeys(db, scope, filter).as('w'))
+    .select(sql<number>`count(*)`.as('total'));
+}
+
+/** `pageQuery(db, pendingTasks(...), null, paging)` for a filter without documentId or keyword. */
+export function waitingPageQuery(db: Db, scope: TaskScope, filter: TaskRowFilter, paging: Paging) {
+  return db
+    .selectFrom(waitingKeys(db, scope, filter).as('w'))
+    .select([
+      sql<'pending'>`'pending'`.as('kind'),
+      sql<number>`w.id`.as('task_id'),
+      sql<number | null>`NULL`.as('history_id'),
+      sql<string>`w.assigned_at`.as('sort_at'),
+      sql<number>`w.id`.as('sort_id'),
+    ])
+    .orderBy('sort_at', 'desc')
+    .orderBy('sort_id', 'desc')
+    .limit(paging.pageSize)
+    .offset((paging.page - 1) * paging.pageSize)
+    .$castTo<ListKey>();
+}
+
 export type PendingQuery = ReturnType<typeof pendingTasks>;
 export type HandledQuery = ReturnType<typeof handledTurns>;
 
@@ -179,7 +256,7 @@ export interface Paging {
 }
 
 /** What orders and identifies a record of the list: narrow, so a deep page sorts little. */
-interface ListKey {
+export interface ListKey {
   kind: 'pending' | 'handled';
   task_id: number;
   history_id: number | null;
@@ -265,7 +342,11 @@ export async function listPage(
   handled: HandledQuery | null,
   paging: Paging,
 ): Promise<TaskListRow[]> {
-  const keys = await pageQuery(db, pending, handled, paging).execute();
+  return rowsOfKeys(db, await pageQuery(db, pending, handled, paging).execute());
+}
+
+/** The records of a page's keys, each with its task, step, dossier and (handled) action. */
+export async function rowsOfKeys(db: Db, keys: ListKey[]): Promise<TaskListRow[]> {
   if (keys.length === 0) return [];
   const tasks = new Map(
     (await taskRowsQuery(db, [...new Set(keys.map((key) => key.task_id))]).execute()).map((row) => [

@@ -19,16 +19,20 @@ import {
   activeTurnsOf,
   countQuery,
   dossierIdOfTask,
+  filtersDossiers,
   type HistoryRow,
   handledTurns,
   historyRows,
   listPage,
   pendingTasks,
   roleLabel,
+  rowsOfKeys,
   type TaskListRow,
   type TaskRow,
   type TaskScope,
   taskRowById,
+  waitingCountQuery,
+  waitingPageQuery,
 } from './queries';
 import {
   type AssigneeValue,
@@ -132,11 +136,27 @@ export async function listTasks(deps: TaskDeps, scope: TaskScope, filter: TaskLi
   const pending =
     status === 'pending' || status === 'all' ? pendingTasks(deps.db, scope, filter) : null;
   const handled = actions.length > 0 ? handledTurns(deps.db, scope, filter, actions) : null;
+  // Without documentId or keyword the pending records are counted and paged from the
+  // waiting-turn index alone (migration 027).
+  const fromIndex = !filtersDossiers(filter);
   let total = 0;
   for (const query of [pending, handled]) {
-    if (query) total += Number((await countQuery(query).executeTakeFirstOrThrow()).total);
+    if (!query) continue;
+    const counted =
+      query === pending && fromIndex
+        ? waitingCountQuery(deps.db, scope, filter)
+        : countQuery(query);
+    total += Number((await counted.executeTakeFirstOrThrow()).total);
   }
-  const rows = total === 0 ? [] : await listPage(deps.db, pending, handled, paging);
+  let rows: TaskListRow[] = [];
+  if (total > 0 && fromIndex && handled === null) {
+    rows = await rowsOfKeys(
+      deps.db,
+      await waitingPageQuery(deps.db, scope, filter, paging).execute(),
+    );
+  } else if (total > 0) {
+    rows = await listPage(deps.db, pending, handled, paging);
+  }
   return { items: rows.map(listItem), page: paging.page, pageSize: paging.pageSize, total };
 }
 

@@ -1,10 +1,9 @@
 import type { AppDeps, Principal } from '../context';
 import {
-  countQuery,
-  pendingTasks,
   pendingTasksByDeadline,
   recentHistoryBy,
   taskRowsQuery,
+  waitingCountQuery,
 } from './queries';
 import { taskScopeOf } from './service';
 
@@ -16,7 +15,7 @@ type TaskDeps = Pick<AppDeps, 'db' | 'clock' | 'config' | 'secrets'>;
  */
 export async function upcomingTasks(deps: TaskDeps, principal: Principal, limit: number) {
   const scope = await taskScopeOf(deps, principal);
-  const counted = await countQuery(pendingTasks(deps.db, scope, {})).executeTakeFirstOrThrow();
+  const counted = await waitingCountQuery(deps.db, scope, {}).executeTakeFirstOrThrow();
   const total = Number(counted.total);
   const keys = total === 0 ? [] : await pendingTasksByDeadline(deps.db, scope, limit).execute();
   const byId = new Map(

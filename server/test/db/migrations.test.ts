@@ -33,6 +33,7 @@ const shipped: Record<number, string> = {
   24: '6e4f6dfaf57659f6b491ed6c13e682cf79e4e27c9b4fc90e4e349d1a0c19e166',
   25: '2a8476288a4cae0cb98ba90e1104ad5ca05cd8c5da3234da7ba19726db53fd0c',
   26: '92121f6aa2ff0054914b69b5eecd0274adaf659bcb187d3de685e4c570513ed2',
+  27: '72ad4335d177d27e9ae69befd27ad5c23f92936032f617d6e7c46e26c4dcc478',
 };
 
 describe('migrations', () => {

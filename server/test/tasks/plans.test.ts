@@ -8,6 +8,8 @@ import {
   type TaskRowFilter,
   type TaskScope,
   taskRowsQuery,
+  waitingCountQuery,
+  waitingPageQuery,
 } from '../../src/tasks/queries';
 import { overdueTasks } from '../../src/workflow/queries/tasks';
 import { useTaskWorld } from './fixtures';
@@ -112,11 +114,61 @@ describe('Task list query plans use indexes (EXPLAIN QUERY PLAN)', () => {
         );
         if (options.roles) {
           expect(plan).toContainEqual(
-            expect.stringMatching(/^SEARCH r USING INDEX turns_role_waiting \(role_id=\?/),
+            expect.stringMatching(
+              /^SEARCH r USING (COVERING )?INDEX turns_role_waiting \(role_id=\?/,
+            ),
           );
         }
         expect(plan).toContainEqual('SEARCH t USING INTEGER PRIMARY KEY (rowid=?)');
         expectFiltersByKey(plan, filter);
+      }
+    },
+  );
+
+  const withoutDossierFilters = variants.filter(([, filter]) => !('documentId' in filter));
+
+  it.each(withoutDossierFilters)(
+    'pending records without documentId or keyword (%s) are counted and paged from the waiting-turn indexes alone, in assignedAt order',
+    (_name, filter, options) => {
+      const db = context.h.deps.db;
+      const scope = scopeOf(options);
+      for (const plan of [
+        planOf(waitingCountQuery(db, scope, filter)),
+        planOf(waitingPageQuery(db, scope, filter, { page: 1, pageSize: 20 })),
+      ]) {
+        expectNoTableScan(plan);
+        expect(plan).toContainEqual(
+          expect.stringMatching(
+            /^SEARCH p USING COVERING INDEX turns_assignee_waiting \(assignee_user_id=\? AND task_tenant_id=\?\)/,
+          ),
+        );
+        if (options.roles) {
+          expect(plan).toContainEqual(
+            expect.stringMatching(
+              /^SEARCH r USING COVERING INDEX turns_role_waiting \(role_id=\? AND task_tenant_id=\?\)/,
+            ),
+          );
+        }
+        // No task is probed: tenant, organization and assignedAt come from the index.
+        expect(plan.filter((line) => / t /.test(` ${line} `))).toEqual([]);
+      }
+    },
+  );
+
+  it.each(withoutDossierFilters)(
+    'pending records from the index (%s) are exactly those of pendingTasks, in the same order',
+    async (_name, filter, options) => {
+      const db = context.h.deps.db;
+      const scope = scopeOf(options);
+      const pending = pendingTasks(db, scope, filter);
+      const expected = await countQuery(pending).executeTakeFirstOrThrow();
+      const counted = await waitingCountQuery(db, scope, filter).executeTakeFirstOrThrow();
+      expect(counted.total).toBe(expected.total);
+      for (const page of [1, 2]) {
+        const paging = { page, pageSize: 2 };
+        expect(await waitingPageQuery(db, scope, filter, paging).execute()).toEqual(
+          await pageQuery(db, pending, null, paging).execute(),
+        );
       }
     },
   );

@@ -24,6 +24,7 @@ import { webSessions } from './023_web_sessions';
 import { dashboardIndexes } from './024_dashboard_indexes';
 import { plainSearch } from './025_plain_search';
 import { waitingTurns } from './026_waiting_turns';
+import { waitingTurnKeys } from './027_waiting_turn_keys';
 
 export interface Migration {
   version: number;
@@ -59,4 +60,5 @@ export const migrations: Migration[] = [
   { version: 24, name: 'dashboard_indexes', sql: dashboardIndexes },
   { version: 25, name: 'plain_search', sql: plainSearch },
   { version: 26, name: 'waiting_turns', sql: waitingTurns },
+  { version: 27, name: 'waiting_turn_keys', sql: waitingTurnKeys },
 ];
