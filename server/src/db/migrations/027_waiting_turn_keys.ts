@@ -10,6 +10,15 @@
  * NULL there, so that SQLite need not read the row to check it). The three columns are meaningful
  * while `task_waiting` is 1 (a turn's task that waits again gets them anew).
  */
+/** A turn (new, or moved to another task) takes its task's waiting state and keys. */
+const turnTakesItsTask = `BEGIN
+  UPDATE turns SET
+    task_waiting = coalesce((SELECT status = 1 FROM tasks WHERE id = NEW.task_id), 0),
+    (task_tenant_id, task_organization_id, task_assigned_at) =
+      (SELECT tenant_id, organization_id, assigned_at FROM tasks WHERE id = NEW.task_id)
+  WHERE id = NEW.id;
+END;`;
+
 export const waitingTurnKeys = `
 ALTER TABLE turns ADD COLUMN task_tenant_id INTEGER;
 ALTER TABLE turns ADD COLUMN task_organization_id INTEGER;
@@ -39,23 +48,11 @@ END;
 DROP TRIGGER turns_insert_waiting;
 CREATE TRIGGER turns_insert_waiting AFTER INSERT ON turns
 WHEN NEW.task_id IS NOT NULL
-BEGIN
-  UPDATE turns SET
-    task_waiting = coalesce((SELECT status = 1 FROM tasks WHERE id = NEW.task_id), 0),
-    (task_tenant_id, task_organization_id, task_assigned_at) =
-      (SELECT tenant_id, organization_id, assigned_at FROM tasks WHERE id = NEW.task_id)
-  WHERE id = NEW.id;
-END;
+${turnTakesItsTask}
 
 DROP TRIGGER turns_task_waiting;
 CREATE TRIGGER turns_task_waiting AFTER UPDATE OF task_id ON turns
-BEGIN
-  UPDATE turns SET
-    task_waiting = coalesce((SELECT status = 1 FROM tasks WHERE id = NEW.task_id), 0),
-    (task_tenant_id, task_organization_id, task_assigned_at) =
-      (SELECT tenant_id, organization_id, assigned_at FROM tasks WHERE id = NEW.task_id)
-  WHERE id = NEW.id;
-END;
+${turnTakesItsTask}
 
 DROP INDEX turns_assignee_waiting;
 DROP INDEX turns_role_waiting;
