@@ -45,6 +45,9 @@ export async function openBrowserWorld(h: Harness): Promise<BrowserWorld> {
       }
     });
     page.on('pageerror', (error) => errors.push(error.message));
+    // A renderer that dies leaves a blank page whose elements a test then waits for in vain:
+    // say so where the test's output shows it.
+    page.on('crash', () => process.stderr.write(`Chromium's renderer crashed on ${page.url()}\n`));
   };
   return {
     origin,
