@@ -53,8 +53,11 @@ export interface Runner {
   whenIdle(): Promise<void>;
 }
 
-/** The longest a busy loop waits for results to share one commit. */
-const maxGatherMs = 20;
+/**
+ * The longest a busy loop waits for more results to share one commit: about one commit's
+ * duration (an fsync) on a slow disk.
+ */
+const gatherMs = 10;
 
 export const defaultSleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
@@ -94,13 +97,7 @@ export function startRunner(
   let woken = false;
   /** A run ended (its slot is free) since the loop last looked. */
   let slotFreed = false;
-  /**
-   * Group commit under load: while a kind's slots keep filling, the loop lets results gather
-   * for about one commit's duration (or until every run in flight has ended) before its next
-   * round, so that one fsync records many results instead of the one or two that end first.
-   * The estimate follows the last rounds' durations; it never waits more than `maxGatherMs`.
-   */
-  let roundMs = 0;
+  /** Ends the loop's wait for results (see gather) early: every run in flight has ended. */
   let gathering: (() => void) | null = null;
   /** Per kind: runs in flight; a slot frees when the run ends, before its result is recorded. */
   const running = new Map<string, number>([...kinds.keys()].map((name) => [name, 0]));
@@ -179,11 +176,8 @@ export function startRunner(
     wanted: ReturnType<typeof wantedOf>,
     probe: boolean,
   ): Promise<Task[]> {
-    const started = performance.now();
     try {
-      const { tasks } = await settleAndClaim(deps, delaysOf, batch, wanted, { probe });
-      if (batch.length > 0) roundMs = (roundMs + (performance.now() - started)) / 2;
-      return tasks;
+      return (await settleAndClaim(deps, delaysOf, batch, wanted, { probe })).tasks;
     } catch (error) {
       // Results not recorded leave their jobs leased: they run again when the lease expires.
       logger.error({ err: error, results: batch.length }, 'could not record job results and claim');
@@ -219,15 +213,19 @@ export function startRunner(
     sleeping?.abort();
   }
 
-  /** Waits about one round's duration for more results, while runs are still in flight. */
+  /**
+   * Group commit under load: while a kind's slots keep filling, the loop lets results gather
+   * until every run in flight has ended, `gatherMs` at most, before its next round, so that one
+   * commit (one fsync, and one statement per outcome) records a round's worth of results
+   * instead of the one or two that end first. Without runs in flight: one turn of the loop.
+   */
   async function gather(): Promise<void> {
-    const waitMs = Math.min(maxGatherMs, roundMs);
-    if (inflight.size === 0 || waitMs < 1 || stopped) {
+    if (inflight.size === 0 || stopped) {
       await new Promise((resolve) => setImmediate(resolve));
       return;
     }
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, waitMs);
+      const timer = setTimeout(done, gatherMs);
       function done() {
         clearTimeout(timer);
         gathering = null;

@@ -7,7 +7,7 @@ import {
   safeHttpsRequest,
 } from '../outbound/safeFetch';
 import { signatureHeader } from './signature';
-import { type SealedSecrets, signingSecrets } from './subscriptions';
+import { type OpenedSecrets, type SealedSecrets, signingSecrets } from './subscriptions';
 
 /**
  * One HTTP attempt of one webhook: the spec's headers, the stored bytes, the SSRF-safe client
@@ -36,6 +36,8 @@ export interface SendOptions {
   resolver?: Resolver;
   /** Keep-alive connections (the worker's); one-shot connections without. */
   pool?: OutboundPool;
+  /** Signing secrets decrypted once (the worker's); decrypted per send without. */
+  openedSecrets?: OpenedSecrets;
 }
 
 export interface AttemptResult {
@@ -164,7 +166,12 @@ export async function sendClaimed(
 ): Promise<AttemptResult> {
   let secrets: string[];
   try {
-    secrets = signingSecrets(deps.secrets, delivery.sealed, deps.clock.now());
+    secrets = signingSecrets(
+      deps.secrets,
+      delivery.sealed,
+      deps.clock.now(),
+      options.openedSecrets,
+    );
   } catch {
     return {
       httpStatus: 0,
