@@ -68,23 +68,33 @@ export function webhookHeaders(
   };
 }
 
-/** Reads at most `limit` bytes of the answer and closes the rest; a broken body ends the read. */
-async function excerptOf(response: SafeResponse, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of response.body) {
-      chunks.push(chunk as Buffer);
-      size += (chunk as Buffer).length;
-      if (size >= limit) break;
-    }
-  } catch {
-    // The status decided the outcome already; a body cut by the deadline or a reset only
-    // shortens the excerpt.
-  } finally {
-    response.discard();
-  }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+/**
+ * Reads at most `limit` bytes of the answer and closes the rest; a broken body (the deadline, a
+ * reset) ends the read: the status decided the outcome already, it only shortens the excerpt.
+ */
+function excerptOf(response: SafeResponse, limit: number): Promise<string> {
+  const { body } = response;
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      body.off('data', take);
+      response.discard();
+      resolve(Buffer.concat(chunks).subarray(0, limit).toString('utf8'));
+    };
+    const take = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= limit) end();
+    };
+    body.on('data', take);
+    body.once('end', end);
+    body.once('error', end);
+    body.once('close', end);
+  });
 }
 
 function failureText(error: unknown): string {
