@@ -34,7 +34,12 @@ const latencyEvents = 300;
 const concurrency = Number(process.env.WEBHOOK_CONCURRENCY || 16);
 
 function child(roleName: string, extraEnv: Record<string, string> = {}) {
-  return spawn(process.execPath, ['--import', 'tsx', __filename], {
+  // BENCH_CPU_PROF_DIR: the runner writes a CPU profile there (`node --cpu-prof`).
+  const profile =
+    roleName === 'runner' && process.env.BENCH_CPU_PROF_DIR
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+      : [];
+  return spawn(process.execPath, [...profile, '--import', 'tsx', __filename], {
     cwd: root,
     env: {
       ...process.env,

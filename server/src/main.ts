@@ -28,8 +28,8 @@ async function main(): Promise<void> {
   const builtFetch = new Promise<Fetch>((resolve) => {
     appBuilt = resolve;
   });
-  let answer: Fetch = async (request) => (await builtFetch)(request);
-  const { server, address } = await listenFirst((request) => answer(request), {
+  let answer: Fetch = async (request, env) => (await builtFetch)(request, env);
+  const { server, address } = await listenFirst((request, env) => answer(request, env), {
     hostname: config.host,
     port: config.port,
     logger,

@@ -2,12 +2,18 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { getRequestListener, RequestError } from '@hono/node-server';
+import {
+  getRequestListener,
+  type Http2Bindings,
+  type HttpBindings,
+  RequestError,
+} from '@hono/node-server';
 import { ConfigError } from './errors/configError';
 import { DomainError } from './errors/domainError';
 import { type ErrorBody, errorAnswer } from './http/errorStatuses';
 import { clientClosedRequest, isClientAbort } from './platform/clientAbort';
 import type { Logger } from './platform/logger';
+import { sendNodeBody } from './platform/nodeBody';
 import { badRequestTarget } from './requestTarget';
 
 /**
@@ -18,7 +24,14 @@ import { badRequestTarget } from './requestTarget';
  * `X-Request-Id`, as the app does, and log the refusal under that id.
  */
 
-export type Fetch = (request: Request) => Response | Promise<Response>;
+/** The app's fetch; `env` carries Node's request and response (the client's address). */
+export type Fetch = (
+  request: Request,
+  env?: HttpBindings | Http2Bindings,
+) => Response | Promise<Response>;
+
+/** What @hono/node-server skips: the answer was written to the socket already. */
+const alreadySent = { 'x-hono-already-sent': '1' };
 
 export interface ServeOptions {
   hostname: string;
@@ -111,7 +124,15 @@ function listenRefusal(error: NodeJS.ErrnoException, host: string, port: number)
 
 function createAppServer(fetch: Fetch, options: ServeOptions): http.Server {
   const { logger } = options;
-  const listener = getRequestListener(fetch, {
+  // A response backed by a Node stream (a stored file) is piped to the socket here.
+  const answer = async (request: Request, env: HttpBindings | Http2Bindings) => {
+    const response = await fetch(request, env);
+    return env.outgoing instanceof http.ServerResponse &&
+      sendNodeBody(response, request.method, env.outgoing)
+      ? new Response(null, { headers: alreadySent })
+      : response;
+  };
+  const listener = getRequestListener(answer, {
     // An HTTP/1.0 request may come without Host: it is taken as addressed to us.
     hostname: options.hostname,
     // Runs only when @hono/node-server could not make a Request (or the app threw outside Hono).

@@ -1,8 +1,8 @@
 import fs from 'node:fs/promises';
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { Readable } from 'node:stream';
 import type { AppDeps } from '../context';
 import { DomainError } from '../errors/domainError';
+import { nodeBodyResponse } from '../platform/nodeBody';
 import type { NewestFile } from './queries';
 
 export function fileNotFound(fileUuid: string): DomainError {
@@ -64,9 +64,9 @@ function downloadHeaders(
   };
 }
 
+/** The server pipes `stream` to the socket itself (see platform/nodeBody.ts). */
 function streamResponse(stream: Readable, headers: Record<string, string>): Response {
-  const body = Readable.toWeb(stream) as WebReadableStream<Uint8Array>;
-  return new Response(body as unknown as ReadableStream<Uint8Array>, { status: 200, headers });
+  return nodeBodyResponse(stream, { status: 200, headers });
 }
 
 /**

@@ -106,16 +106,39 @@ export async function failJobs(
     .execute();
 }
 
-/**
- * Records a result if the allocation still holds the job: true then. `runAt` is the next try's
- * time when `status` is pending.
- */
-export async function completeJob(
+/** Of these claims, the jobs their allocation still holds (pending, same lease id). */
+export async function heldJobs(
   trx: Db,
-  job: { id: number; leaseId: string },
+  claims: readonly { id: number; leaseId: string }[],
+): Promise<Set<number>> {
+  if (claims.length === 0) return new Set();
+  const rows = await trx
+    .selectFrom('jobs')
+    .select(['id', 'lease_id'])
+    .where(
+      'id',
+      'in',
+      claims.map((claim) => claim.id),
+    )
+    .where('status', '=', 'pending')
+    .execute();
+  const leaseOf = new Map(rows.map((row) => [row.id, row.lease_id]));
+  return new Set(
+    claims.filter((claim) => leaseOf.get(claim.id) === claim.leaseId).map((claim) => claim.id),
+  );
+}
+
+/**
+ * Records one outcome for held jobs (see `heldJobs`): `runAt` is the next try's time when
+ * `status` is pending.
+ */
+export async function completeJobs(
+  trx: Db,
+  ids: readonly number[],
   next: { status: JobStatus; runAt: string; error: string | null; now: string },
-): Promise<boolean> {
-  const updated = await trx
+): Promise<void> {
+  if (ids.length === 0) return;
+  await trx
     .updateTable('jobs')
     .set({
       status: next.status,
@@ -125,11 +148,8 @@ export async function completeJob(
       updated_at: next.now,
       finished_at: next.status === 'pending' ? null : next.now,
     })
-    .where('id', '=', job.id)
-    .where('lease_id', '=', job.leaseId)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return updated.numUpdatedRows > 0n;
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** Hands a claimed, never-run job back: attempt uncounted, due at once. True if still held. */

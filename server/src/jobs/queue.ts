@@ -5,10 +5,11 @@ import { metrics } from '../metrics';
 import type { Clock } from '../platform/clock';
 import {
   anyDue,
-  completeJob,
+  completeJobs,
   dueJobs,
   failJobs,
   hasPendingJob,
+  heldJobs,
   insertJob,
   type JobRow,
   leaseJobs,
@@ -90,8 +91,11 @@ export interface JobKind<W, R> {
   run(work: W, job: ClaimedJob): Promise<R>;
   /** null when the result is a success; otherwise why the attempt failed. */
   errorOf(result: R): string | null;
-  /** In the group commit, after the job's own row: the kind's facts of one result. */
-  record(trx: Db, recorded: Recorded<W, R>, now: string): Promise<void>;
+  /**
+   * In the group commit, after the jobs' own rows: the kind's facts of its results in that
+   * commit (one call per kind and commit, so that a kind can write them in a few statements).
+   */
+  record(trx: Db, recorded: readonly Recorded<W, R>[], now: string): Promise<void>;
   /** In the claim transaction: jobs ended without running (refused, or attempts used up). */
   ended?(trx: Db, jobs: readonly EndedJob[], now: string): Promise<void>;
   /** After the commits, for the log. */
@@ -117,8 +121,53 @@ export interface Task {
 export interface Finished {
   job: ClaimedJob;
   error: string | null;
-  record(trx: Db, state: JobState, now: string): Promise<void>;
+  /** Adds the result, in `state`, to its kind's share of `batches` (one group commit). */
+  stage(batches: ResultBatches, state: JobState): void;
   report(state: JobState): void;
+}
+
+/**
+ * The results of one group commit, per kind: each kind's `record` is called once with its
+ * share, after every job row of the commit is written.
+ */
+export class ResultBatches {
+  readonly #writers: ((trx: Db, now: string) => Promise<void>)[] = [];
+  /** A kind's first result of this commit registers the write of its share. */
+  add(write: (trx: Db, now: string) => Promise<void>): void {
+    this.#writers.push(write);
+  }
+  async write(trx: Db, now: string): Promise<void> {
+    for (const write of this.#writers) await write(trx, now);
+  }
+}
+
+/** Binds results to one kind; results bound by the same recorder share its `record` calls. */
+export interface KindRecorder<W, R> {
+  finished(job: ClaimedJob, work: W, result: R | null, error: string | null): Finished;
+}
+
+export function kindRecorder<W, R>(spec: JobKind<W, R>): KindRecorder<W, R> {
+  const shares = new WeakMap<ResultBatches, Recorded<W, R>[]>();
+  return {
+    finished(job, work, result, error) {
+      const entry = (state: JobState): Recorded<W, R> => ({ job, work, result, error, state });
+      return {
+        job,
+        error,
+        stage(batches, state) {
+          let share = shares.get(batches);
+          if (!share) {
+            const list: Recorded<W, R>[] = [];
+            shares.set(batches, list);
+            batches.add((trx, now) => spec.record(trx, list, now));
+            share = list;
+          }
+          share.push(entry(state));
+        },
+        report: (state) => spec.reportRecorded?.(entry(state)),
+      };
+    },
+  };
 }
 
 /** A kind as the runner holds it (its work and result types closed over). */
@@ -166,7 +215,12 @@ function withinLease<R>(run: Promise<R>, leaseMs: number): Promise<R> {
 }
 
 /** A run bound to its kind: runs the handler and keeps what recording needs. */
-export function runTask<W, R>(spec: JobKind<W, R>, job: ClaimedJob, work: W): Task {
+function runTask<W, R>(
+  spec: JobKind<W, R>,
+  recorder: KindRecorder<W, R>,
+  job: ClaimedJob,
+  work: W,
+): Task {
   return {
     job,
     kind: spec.kind,
@@ -179,29 +233,13 @@ export function runTask<W, R>(spec: JobKind<W, R>, job: ClaimedJob, work: W): Ta
       } catch (thrown) {
         error = errorText(thrown);
       }
-      return finishedOf(spec, job, work, result, error);
+      return recorder.finished(job, work, result, error);
     },
   };
 }
 
-/** A result already in hand (a run the caller did itself) bound to its kind for recording. */
-export function finishedOf<W, R>(
-  spec: JobKind<W, R>,
-  job: ClaimedJob,
-  work: W,
-  result: R | null,
-  error: string | null,
-): Finished {
-  const entry = (state: JobState): Recorded<W, R> => ({ job, work, result, error, state });
-  return {
-    job,
-    error,
-    record: (trx, state, now) => spec.record(trx, entry(state), now),
-    report: (state) => spec.reportRecorded?.(entry(state)),
-  };
-}
-
 export function registerKind<W, R>(spec: JobKind<W, R>): RegisteredKind {
+  const recorder = kindRecorder(spec);
   return {
     kind: spec.kind,
     concurrency: spec.concurrency ?? defaultConcurrency,
@@ -239,7 +277,7 @@ export function registerKind<W, R>(spec: JobKind<W, R>): RegisteredKind {
             interrupted: job.interrupted,
             error: outcome.fail,
           });
-        } else tasks.push(runTask(spec, job, outcome.work));
+        } else tasks.push(runTask(spec, recorder, job, outcome.work));
       });
       for (const job of ended) await failJobs(trx, [job.id], job.error, now);
       if (ended.length > 0) await spec.ended?.(trx, ended, now);
@@ -303,26 +341,45 @@ function nextOf(
   return { status: 'pending', runAt: new Date(nowMs + delay).toISOString() };
 }
 
-/** In `trx`: each result moves its job on, if its allocation still holds it. */
+/**
+ * In `trx`: each result moves its job on, if its allocation still holds it: one statement per
+ * outcome (done, or one retry time and error), then each kind's facts of its share.
+ */
 async function recordIn(
   trx: Db,
   delaysOf: (kind: string) => readonly number[],
   finished: readonly Finished[],
   nowMs: number,
 ): Promise<JobState[]> {
+  if (finished.length === 0) return [];
   const now = new Date(nowMs).toISOString();
-  const states: JobState[] = [];
-  for (const item of finished) {
+  const held = await heldJobs(
+    trx,
+    finished.map((item) => item.job),
+  );
+  const outcomes = new Map<
+    string,
+    { next: ReturnType<typeof nextOf>; error: string | null; ids: number[] }
+  >();
+  const states = finished.map((item): JobState => {
     const next = nextOf(item, delaysOf(item.job.kind), nowMs);
-    const held = await completeJob(trx, item.job, { ...next, error: item.error, now });
-    const state: JobState = !held
-      ? 'lease_lost'
-      : next.status === 'pending'
-        ? 'retry'
-        : next.status;
-    await item.record(trx, state, now);
-    states.push(state);
+    if (!held.has(item.job.id)) return 'lease_lost';
+    // A job is held by one claim only: a second result for it in this batch is lease_lost.
+    held.delete(item.job.id);
+    const key = JSON.stringify([next.status, next.runAt, item.error]);
+    const outcome = outcomes.get(key) ?? { next, error: item.error, ids: [] };
+    outcome.ids.push(item.job.id);
+    outcomes.set(key, outcome);
+    return next.status === 'pending' ? 'retry' : next.status;
+  });
+  for (const { next, error, ids } of outcomes.values()) {
+    await completeJobs(trx, ids, { ...next, error, now });
   }
+  const batches = new ResultBatches();
+  finished.forEach((item, index) => {
+    item.stage(batches, states[index]!);
+  });
+  await batches.write(trx, now);
   return states;
 }
 

@@ -53,6 +53,12 @@ export interface Runner {
   whenIdle(): Promise<void>;
 }
 
+/**
+ * The longest a busy loop waits for more results to share one commit: about one commit's
+ * duration (an fsync) on a slow disk.
+ */
+const gatherMs = 10;
+
 export const defaultSleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     if (signal.aborted) {
@@ -91,6 +97,8 @@ export function startRunner(
   let woken = false;
   /** A run ended (its slot is free) since the loop last looked. */
   let slotFreed = false;
+  /** Ends the loop's wait for results (see gather) early: every run in flight has ended. */
+  let gathering: (() => void) | null = null;
   /** Per kind: runs in flight; a slot frees when the run ends, before its result is recorded. */
   const running = new Map<string, number>([...kinds.keys()].map((name) => [name, 0]));
   const inflight = new Set<Promise<void>>();
@@ -151,6 +159,7 @@ export function startRunner(
       // The loop may be waiting for a slot of this kind.
       slotFreed = true;
       sleeping?.abort();
+      if (inflight.size === 0) gathering?.();
       checkIdle();
     });
     inflight.add(run);
@@ -205,6 +214,28 @@ export function startRunner(
   }
 
   /**
+   * Group commit under load: while a kind's slots keep filling, the loop lets results gather
+   * until every run in flight has ended, `gatherMs` at most, before its next round, so that one
+   * commit (one fsync, and one statement per outcome) records a round's worth of results
+   * instead of the one or two that end first. Without runs in flight: one turn of the loop.
+   */
+  async function gather(): Promise<void> {
+    if (inflight.size === 0 || stopped) {
+      await new Promise((resolve) => setImmediate(resolve));
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, gatherMs);
+      function done() {
+        clearTimeout(timer);
+        gathering = null;
+        resolve();
+      }
+      gathering = done;
+    });
+  }
+
+  /**
    * A kind whose claim came back short has nothing more due: it is looked at again after a
    * wake-up or the poll interval, not at every run's end. Kinds are claimed together; a kind
    * whose slots are all busy is left out of the claim until one frees.
@@ -222,7 +253,8 @@ export function startRunner(
       if (wantedNow().length > 0 || queue.length > 0) {
         // One turn first, so that the results and free slots that come together share one
         // transaction.
-        if (flowing || queue.length > 0) await new Promise((resolve) => setImmediate(resolve));
+        if (flowing) await gather();
+        else if (queue.length > 0) await new Promise((resolve) => setImmediate(resolve));
         const wanted = wantedNow();
         const claimed = await cycle(queue.splice(0), wanted, !flowing);
         if (stopped) {
@@ -261,6 +293,7 @@ export function startRunner(
   return {
     async stop() {
       stopped = true;
+      gathering?.();
       unsubscribe();
       sleeping?.abort();
       await loopEnded;

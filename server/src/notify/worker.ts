@@ -105,9 +105,11 @@ export function notifyKinds(deps: AppDeps, options: NotifyWorkerOptions = {}): R
 
     errorOf: () => null,
 
-    async record(trx, { job, work, result, state }, now) {
-      if (state === 'done') await markSent(trx, work.id, now, result);
-      else if (state === 'failed') await eraseSensitiveOfJobs(trx, [job.id]);
+    async record(trx, recorded, now) {
+      for (const { job, work, result, state } of recorded) {
+        if (state === 'done') await markSent(trx, work.id, now, result);
+        else if (state === 'failed') await eraseSensitiveOfJobs(trx, [job.id]);
+      }
     },
 
     ended: (trx, jobs) =>

@@ -137,12 +137,15 @@ function describeFailure(error: unknown, phase: Phase): DomainError {
   return unreachable(`${message} (${code})`);
 }
 
+/** A checked URL: where to connect, and whether its host is an IP literal (judged already). */
+interface Target {
+  url: URL;
+  host: string;
+  isIp: boolean;
+}
+
 /** Parses and checks the URL; an IP literal host is judged here, before any socket exists. */
-function target(
-  rawUrl: string,
-  allowlist: Allowlist,
-  allowPlainHttp: boolean,
-): { url: URL; host: string; isIp: boolean } {
+function target(rawUrl: string, allowlist: Allowlist, allowPlainHttp: boolean): Target {
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -228,6 +231,22 @@ export class OutboundPool {
     return this.#closed;
   }
 
+  /**
+   * The checked target of an https URL, remembered per URL text: the same text always parses
+   * and judges the same against this pool's fixed allowlist (a refusal is not remembered, and a
+   * host name is still judged at each new socket's lookup). Bounded; emptied when full.
+   */
+  target(rawUrl: string): Target {
+    let checked = this.#targets.get(rawUrl);
+    if (checked === undefined) {
+      checked = target(rawUrl, this.allowlist, false);
+      if (this.#targets.size >= 1_000) this.#targets.clear();
+      this.#targets.set(rawUrl, checked);
+    }
+    return checked;
+  }
+  readonly #targets = new Map<string, Target>();
+
   /** Closes every connection, idle or in use; later requests through the pool are refused. */
   close(): void {
     this.#closed = true;
@@ -264,11 +283,12 @@ export async function safeHttpsRequest(
     }
     if (pool.closed) throw new TypeError('safeHttpsRequest: the pool is closed');
   }
-  const { url, host, isIp } = target(rawUrl, allowlist, options.allowPlainHttp === true);
-  const plain = url.protocol === 'http:';
-  if (plain && pool !== undefined) {
+  if (pool !== undefined && options.allowPlainHttp === true) {
     throw new TypeError('safeHttpsRequest: a pool only carries https requests');
   }
+  const { url, host, isIp } =
+    pool?.target(rawUrl) ?? target(rawUrl, allowlist, options.allowPlainHttp === true);
+  const plain = url.protocol === 'http:';
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     if (forbiddenHeaders.has(name.toLowerCase())) {

@@ -41,8 +41,10 @@ export function storageSweepJob(deps: SweepJobDeps, options: SweepJobOptions = {
     prepare: (_trx, jobs) => Promise.resolve(jobs.map(() => ({ work: null }))),
     run: () => sweepFileStore(deps, { dryRun: false }),
     errorOf: () => null,
-    async record(trx, { state }, now) {
-      if (state === 'done' || state === 'failed') await scheduleNext(trx, now);
+    async record(trx, recorded, now) {
+      if (recorded.some(({ state }) => state === 'done' || state === 'failed')) {
+        await scheduleNext(trx, now);
+      }
     },
     async ended(trx, _jobs, now) {
       await scheduleNext(trx, now);

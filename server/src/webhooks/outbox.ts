@@ -7,9 +7,9 @@ import {
   deleteAttempt,
   deliveriesOfJobs,
   deliveryIdsOfJobs,
-  finishAttempt,
+  finishAttempts,
   openAttempts,
-  setLastHttpStatus,
+  setLastHttpStatuses,
 } from './queries/outbox';
 import { type AttemptResult, type SendOptions, sendClaimed } from './sender';
 import type { SealedSecrets } from './subscriptions';
@@ -112,21 +112,28 @@ export function webhookDeliveryKind(
 
     errorOf: (result) => (result.success ? null : (result.error ?? 'failed')),
 
-    async record(trx, { job, work, result, error, state }, now) {
-      await finishAttempt(
+    async record(trx, recorded, now) {
+      const answered = ({ result }: Recorded<DeliveryWork, AttemptResult>) =>
+        result?.httpStatus ?? null;
+      await finishAttempts(
         trx,
-        { deliveryId: work.deliveryId, number: job.attempt },
-        {
-          httpStatus: result?.httpStatus ?? null,
-          latencyMs: result?.latencyMs ?? null,
-          error,
-          responseBody: result?.responseBody ?? null,
-        },
+        recorded.map((entry) => ({
+          deliveryId: entry.work.deliveryId,
+          number: entry.job.attempt,
+          httpStatus: answered(entry),
+          latencyMs: entry.result?.latencyMs ?? null,
+          error: entry.error,
+          responseBody: entry.result?.responseBody ?? null,
+        })),
         now,
       );
-      if (state !== 'lease_lost') {
-        await setLastHttpStatus(trx, work.deliveryId, result?.httpStatus ?? null);
-      }
+      // A result whose claim no longer held the job records only its attempt.
+      await setLastHttpStatuses(
+        trx,
+        recorded
+          .filter((entry) => entry.state !== 'lease_lost')
+          .map((entry) => ({ deliveryId: entry.work.deliveryId, httpStatus: answered(entry) })),
+      );
     },
 
     async ended(trx, jobs, now) {

@@ -7,7 +7,7 @@ import {
   safeHttpsRequest,
 } from '../outbound/safeFetch';
 import { signatureHeader } from './signature';
-import { type SealedSecrets, signingSecrets } from './subscriptions';
+import { type OpenedSecrets, type SealedSecrets, signingSecrets } from './subscriptions';
 
 /**
  * One HTTP attempt of one webhook: the spec's headers, the stored bytes, the SSRF-safe client
@@ -36,6 +36,8 @@ export interface SendOptions {
   resolver?: Resolver;
   /** Keep-alive connections (the worker's); one-shot connections without. */
   pool?: OutboundPool;
+  /** Signing secrets decrypted once (the worker's); decrypted per send without. */
+  openedSecrets?: OpenedSecrets;
 }
 
 export interface AttemptResult {
@@ -66,23 +68,33 @@ export function webhookHeaders(
   };
 }
 
-/** Reads at most `limit` bytes of the answer and closes the rest; a broken body ends the read. */
-async function excerptOf(response: SafeResponse, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of response.body) {
-      chunks.push(chunk as Buffer);
-      size += (chunk as Buffer).length;
-      if (size >= limit) break;
-    }
-  } catch {
-    // The status decided the outcome already; a body cut by the deadline or a reset only
-    // shortens the excerpt.
-  } finally {
-    response.discard();
-  }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+/**
+ * Reads at most `limit` bytes of the answer and closes the rest; a broken body (the deadline, a
+ * reset) ends the read: the status decided the outcome already, it only shortens the excerpt.
+ */
+function excerptOf(response: SafeResponse, limit: number): Promise<string> {
+  const { body } = response;
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      body.off('data', take);
+      response.discard();
+      resolve(Buffer.concat(chunks).subarray(0, limit).toString('utf8'));
+    };
+    const take = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= limit) end();
+    };
+    body.on('data', take);
+    body.once('end', end);
+    body.once('error', end);
+    body.once('close', end);
+  });
 }
 
 function failureText(error: unknown): string {
@@ -164,7 +176,12 @@ export async function sendClaimed(
 ): Promise<AttemptResult> {
   let secrets: string[];
   try {
-    secrets = signingSecrets(deps.secrets, delivery.sealed, deps.clock.now());
+    secrets = signingSecrets(
+      deps.secrets,
+      delivery.sealed,
+      deps.clock.now(),
+      options.openedSecrets,
+    );
   } catch {
     return {
       httpStatus: 0,

@@ -210,16 +210,39 @@ export interface SealedSecrets {
   previous_secret_expires_at: string | null;
 }
 
+/**
+ * Secrets already decrypted, by their sealed form (authenticated encryption under the one
+ * SECRET_KEY: a sealed text always opens to the same secret). Kept by a sender of many
+ * deliveries so that each one costs no decryption; bounded, emptied when full.
+ */
+export class OpenedSecrets {
+  readonly #opened = new Map<string, string>();
+  constructor(readonly capacity = 1_000) {}
+
+  open(secrets: ServiceSecrets, sealed: string): string {
+    let secret = this.#opened.get(sealed);
+    if (secret === undefined) {
+      secret = decryptSecret(secrets, sealed);
+      if (this.#opened.size >= this.capacity) this.#opened.clear();
+      this.#opened.set(sealed, secret);
+    }
+    return secret;
+  }
+}
+
 /** The secrets that sign a request sent at `now`: the current one, then a previous one in grace. */
 export function signingSecrets(
   secrets: ServiceSecrets,
   sealed: SealedSecrets,
   now: Date,
+  opened?: OpenedSecrets,
 ): string[] {
-  const current = decryptSecret(secrets, sealed.secret_encrypted);
+  const open = (text: string) =>
+    opened ? opened.open(secrets, text) : decryptSecret(secrets, text);
+  const current = open(sealed.secret_encrypted);
   const previous = sealed.previous_secret_encrypted;
   const until = sealed.previous_secret_expires_at;
   return previous !== null && until !== null && until > now.toISOString()
-    ? [current, decryptSecret(secrets, previous)]
+    ? [current, open(previous)]
     : [current];
 }

@@ -3,7 +3,7 @@ import type { AppDeps, Principal } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import { parseJsonColumn } from '../db/jsonColumn';
 import { DomainError } from '../errors/domainError';
-import { type ClaimedJob, enqueueClaimed, finishedOf, recordResults } from '../jobs/queue';
+import { type ClaimedJob, enqueueClaimed, kindRecorder, recordResults } from '../jobs/queue';
 import { webhookEnvelopeSchema } from './eventSchemas';
 import { envelopeBytes, newEventId, retryDelaysMs, webhookJobKind } from './events';
 import { type DeliveryWork, webhookDeliveryKind } from './outbox';
@@ -91,12 +91,13 @@ export async function sendWebhookTest(
   const results = await Promise.all(claimed.map(({ work }) => sendClaimed(deps, work, send)));
   // Recorded like a runner's result, by the same kind (a failure is final: one attempt).
   const kind = webhookDeliveryKind(deps, { concurrency: 1, leaseMs, send });
+  const recorder = kindRecorder(kind);
   await recordResults(
     deps,
     () => retryDelaysMs,
     claimed.map(({ job, work }, index) => {
       const result = results[index]!;
-      return finishedOf(kind, job, work, result, kind.errorOf(result));
+      return recorder.finished(job, work, result, kind.errorOf(result));
     }),
   );
   return {

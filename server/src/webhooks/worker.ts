@@ -5,6 +5,7 @@ import { OutboundPool, type Resolver } from '../outbound/safeFetch';
 import type { Config } from '../platform/config';
 import { webhookDeliveryKind } from './outbox';
 import { type SendOptions, webhookTimeoutMs } from './sender';
+import { OpenedSecrets } from './subscriptions';
 
 /**
  * Webhook deliveries on the job runner: the kind's tuning (WEBHOOK_* settings) and a runner
@@ -43,6 +44,7 @@ export function webhookKind(deps: AppDeps, options: WebhookWorkerOptions = {}): 
     timeoutMs,
     ...(options.excerptBytes ? { excerptBytes: options.excerptBytes } : {}),
     ...(options.resolver ? { resolver: options.resolver } : {}),
+    openedSecrets: new OpenedSecrets(),
     // Checked like one-shot connections.
     pool: new OutboundPool({
       allowlist: deps.config.outboundAllowlist,

@@ -1,5 +1,7 @@
+import http from 'node:http';
 import { Readable } from 'node:stream';
 import { contentDisposition, downloadName } from '../../src/files/download';
+import { nodeBodyStats } from '../../src/platform/nodeBody';
 import {
   hdldBody,
   openWorld,
@@ -9,6 +11,7 @@ import {
   uniquePdf,
   type World,
 } from '../dossiers/fixtures';
+import { type Listening, listen } from '../support/listening';
 
 /** Endpoint 5: GET /api/integration/files/{fileUuid}/download. */
 
@@ -160,6 +163,99 @@ describe('Download (5)', () => {
       await download(other.fileUuid, { 'x-access-token': token }),
     );
     expect({ status, code: error.code }).toEqual({ status: 404, code: 'FILE_NOT_FOUND' });
+  });
+});
+
+describe('Download over the real server', () => {
+  let served: Listening;
+  beforeAll(async () => {
+    served = await listen(world.h.app, world.h.deps.logger);
+  });
+  afterAll(() => served.close());
+
+  /** GET over a socket; resolves with the status, headers and body bytes. */
+  function get(path: string, headers: Record<string, string>, method = 'GET') {
+    return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>(
+      (resolve, reject) => {
+        const request = http.request(
+          { host: '127.0.0.1', port: served.port, path, method, headers, agent: false },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () =>
+              resolve({
+                status: response.statusCode ?? 0,
+                headers: response.headers,
+                body: Buffer.concat(chunks),
+              }),
+            );
+            response.on('error', reject);
+          },
+        );
+        request.on('error', reject);
+        request.end();
+      },
+    );
+  }
+
+  it('pipes the stored file to the socket with the same headers as in-process', async () => {
+    const pdf = uniquePdf('download-socket', 3 * 1024 * 1024);
+    const { file } = await dossierWith(pdf);
+    const path = `/api/integration/files/${file.fileUuid}/download`;
+    const piped = nodeBodyStats.piped;
+    const answer = await get(path, { 'X-API-Key': world.key });
+    expect(answer.status).toBe(200);
+    expect(nodeBodyStats.piped).toBe(piped + 1);
+    expect(answer.body.equals(pdf)).toBe(true);
+    const inProcess = await download(file.fileUuid);
+    await inProcess.body?.cancel();
+    const wanted = ['content-type', 'content-disposition', 'content-length', 'cache-control'];
+    for (const name of wanted) {
+      expect({ name, value: answer.headers[name] }).toEqual({
+        name,
+        value: inProcess.headers.get(name),
+      });
+    }
+    // Every header the app set arrives (the server adds only date, connection, keep-alive).
+    const own = new Set(['date', 'connection', 'keep-alive']);
+    expect(
+      Object.keys(answer.headers)
+        .filter((name) => !own.has(name))
+        .sort(),
+    ).toEqual([...inProcess.headers.keys()].sort());
+  });
+
+  it('answers HEAD with the headers and no body', async () => {
+    const pdf = uniquePdf('download-head', 200_000);
+    const { file } = await dossierWith(pdf);
+    const path = `/api/integration/files/${file.fileUuid}/download`;
+    const answer = await get(path, { 'X-API-Key': world.key }, 'HEAD');
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-length']).toBe(String(pdf.length));
+    expect(answer.body.length).toBe(0);
+  });
+
+  it('survives a client that goes away mid-file, and serves the next one whole', async () => {
+    const pdf = uniquePdf('download-abort', 8 * 1024 * 1024);
+    const { file } = await dossierWith(pdf);
+    const path = `/api/integration/files/${file.fileUuid}/download`;
+    await new Promise<void>((resolve, reject) => {
+      const request = http.get(
+        { host: '127.0.0.1', port: served.port, path, headers: { 'X-API-Key': world.key } },
+        (response) => {
+          response.once('data', () => {
+            request.destroy();
+            resolve();
+          });
+        },
+      );
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ECONNRESET') reject(error);
+      });
+    });
+    const answer = await get(path, { 'X-API-Key': world.key });
+    expect(answer.status).toBe(200);
+    expect(answer.body.equals(pdf)).toBe(true);
   });
 });
 

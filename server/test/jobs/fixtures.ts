@@ -53,8 +53,10 @@ export function testKind(options: TestKindOptions = {}): {
     },
     run: (payload, job) => (options.run ? options.run(payload, job) : Promise.resolve('ok')),
     errorOf: (result) => (result === 'ok' ? null : result),
-    async record(trx, { job, state, error }) {
-      noted.recorded.push({ id: job.id, state, error, trx });
+    async record(trx, recorded) {
+      for (const { job, state, error } of recorded) {
+        noted.recorded.push({ id: job.id, state, error, trx });
+      }
     },
     async ended(_trx, jobs) {
       noted.ended.push(...jobs.map((job) => ({ id: job.id, error: job.error })));

@@ -131,6 +131,21 @@ describe('OutboundPool (keep-alive for safeHttpsRequest)', () => {
     expect(Object.values(pool.agent.freeSockets).flat()).toHaveLength(0);
   });
 
+  it('judges a URL once per pool, and keeps refusing one it refused', async () => {
+    const allowed = poolFor(parseAllowlist('127.0.0.1'));
+    expect(allowed.target(server.url('/hook'))).toBe(allowed.target(server.url('/hook')));
+    const refusing = poolFor(parseAllowlist(''));
+    for (let i = 0; i < 2; i++) {
+      const refused = await rejection(safeHttpsRequest(server.url('/hook'), through(refusing)));
+      expect(refused.code).toBe(outboundCodes.forbiddenAddress);
+    }
+    // A plain http URL is refused by a pool as it is without one.
+    const plain = await rejection(
+      safeHttpsRequest(`http://127.0.0.1:${server.port}/hook`, through(allowed)),
+    );
+    expect(plain.code).toBe(outboundCodes.invalidUrl);
+  });
+
   it('refuses a host resolving to a private address while a pooled socket to the same address and port is idle', async () => {
     // files.test is allowlisted by name; localhost resolves to the same 127.0.0.1 but is not.
     const pool = poolFor(parseAllowlist('files.test'), loopbackResolver());

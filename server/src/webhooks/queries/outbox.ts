@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 
 /**
@@ -114,28 +115,47 @@ export async function openAttempts(
     .execute();
 }
 
-export async function finishAttempt(
+export interface AttemptOutcome {
+  deliveryId: number;
+  number: number;
+  httpStatus: number | null;
+  latencyMs: number | null;
+  error: string | null;
+  responseBody: string | null;
+}
+
+/** Closes attempt rows with their results: one statement for a whole group commit. */
+export async function finishAttempts(
   trx: Db,
-  attempt: { deliveryId: number; number: number },
-  result: {
-    httpStatus: number | null;
-    latencyMs: number | null;
-    error: string | null;
-    responseBody: string | null;
-  },
+  attempts: readonly AttemptOutcome[],
   now: string,
 ): Promise<void> {
+  if (attempts.length === 0) return;
+  const rows = attempts.map(
+    (a) =>
+      sql`(${a.deliveryId}, ${a.number}, ${a.httpStatus}, ${a.latencyMs}, ${a.error}, ${a.responseBody})`,
+  );
+  // VALUES names its columns column1, column2, …
+  const results = sql<{
+    column1: number;
+    column2: number;
+    column3: number | null;
+    column4: number | null;
+    column5: string | null;
+    column6: string | null;
+  }>`(VALUES ${sql.join(rows)})`.as('r');
   await trx
     .updateTable('webhook_attempts')
-    .set({
+    .from(results)
+    .set((eb) => ({
       finished_at: now,
-      http_status: result.httpStatus,
-      latency_ms: result.latencyMs,
-      error: result.error,
-      response_excerpt: result.responseBody,
-    })
-    .where('delivery_id', '=', attempt.deliveryId)
-    .where('number', '=', attempt.number)
+      http_status: eb.ref('r.column3'),
+      latency_ms: eb.ref('r.column4'),
+      error: eb.ref('r.column5'),
+      response_excerpt: eb.ref('r.column6'),
+    }))
+    .whereRef('webhook_attempts.delivery_id', '=', 'r.column1')
+    .whereRef('webhook_attempts.number', '=', 'r.column2')
     .execute();
 }
 
@@ -150,15 +170,21 @@ export async function deleteAttempt(
     .execute();
 }
 
-export async function setLastHttpStatus(
+/** Each delivery's last HTTP status (null: no answer), for a whole group commit. */
+export async function setLastHttpStatuses(
   trx: Db,
-  deliveryId: number,
-  httpStatus: number | null,
+  statuses: readonly { deliveryId: number; httpStatus: number | null }[],
 ): Promise<void> {
+  if (statuses.length === 0) return;
+  const rows = statuses.map((s) => sql`(${s.deliveryId}, ${s.httpStatus})`);
+  const values = sql<{ column1: number; column2: number | null }>`(VALUES ${sql.join(rows)})`.as(
+    'v',
+  );
   await trx
     .updateTable('webhook_deliveries')
-    .set({ last_http_status: httpStatus })
-    .where('id', '=', deliveryId)
+    .from(values)
+    .set((eb) => ({ last_http_status: eb.ref('v.column2') }))
+    .whereRef('webhook_deliveries.id', '=', 'v.column1')
     .execute();
 }
 
