@@ -19,6 +19,7 @@ import { createRouter } from './http/openapi';
 import { countRequest } from './metrics';
 import { operationsRoutes } from './operations/routes';
 import { clientClosedRequest, isClientAbort } from './platform/clientAbort';
+import { discardNodeBody } from './platform/nodeBody';
 import { redactCredentials } from './platform/redaction';
 import { badRequestTarget, undecodablePath } from './requestTarget';
 import { agentKeyRoutes } from './sessions/agentKeyRoutes';
@@ -58,6 +59,7 @@ export function buildApp(deps: AppDeps, options: AppOptions = {}) {
     c.set('logger', logger);
     const started = performance.now();
     await next();
+    if (c.req.method === 'HEAD') discardNodeBody(c.res);
     const ms = performance.now() - started;
     // By route pattern: the raw path holds ids and tokens.
     countRequest(c.req.method, c.req.routePath, c.res.status, ms);

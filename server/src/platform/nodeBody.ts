@@ -53,6 +53,17 @@ export function nodeBodyResponse(
 }
 
 /**
+ * A HEAD request's answer: Hono runs the GET handler and keeps only the headers, so the file the
+ * handler opened would stay open until collected; it is closed here.
+ */
+export function discardNodeBody(response: Response): void {
+  const body = bodies.get(response);
+  if (body === undefined) return;
+  bodies.delete(response);
+  body.stream.destroy();
+}
+
+/**
  * Sends `response` on `outgoing` by piping its Node stream, when it is one made by
  * `nodeBodyResponse` that nothing read yet. False: the caller sends it as usual. A HEAD
  * request gets the headers only, and the stream is closed.

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import { contentDisposition, downloadName } from '../../src/files/download';
@@ -233,6 +234,33 @@ describe('Download over the real server', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers['content-length']).toBe(String(pdf.length));
     expect(answer.body.length).toBe(0);
+  });
+
+  it('closes the stored file a HEAD request opened', async () => {
+    const pdf = uniquePdf('download-head-close', 100_000);
+    const { file } = await dossierWith(pdf);
+    const path = `/api/integration/files/${file.fileUuid}/download`;
+    const storedOpen = () =>
+      fs
+        .readdirSync('/proc/self/fd')
+        .map((fd) => {
+          try {
+            return fs.readlinkSync(`/proc/self/fd/${fd}`);
+          } catch {
+            return '';
+          }
+        })
+        .filter((target) => target.includes(sha256(pdf))).length;
+    for (let i = 0; i < 5; i++) {
+      expect((await get(path, { 'X-API-Key': world.key }, 'HEAD')).status).toBe(200);
+      const inProcess = await world.h.app.request(path, {
+        method: 'HEAD',
+        headers: { 'X-API-Key': world.key },
+      });
+      expect(inProcess.status).toBe(200);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(storedOpen()).toBe(0);
   });
 
   it('survives a client that goes away mid-file, and serves the next one whole', async () => {
