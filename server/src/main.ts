@@ -58,19 +58,7 @@ async function main(): Promise<void> {
   const deadlines = startDeadlineScheduler(deps, deadlineIntervalMs, [
     { name: 'contracts', run: expireOverdueContracts },
   ]);
-  answer = app.fetch;
-  appBuilt(app.fetch);
-  deps.logger.info(
-    {
-      url: `http://${address.address}:${address.port}`,
-      docs: `${config.publicUrl}/api/docs`,
-      environment: config.environment,
-    },
-    'listening',
-  );
-  // Only now: creating keys takes seconds and must not delay the first answer.
-  if (keys.kind === 'create') keyPreparation = startKeyPreparation(deps.logger, keys.missing);
-
+  // Before the "listening" line: whoever waits for it may stop the server at once.
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -92,6 +80,20 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  answer = app.fetch;
+  appBuilt(app.fetch);
+  deps.logger.info(
+    {
+      url: `http://${address.address}:${address.port}`,
+      docs: `${config.publicUrl}/api/docs`,
+      environment: config.environment,
+    },
+    'listening',
+  );
+  // Only now: creating keys takes seconds and must not delay the first answer.
+  if (keys.kind === 'create' && !stopping) {
+    keyPreparation = startKeyPreparation(deps.logger, keys.missing);
+  }
 }
 
 main().catch((error: unknown) => {
