@@ -57,7 +57,7 @@ interface TokenObjects {
   keys: KeyObject[];
 }
 
-function readObjects(session: Session, g: Graphene): TokenObjects {
+function readObjects(session: Session, g: Graphene, withKeys = true): TokenObjects {
   const certificates: { der: Buffer; id: Buffer }[] = [];
   const found = session.find({ class: g.ObjectClass.CERTIFICATE });
   for (let index = 0; index < found.length; index++) {
@@ -67,7 +67,9 @@ function readObjects(session: Session, g: Graphene): TokenObjects {
     };
     if (read.value) certificates.push({ der: read.value, id: read.id ?? Buffer.alloc(0) });
   }
-  const keys = [...readKeyObjects(session, g, 'private'), ...readKeyObjects(session, g, 'public')];
+  const keys = withKeys
+    ? [...readKeyObjects(session, g, 'private'), ...readKeyObjects(session, g, 'public')]
+    : [];
   return { certificates, keys };
 }
 
@@ -179,14 +181,24 @@ function privateKeyOf(
   certificate: { id: Buffer; facts: CertificateFacts },
   label: string,
 ): { key: PrivateKey; how: KeyMatch } {
-  const privateKeys = readKeyObjects(session, g, 'private');
-  const publicKeys = objects.keys.filter((key) => key.keyClass === 'public');
-  const found = keyOfCertificate([...privateKeys, ...publicKeys], certificate, {
+  const match = {
     otherCertificateIds: objects.certificates
       .map(({ id }) => id)
       .filter((id) => !id.equals(certificate.id)),
     privateOnly: true,
-  });
+  };
+  // Most tokens pair the two by CKA_ID: one find, before reading every key of the token.
+  if (certificate.id.length > 0) {
+    const paired = keyOfCertificate(
+      readKeyObjects(session, g, 'private', certificate.id),
+      certificate,
+      match,
+    );
+    if (paired) return { key: paired.key.object.toType<PrivateKey>(), how: paired.how };
+  }
+  const privateKeys = readKeyObjects(session, g, 'private');
+  const publicKeys = readKeyObjects(session, g, 'public');
+  const found = keyOfCertificate([...privateKeys, ...publicKeys], certificate, match);
   if (!found) {
     throw new AgentFailure(
       'CERTIFICATE_NOT_FOUND',
@@ -283,7 +295,8 @@ export class TokenSigner {
       const session = slot.open(g.SessionFlag.SERIAL_SESSION);
       let loggedIn = false;
       try {
-        const objects = readObjects(session, g);
+        // The certificates only: the key is looked for once logged in (privateKeyOf).
+        const objects = readObjects(session, g, false);
         const certificate = certificateToSignWith(objects, locator, request, token);
         const avoided = this.options.avoidedMechanisms?.(token.module) ?? [];
         const mechanisms = mechanismsFor(slot, certificate.facts.keyAlgorithm, avoided);

@@ -69,9 +69,12 @@ export function readKeyObjects(
   session: Session,
   g: Graphene,
   keyClass: KeyObject['keyClass'],
+  /** Only the keys with this CKA_ID. */
+  id?: Buffer,
 ): KeyObject[] {
   const found = session.find({
     class: keyClass === 'private' ? g.ObjectClass.PRIVATE_KEY : g.ObjectClass.PUBLIC_KEY,
+    ...(id === undefined ? {} : { id }),
   });
   const keys: KeyObject[] = [];
   for (let index = 0; index < found.length; index++) {
