@@ -41,11 +41,37 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
 }
 
+/**
+ * The signature pad's box once the page around it holds still: the PDF preview above it has
+ * taken its final height (shown, or failed) and the box is the same on three looks in a row. A
+ * stroke aimed at a box that then moves lands elsewhere on the page (on a loaded machine the
+ * preview may finish while the stroke is drawn).
+ */
+async function settledPad(
+  page: Page,
+): Promise<{ x: number; y: number; width: number; height: number }> {
+  if ((await page.locator('.pdf-preview-ready').count()) > 0) {
+    await page.locator('.pdf-preview-shown, .pdf-preview-failed').first().waitFor();
+  }
+  const pad = page.locator('#signature-pad');
+  await pad.waitFor({ state: 'visible' });
+  await pad.scrollIntoViewIfNeeded();
+  let last = '';
+  let same = 0;
+  for (let look = 0; look < 100; look++) {
+    const box = await pad.boundingBox();
+    const seen = JSON.stringify(box);
+    same = box && box.width > 0 && box.height > 0 && seen === last ? same + 1 : 0;
+    if (box && same >= 2) return box;
+    last = seen;
+    await page.waitForTimeout(50);
+  }
+  throw new Error('the signature pad kept moving');
+}
+
 /** A stroke across the pad with the mouse, as a signer writes a name. */
 export async function drawWithMouse(page: Page): Promise<void> {
-  const pad = page.locator('#signature-pad');
-  await pad.scrollIntoViewIfNeeded();
-  const box = (await pad.boundingBox())!;
+  const box = await settledPad(page);
   const at = (x: number, y: number) => [box.x + x * box.width, box.y + y * box.height] as const;
   await page.mouse.move(...at(0.1, 0.7));
   await page.mouse.down();
@@ -66,9 +92,7 @@ export async function drawWithMouse(page: Page): Promise<void> {
  * pointer events of type `touch`, as a phone's screen does.
  */
 export async function drawWithFinger(page: Page): Promise<void> {
-  const pad = page.locator('#signature-pad');
-  await pad.scrollIntoViewIfNeeded();
-  const box = (await pad.boundingBox())!;
+  const box = await settledPad(page);
   const cdp = await page.context().newCDPSession(page);
   const point = (x: number, y: number) => ({
     x: box.x + x * box.width,

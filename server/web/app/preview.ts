@@ -175,6 +175,8 @@ class Preview {
       this.toolbar.hidden = false;
       this.pagesBox.hidden = false;
       this.applyScale();
+      // Its final height: what lies below it (a signature pad) no longer moves.
+      this.root.classList.add('pdf-preview-shown');
       new ResizeObserver(() => {
         if (this.zoom === 'fit') this.applyScale();
       }).observe(this.pagesBox);
