@@ -13,13 +13,14 @@
 #   opencryptoki   pkcsslotd and its software token, which really locks a user PIN (pinLocked test)
 #   opensc         pkcs11-tool: writes test tokens as the agent's docs tell developers (key discovery test)
 #   sqlite3        the operator's command-line tool: the database must open in it (Debian 12: 3.40)
+#   postgresql     initdb / pg_ctl: the PostgreSQL server every database test also runs on
 #   systemd        systemd-analyze verify / security: the unit in deploy/ (works without systemd as PID 1)
 set -euo pipefail
 
 # Debian package -> the command that shows it is installed.
-packages=(openssl poppler-utils softhsm2 chromium qpdf libreoffice-writer-nogui libnss3-tools opencryptoki opensc sqlite3 systemd)
+packages=(openssl poppler-utils softhsm2 chromium qpdf libreoffice-writer-nogui libnss3-tools opencryptoki opensc sqlite3 systemd postgresql)
 # Full path for pkcsslotd: /usr/sbin is often not on a user's PATH.
-commands=(openssl pdfsig softhsm2-util chromium qpdf soffice certutil /usr/sbin/pkcsslotd pkcs11-tool sqlite3 systemd-analyze)
+commands=(openssl pdfsig softhsm2-util chromium qpdf soffice certutil /usr/sbin/pkcsslotd pkcs11-tool sqlite3 systemd-analyze /usr/lib/postgresql/15/bin/initdb)
 
 missing=()
 for i in "${!packages[@]}"; do

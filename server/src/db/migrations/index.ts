@@ -29,7 +29,10 @@ import { waitingTurnKeys } from './027_waiting_turn_keys';
 export interface Migration {
   version: number;
   name: string;
+  /** The SQLite text (pinned by digest in server/test/db/migrations.test.ts). */
   sql: string;
+  /** The same step on PostgreSQL; one list of versions for both dialects. */
+  postgres?: string;
 }
 
 /** Applied in order at start; a version once shipped is never edited, only followed. */
