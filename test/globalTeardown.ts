@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import './support/postgres';
 import { runLogDirVariable } from './support/runLog';
 import { scanRunLogs } from './support/runLogScan';
 
@@ -10,6 +11,7 @@ import { scanRunLogs } from './support/runLogScan';
  * clean, kept for inspection otherwise.
  */
 export default function globalTeardown(): void {
+  globalThis.esignPostgresCluster?.stop();
   const dir = process.env[runLogDirVariable];
   if (!dir || !fs.existsSync(dir)) return;
   const { leaks, secrets, files } = scanRunLogs(dir);

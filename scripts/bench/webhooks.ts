@@ -4,7 +4,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { inTransaction } from '../../server/src/db/database';
+import { inTransaction, sqliteHandle } from '../../server/src/db/database';
 import { loadConfig } from '../../server/src/platform/config';
 import { createLogger } from '../../server/src/platform/logger';
 import { openRuntime } from '../../server/src/runtime';
@@ -132,7 +132,7 @@ async function runRunner(port: number): Promise<void> {
   });
   const { deps, database } = openRuntime(config, { logger: createLogger('warn') });
   try {
-    const synchronous = database.sqlite.pragma('synchronous', { simple: true });
+    const synchronous = sqliteHandle(database).pragma('synchronous', { simple: true });
     const now = deps.clock.now().toISOString();
     const { tenant, root: organization } = await createTenant(deps.db, now, {
       code: 'BENCH',

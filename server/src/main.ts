@@ -34,8 +34,8 @@ async function main(): Promise<void> {
     port: config.port,
     logger,
   });
-  const newDatabase = !fs.existsSync(config.databaseFile);
   const { deps, database } = openRuntime(config, { logger });
+  const { created: newDatabase } = await database.ready();
   const instructions = await prepareTenants(deps, { newDatabase });
   // Printed once per start, before the "listening" line; it holds no secret.
   if (instructions) process.stdout.write(`${instructions}\n`);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CodedError } from '@esign/shared';
 import type { AppDeps } from './context';
-import { type OpenedDatabase, openDatabase } from './db/database';
+import { type OpenedDatabase, openConfiguredDatabase } from './db/database';
 import { developmentTimestampAuthority } from './dev/developmentTsa';
 import { ConfigError } from './errors/configError';
 import type { Allowlist } from './outbound/addressPolicy';
@@ -29,7 +29,7 @@ export function openRuntime(
   options: { logger?: Logger; clock?: Clock } = {},
 ): Runtime {
   assertWritableDirectory(config.dataDir);
-  const database = openDatabase(config.databaseFile);
+  const database = openConfiguredDatabase(config);
   const secrets = deriveSecrets(
     loadMasterSecret(config.dataDir, config.secretKey),
     config.jwtSecret,
@@ -42,7 +42,7 @@ export function openRuntime(
   const deps: AppDeps = {
     ...base,
     logger: options.logger ?? createLogger(config.logLevel),
-    credentials: new CredentialCache({ version: database.statements.watch(credentialTables) }),
+    credentials: new CredentialCache({ version: database.watch(credentialTables) }),
     files,
     trust: trustPolicies(base),
     timestamps: timestampAuthority(base),

@@ -18,6 +18,11 @@ export const postgresUrlVariable = 'ESIGN_TEST_PG_URL';
 /** `postgres` when the jest project runs every test on PostgreSQL (see jest.config.js). */
 export const dialectVariable = 'ESIGN_TEST_DIALECT';
 
+declare global {
+  /** The run's cluster, from jest's global setup to its teardown (same process). */
+  var esignPostgresCluster: PostgresCluster | undefined;
+}
+
 export interface PostgresCluster {
   /** `postgres://esign@127.0.0.1:PORT` without a database name. */
   baseUrl: string;
@@ -132,4 +137,20 @@ export function testDatabaseUrl(): string | undefined {
   const name = `t_${process.pid}_${created}_${Math.random().toString(36).slice(2, 8)}`;
   execFileSync('psql', [`${base}/postgres`, '-qXc', `CREATE DATABASE ${name}`]);
   return `${base}/${name}`;
+}
+
+const byDataDir = new Map<string, string>();
+
+/**
+ * `{ DATABASE_URL }` when the tests run on PostgreSQL, else nothing: one database per DATA_DIR,
+ * so that a server started again on the same folder finds its data, as it does on SQLite.
+ */
+export function databaseEnv(dataDir: string | undefined): { DATABASE_URL?: string } {
+  if (process.env[dialectVariable] !== 'postgres') return {};
+  let url = dataDir === undefined ? undefined : byDataDir.get(path.resolve(dataDir));
+  if (url === undefined) {
+    url = testDatabaseUrl()!;
+    if (dataDir !== undefined) byDataDir.set(path.resolve(dataDir), url);
+  }
+  return { DATABASE_URL: url };
 }

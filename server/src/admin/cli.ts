@@ -74,6 +74,7 @@ async function run(argv: string[]): Promise<Outcome | 'help'> {
   const logger = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn', process.stderr);
   const runtime = openRuntime(config, { logger });
   try {
+    await runtime.database.ready();
     return await work(runtime.deps);
   } finally {
     await runtime.database.close();

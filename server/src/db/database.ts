@@ -2,19 +2,85 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
+import { ConfigError } from '../errors/configError';
+import { dialectOf, isRetryableConflict } from './dialect';
 import { type Migration, migrations } from './migrations';
+import { openPostgres } from './postgres';
 import type { Database } from './schema';
 import { StatementCache } from './statementCache';
 
 /** What domain code queries through: the database itself or a transaction on it. */
 export type Db = Kysely<Database>;
 
-export interface OpenedDatabase {
+interface OpenedCommon {
   db: Db;
+  /**
+   * Resolves once the database answers and is migrated (PostgreSQL; SQLite is ready at once),
+   * saying whether this open made it (the first start: a demo tenant may be seeded).
+   */
+  ready(): Promise<{ created: boolean }>;
+  /**
+   * A counter that moves whenever one of `tables` may have changed, by this process or another
+   * (see StatementCache.watch and postgres.ts). What is derived from them is valid while it stands.
+   */
+  watch(tables: readonly string[]): () => number;
+  close(): Promise<void>;
+}
+
+export interface OpenedSqlite extends OpenedCommon {
+  dialect: 'sqlite';
   sqlite: BetterSqlite3.Database;
   /** The prepared statements Kysely's queries reuse (see statementCache.ts). */
   statements: StatementCache;
-  close(): Promise<void>;
+}
+
+export interface OpenedPostgres extends OpenedCommon {
+  dialect: 'postgres';
+}
+
+export type OpenedDatabase = OpenedSqlite | OpenedPostgres;
+
+/** Where the data lives: PostgreSQL when a URL is given, else the SQLite file. */
+export function openConfiguredDatabase(target: {
+  databaseUrl: string | undefined;
+  databaseFile: string;
+}): OpenedDatabase {
+  return target.databaseUrl !== undefined
+    ? openPostgresDatabase(target.databaseUrl)
+    : openDatabase(target.databaseFile);
+}
+
+/** A server that cannot be used at start: one line naming host and database, never the password. */
+function unreachable(url: string, error: unknown): Error {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && /^\d/.test(code) && !code.startsWith('08')) return error as Error;
+  const { hostname, port, pathname } = new URL(url);
+  return new ConfigError(
+    `DATABASE_URL: PostgreSQL at ${hostname}:${port || 5432}${pathname} cannot be used (${typeof code === 'string' ? code : 'error'}: ${String(message)})`,
+  );
+}
+
+export function openPostgresDatabase(url: string): OpenedPostgres {
+  const handle = openPostgres(url, migrations);
+  const db = new Kysely<Database>({ dialect: handle.dialect, plugins: [handle.plugin] });
+  return {
+    dialect: 'postgres',
+    db,
+    ready: async () => {
+      try {
+        // The first connection runs the migrations (postgres.ts).
+        await sql`SELECT 1`.execute(db);
+        return { created: await handle.ready() };
+      } catch (error) {
+        throw unreachable(url, error);
+      }
+    },
+    watch: handle.watch,
+    close: async () => {
+      await handle.close();
+      await db.destroy();
+    },
+  };
 }
 
 /**
@@ -23,7 +89,8 @@ export interface OpenedDatabase {
  * loss, foreign keys on, and a busy timeout so two processes wait for each other instead of
  * failing. Pending migrations are applied before the handle is returned.
  */
-export function openDatabase(file: string): OpenedDatabase {
+export function openDatabase(file: string): OpenedSqlite {
+  const created = file === ':memory:' || !fs.existsSync(file);
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new BetterSqlite3(file);
   sqlite.pragma('journal_mode = WAL');
@@ -35,7 +102,15 @@ export function openDatabase(file: string): OpenedDatabase {
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: statements.asKyselyDatabase() }),
   });
-  return { db, sqlite, statements, close: () => db.destroy() };
+  return {
+    dialect: 'sqlite',
+    db,
+    sqlite,
+    statements,
+    ready: async () => ({ created }),
+    watch: (tables) => statements.watch(tables),
+    close: () => db.destroy(),
+  };
 }
 
 /**
@@ -73,12 +148,19 @@ export function applyMigrations(
 }
 
 /**
- * The one transaction helper. BEGIN IMMEDIATE takes the write lock up front, so a transaction
- * never fails half-way on a lock upgrade when the CLI writes at the same time. Kysely holds the
- * single connection for the whole callback, so other queries of this process wait. Never await
- * network I/O inside `work`.
+ * The one transaction helper. Work that reads and then writes must see no other writer between
+ * the two, on either database:
+ * - SQLite: BEGIN IMMEDIATE takes the single write lock up front, so a transaction never fails
+ *   half-way on a lock upgrade when the CLI writes at the same time; Kysely holds the single
+ *   connection for the whole callback, so other queries of this process wait.
+ * - PostgreSQL: SERIALIZABLE, so that the same code stays correct with several instances writing
+ *   at once; a transaction PostgreSQL gives up (serialization failure, deadlock) is run again
+ *   from the start, a few times, after a short random pause. `work` may therefore run more than
+ *   once: it does nothing but database work (no network, no messages sent, no files removed).
+ * Never await network I/O inside `work`.
  */
 export async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  if (dialectOf(db) === 'postgres') return serializable(db, work);
   return db.connection().execute(async (connection) => {
     await sql`BEGIN IMMEDIATE`.execute(connection);
     try {
@@ -90,4 +172,36 @@ export async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): P
       throw error;
     }
   });
+}
+
+/** How many times a serialization failure is retried before it reaches the caller. */
+const conflictRetries = 12;
+
+async function serializable<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await db.connection().execute(async (connection) => {
+        await sql`BEGIN ISOLATION LEVEL SERIALIZABLE`.execute(connection);
+        try {
+          const result = await work(connection);
+          await sql`COMMIT`.execute(connection);
+          return result;
+        } catch (error) {
+          await sql`ROLLBACK`.execute(connection).catch(() => undefined);
+          throw error;
+        }
+      });
+    } catch (error) {
+      if (!isRetryableConflict(error) || attempt >= conflictRetries) throw error;
+      // Spread the retries of transactions that collided, growing with each attempt.
+      const pause = Math.random() * Math.min(200, 2 ** attempt);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
+/** The SQLite handle of an opened database, for what only SQLite has (plans, pragmas). */
+export function sqliteHandle(opened: OpenedDatabase): BetterSqlite3.Database {
+  if (opened.dialect !== 'sqlite') throw new Error('SQLite only: this database is PostgreSQL');
+  return opened.sqlite;
 }

@@ -23,7 +23,10 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
+  /** The SQLite file, used when `databaseUrl` is unset (the embedded default). */
   databaseFile: string;
+  /** DATABASE_URL: a PostgreSQL server instead of the SQLite file (holds a password: never logged). */
+  databaseUrl: string | undefined;
   publicUrl: string;
   appUrl: string;
   environment: AppEnvironment;
@@ -220,6 +223,14 @@ const baseUrl = z
 
 const text = z.string();
 
+/** postgres://user:password@host:port/database (the value itself is never repeated: a password). */
+const postgresUrl = z
+  .string()
+  .trim()
+  .refine((value) => URL.canParse(value) && /^postgres(ql)?:$/.test(new URL(value).protocol), {
+    error: () => 'must be a postgres:// or postgresql:// URL',
+  });
+
 /** A link for people to follow, kept as written. */
 const linkUrl = z
   .string()
@@ -282,6 +293,7 @@ const EnvironmentSchema = z.object({
   HOST: settingOr(text, '127.0.0.1'),
   PORT: settingOr(portNumber, 3000),
   DATA_DIR: settingOr(text, './data'),
+  DATABASE_URL: setting(postgresUrl),
   PUBLIC_URL: setting(baseUrl),
   APP_URL: setting(baseUrl),
   APP_ENV: setting(oneOf(appEnvironments)),
@@ -448,6 +460,7 @@ function configOf(env: Environment, context: z.core.$RefinementCtx<Environment>)
     port: env.PORT,
     dataDir,
     databaseFile: path.join(dataDir, 'esign.sqlite'),
+    databaseUrl: env.DATABASE_URL,
     publicUrl,
     appUrl: env.APP_URL ?? `${publicUrl}/app`,
     environment,

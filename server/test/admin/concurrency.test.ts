@@ -1,3 +1,4 @@
+import { sqliteHandle } from '../../src/db/database';
 import { addUser, createHarness, type Harness } from '../support/harness';
 import { runCli } from './runCli';
 
@@ -11,7 +12,7 @@ describe('admin CLI next to a running server', () => {
   afterAll(() => h.close());
 
   it('waits for the server to release its write lock, then commits; the server sees the write at once', async () => {
-    const sqlite = h.runtime.database.sqlite;
+    const sqlite = sqliteHandle(h.runtime.database);
     // The server is in the middle of a write transaction (as inTransaction does it).
     sqlite.exec('BEGIN IMMEDIATE');
     let finished = false;

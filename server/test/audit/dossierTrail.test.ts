@@ -4,6 +4,7 @@ import path from 'node:path';
 import { verifyAuditChain } from '../../src/audit/chain';
 import { type AuditEventRow, auditEventsOf } from '../../src/audit/queries';
 import { dossierTrail } from '../../src/audit/subject';
+import { sqliteHandle } from '../../src/db/database';
 import { runCli } from '../admin/runCli';
 import { contractPdf } from '../contracts/fixtures';
 import {
@@ -110,7 +111,7 @@ const factsOf = (event: AuditEventRow | undefined) =>
 
 /** Runs `statement` with the append-only triggers lifted, as an attacker with the file could. */
 function tamper(statement: string) {
-  const { sqlite } = world.h.runtime.database;
+  const sqlite = sqliteHandle(world.h.runtime.database);
   sqlite.exec('DROP TRIGGER dossier_audit_events_no_update');
   sqlite.exec('DROP TRIGGER dossier_audit_events_no_delete');
   try {
@@ -226,7 +227,7 @@ describe('the dossier audit trail', () => {
     ]);
 
     // The triggers refuse edits outright.
-    const { sqlite } = world.h.runtime.database;
+    const sqlite = sqliteHandle(world.h.runtime.database);
     expect(() => sqlite.exec(`UPDATE dossier_audit_events SET action = 'x'`)).toThrow(
       /append-only/,
     );

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { buildApp } from '../../src/app';
 import { RateLimiter } from '../../src/auth/rateLimit';
 import { issueToken } from '../../src/auth/tokens';
+import { sqliteHandle } from '../../src/db/database';
 import {
   type ContractWorld,
   contractPdf,
@@ -288,7 +289,7 @@ describe('POST /api/contracts: the fields', () => {
 
 describe('POST /api/contracts: atomicity, permission, rate limit', () => {
   it('a failure in the last step (the created event) leaves no row and no bytes', async () => {
-    const { sqlite } = world.h.runtime.database;
+    const sqlite = sqliteHandle(world.h.runtime.database);
     sqlite.exec(`CREATE TRIGGER forced_failure BEFORE INSERT ON contract_audit_events
       BEGIN SELECT RAISE(ABORT, 'forced failure in the last step'); END;`);
     try {

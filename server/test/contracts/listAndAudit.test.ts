@@ -1,3 +1,4 @@
+import { sqliteHandle } from '../../src/db/database';
 import { runCli } from '../admin/runCli';
 import { type ContractWorld, contractsPath, openContractWorld } from './fixtures';
 
@@ -131,7 +132,7 @@ describe('audit trail', () => {
   });
 
   it('events cannot be updated or deleted through SQL', () => {
-    const { sqlite } = world.h.runtime.database;
+    const sqlite = sqliteHandle(world.h.runtime.database);
     expect(() => sqlite.exec(`UPDATE contract_audit_events SET action = 'x'`)).toThrow(
       /append-only/,
     );
@@ -147,7 +148,7 @@ describe('audit trail', () => {
     expect(good.code).toBe(0);
     expect(good.json()).toMatchObject({ contractId: id, valid: true, events: 3 });
 
-    const { sqlite } = world.h.runtime.database;
+    const sqlite = sqliteHandle(world.h.runtime.database);
     const contractId = (
       sqlite.prepare('SELECT id FROM contracts WHERE uuid = ?').get(id) as { id: number }
     ).id;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { applyMigrations, type OpenedDatabase, openDatabase } from '../../src/db/database';
+import { applyMigrations, type OpenedSqlite, openDatabase } from '../../src/db/database';
 
 /**
  * Kysely's queries reuse prepared statements kept per SQL text (db/statementCache.ts), on a real
@@ -12,7 +12,7 @@ import { applyMigrations, type OpenedDatabase, openDatabase } from '../../src/db
  */
 
 let dir: string;
-let opened: OpenedDatabase;
+let opened: OpenedSqlite;
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-statements-'));

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { routes } from '../../../test/support/httpsServer';
+import { sqliteHandle } from '../../src/db/database';
 import {
   hdldBody,
   openWorld,
@@ -88,7 +89,7 @@ describe('Creation (1) rules: atomicity', () => {
   });
 
   it('a failure in the last creation step (the workflow start) leaves nothing behind', async () => {
-    const sqlite = world.h.runtime.database.sqlite;
+    const sqlite = sqliteHandle(world.h.runtime.database);
     sqlite.exec(`CREATE TRIGGER forced_failure BEFORE INSERT ON tasks
       BEGIN SELECT RAISE(ABORT, 'forced failure in the last creation step'); END;`);
     try {

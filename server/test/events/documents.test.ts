@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { sqliteHandle } from '../../src/db/database';
 import { subscribableEvents } from '../../src/webhooks/subscriptions';
 import { expireOverdueTasks } from '../../src/workflow/deadlines';
 import { createDossier, dossierRow } from '../support/dossiers';
@@ -298,12 +299,12 @@ describe('the outbox commits with the business write', () => {
     const before = await types();
     // The completion writes document.completed, then queues the process_finished e-mails: the
     // e-mail insert fails, after the event row was written.
-    h.runtime.database.sqlite.exec(
+    sqliteHandle(h.runtime.database).exec(
       `CREATE TRIGGER fail_mail AFTER INSERT ON notify_outbox
        BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
     );
     expect(await failureOf(acknowledgeAs(h, created.id, world.nga.row.id))).toBe('disk full');
-    h.runtime.database.sqlite.exec('DROP TRIGGER fail_mail');
+    sqliteHandle(h.runtime.database).exec('DROP TRIGGER fail_mail');
     expect((await dossierRow(h, created.id)).status).toBe('IN_PROGRESS');
     expect(await types()).toEqual(before);
     await worker.drain();

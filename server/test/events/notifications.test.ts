@@ -1,4 +1,5 @@
 import type { UserRow } from '../../src/auth/queries';
+import { sqliteHandle } from '../../src/db/database';
 import { subscribableEvents } from '../../src/webhooks/subscriptions';
 import { dossierRow, tasksOf } from '../support/dossiers';
 import type { Harness } from '../support/harness';
@@ -248,13 +249,13 @@ describe('the e-mails the service sends itself', () => {
     const { h, world } = s;
     const created = await hdmbDossier(world, 'HD-603');
     const before = await queued(h);
-    h.runtime.database.sqlite.exec(
+    sqliteHandle(h.runtime.database).exec(
       `CREATE TRIGGER fail_events AFTER INSERT ON webhook_events
        BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
     );
     await s.subscribe('/all', [...subscribableEvents]);
     expect(await failureOf(signAsAnh(world, created.id, created.fileIds[0]!))).toBe('disk full');
-    h.runtime.database.sqlite.exec('DROP TRIGGER fail_events');
+    sqliteHandle(h.runtime.database).exec('DROP TRIGGER fail_events');
     expect(await queued(h)).toEqual(before);
     expect((await dossierRow(h, created.id)).signed_count).toBe(0);
   });

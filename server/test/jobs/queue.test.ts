@@ -1,4 +1,4 @@
-import { inTransaction } from '../../src/db/database';
+import { inTransaction, sqliteHandle } from '../../src/db/database';
 import { dueJobsQuery } from '../../src/jobs/queries';
 import { claimJobs, enqueue, recordResults } from '../../src/jobs/queue';
 import { startRunner } from '../../src/jobs/runner';
@@ -112,7 +112,7 @@ describe('claim and lease', () => {
 
   it('reads the due jobs through the jobs_due index, in index order (EXPLAIN QUERY PLAN)', () => {
     const compiled = dueJobsQuery(h.deps.db, 'webhook.delivery', h.now(), 16).compile();
-    const plan = h.runtime.database.sqlite
+    const plan = sqliteHandle(h.runtime.database)
       .prepare(`EXPLAIN QUERY PLAN ${compiled.sql}`)
       .all(...(compiled.parameters as unknown[]))
       .map((row) => (row as { detail: string }).detail);

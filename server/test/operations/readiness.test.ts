@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { sqliteHandle } from '../../src/db/database';
 import { assertDatabaseWritable } from '../../src/db/readiness';
 import type { Database } from '../../src/db/schema';
 import { readiness } from '../../src/operations/readiness';
@@ -24,7 +25,7 @@ function readOnly(file: string): { db: Kysely<Database>; close(): Promise<void> 
 }
 
 it('the database probe writes nothing: the header and the data stay as they were', async () => {
-  const { sqlite } = h.runtime.database;
+  const sqlite = sqliteHandle(h.runtime.database);
   sqlite.pragma('user_version = 7');
   const changes = sqlite.prepare('SELECT total_changes() AS n').get() as { n: number };
   await assertDatabaseWritable(h.deps.db);

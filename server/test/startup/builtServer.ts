@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { databaseEnv } from '../../../test/support/postgres';
 import { appendRunLog } from '../../../test/support/runLog';
 import { recordOutboxSecrets } from '../support/issuedSecrets';
 
@@ -60,6 +61,8 @@ export async function startBuiltServer(env: Record<string, string>): Promise<Bui
         HOME: process.env.HOME ?? '',
         HOST: '127.0.0.1',
         PORT: String(port),
+        // The PostgreSQL project: a database per DATA_DIR (test/support/postgres.ts).
+        ...databaseEnv(env.DATA_DIR),
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { databaseEnv } from '../../../test/support/postgres';
 import { recordIssuedSecret } from '../../../test/support/runLog';
 import { type App, buildApp } from '../../src/app';
 import { createApiKey, type IssuedKey, type NewKey } from '../../src/auth/apiKeys';
@@ -46,6 +47,8 @@ export function createHarness(env: Record<string, string> = {}): Harness {
     RATE_LIMIT_AUTH: '100000',
     RATE_LIMIT_API: '100000',
     RATE_LIMIT_UPLOAD: '100000',
+    // The PostgreSQL project runs every harness on a database of its own (jest.config.js).
+    ...databaseEnv(env.DATA_DIR ?? dataDir),
     ...env,
   });
   const clock = new ManualClock('2026-11-25T08:00:00.000Z');

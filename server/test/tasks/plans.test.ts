@@ -1,4 +1,5 @@
 import type { Compilable } from 'kysely';
+import { sqliteHandle } from '../../src/db/database';
 import type { HistoryAction } from '../../src/db/schema';
 import {
   countQuery,
@@ -49,7 +50,7 @@ describe('Task list query plans use indexes (EXPLAIN QUERY PLAN)', () => {
 
   function planOf(query: Compilable<unknown>): string[] {
     const compiled = query.compile();
-    return context.h.runtime.database.sqlite
+    return sqliteHandle(context.h.runtime.database)
       .prepare(`EXPLAIN QUERY PLAN ${compiled.sql}`)
       .all(...(compiled.parameters as unknown[]))
       .map((row) => (row as { detail: string }).detail);

@@ -4,6 +4,7 @@ import {
   countContractsAwaitingOthers,
   recentContractEventsBy,
 } from '../../src/contracts/queries';
+import { sqliteHandle } from '../../src/db/database';
 import { dossiersOfStatus } from '../../src/dossiers/queries';
 import { pendingTasksByDeadline, recentHistoryBy } from '../../src/tasks/queries';
 import { openSessionWorld, type SessionWorld } from '../sessions/world';
@@ -168,7 +169,7 @@ describe('the dashboard', () => {
 describe('the dashboard reads bounded rows through indexes (EXPLAIN QUERY PLAN)', () => {
   function planOf(query: Compilable<unknown>): string[] {
     const compiled = query.compile();
-    return world.h.runtime.database.sqlite
+    return sqliteHandle(world.h.runtime.database)
       .prepare(`EXPLAIN QUERY PLAN ${compiled.sql}`)
       .all(...(compiled.parameters as unknown[]))
       .map((row) => (row as { detail: string }).detail);

@@ -1,0 +1,58 @@
+import { type Kysely, PostgresAdapter, type SelectQueryBuilder } from 'kysely';
+
+/**
+ * Where SQLite (the embedded default) and PostgreSQL (several instances) differ, the difference
+ * is answered here and nowhere else in domain code: which one a handle talks to, how each says
+ * "a unique index refused the row" and "try the transaction again", and the row locks only
+ * PostgreSQL needs (SQLite has one writer at a time).
+ */
+export type Dialect = 'sqlite' | 'postgres';
+
+// biome-ignore lint/suspicious/noExplicitAny: any schema; only the adapter is read.
+export function dialectOf(db: Kysely<any>): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/**
+ * A unique index or constraint refused a row. PostgreSQL names the index (`constraint`);
+ * SQLite names the columns in its message ("UNIQUE constraint failed: dossiers.document_id").
+ */
+export function isUniqueViolation(
+  error: unknown,
+  target: { index: string; columns: string },
+): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message, constraint } = error as {
+    code?: unknown;
+    message?: unknown;
+    constraint?: unknown;
+  };
+  if (code === '23505') return constraint === target.index;
+  return (
+    code === 'SQLITE_CONSTRAINT_UNIQUE' &&
+    typeof message === 'string' &&
+    message.includes(target.columns)
+  );
+}
+
+/**
+ * PostgreSQL gave up a transaction so that the ones that went on stay serializable (40001), or
+ * to break a deadlock (40P01): running it again from the start is correct.
+ */
+export function isRetryableConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01';
+}
+
+/**
+ * The rows a claim reads are locked for the claiming transaction, and rows another instance has
+ * locked are passed over (PostgreSQL's FOR UPDATE SKIP LOCKED). SQLite's writer lock already
+ * serialises claims: the query is left as it is.
+ */
+export function lockedForClaim<Q extends SelectQueryBuilder<never, never, unknown>>(
+  // biome-ignore lint/suspicious/noExplicitAny: any schema; only the adapter is read.
+  db: Kysely<any>,
+  query: Q,
+): Q {
+  return (dialectOf(db) === 'postgres' ? query.forUpdate().skipLocked() : query) as Q;
+}

@@ -1,0 +1,202 @@
+import {
+  type Driver,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  PostgresDialect,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
+import pg from 'pg';
+import type { Migration } from './migrations';
+
+/**
+ * PostgreSQL, for several instances on one database (DATABASE_URL). Kysely's own dialect over a
+ * `pg` pool, with what this service needs around it:
+ * - 64-bit integers (ids, sizes, counts) come back as JS numbers, as they do from SQLite; a value
+ *   past 2^53 fails loudly instead of rounding.
+ * - Pending migrations are applied before the first query, in ONE transaction under an advisory
+ *   lock: instances starting together wait for the first, then find nothing left to do.
+ * - Writes are watched per table (see `watch`), from this instance's own statements and from
+ *   every instance's commits (NOTIFY from the triggers of migration 030, on a LISTEN connection).
+ */
+
+/** pg_advisory_xact_lock key of the migrations ("esign-mg"). */
+const migrationLock = 0x657369676e2d6d67n;
+/** The channel the write triggers notify, with the table's name as payload. */
+export const writesChannel = 'esign_writes';
+
+function safeNumber(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) && Number.isInteger(value)) {
+    throw new RangeError(`A 64-bit integer from PostgreSQL does not fit a JS number: ${text}`);
+  }
+  return value;
+}
+
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    // int8 (counts, ids) and numeric (sums) as numbers.
+    if (oid === 20 || oid === 1700) return safeNumber;
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export interface PostgresHandle {
+  dialect: PostgresDialect;
+  plugin: KyselyPlugin;
+  /** Resolves once connected and migrated (true: the schema was made now); rejects with what the server said. */
+  ready(): Promise<boolean>;
+  watch(tables: readonly string[]): () => number;
+  close(): Promise<void>;
+}
+
+interface Watcher {
+  tables: ReadonlySet<string>;
+  count: number;
+}
+
+export function openPostgres(url: string, migrations: readonly Migration[]): PostgresHandle {
+  const pool = new pg.Pool({ connectionString: url, types, max: 10, idleTimeoutMillis: 30_000 });
+  // An idle client the server drops (restart, failover) must not crash the process: the pool
+  // replaces it, and the next query reports the failure to its caller.
+  pool.on('error', () => undefined);
+  const watchers: Watcher[] = [];
+  const noteWrite = (table: string | null) => {
+    for (const watcher of watchers) {
+      if (table === null || watcher.tables.has(table)) watcher.count += 1;
+    }
+  };
+
+  let listener: pg.Client | undefined;
+  let closed = false;
+  /** While no LISTEN connection stands, other instances' writes go unseen: every read counts as moved. */
+  let listening = false;
+  const listen = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString: url, types });
+    client.on('notification', (message) => noteWrite(message.payload ?? null));
+    client.on('error', () => {
+      listening = false;
+      noteWrite(null);
+      client.end().catch(() => undefined);
+      if (!closed) setTimeout(() => listen().catch(() => undefined), 1000).unref();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${writesChannel}`);
+    listener = client;
+    listening = true;
+    noteWrite(null);
+  };
+
+  let migrated: Promise<boolean> | undefined;
+  const migrate = () => {
+    migrated ??= applyPostgresMigrations(pool, migrations).then(async (created) => {
+      await listen();
+      return created;
+    });
+    return migrated;
+  };
+
+  // Kysely initialises its driver before the first connection is used: the migrations (and the
+  // listener) run there, so nothing can query an unmigrated database.
+  class MigratingDialect extends PostgresDialect {
+    override createDriver(): Driver {
+      const driver = super.createDriver();
+      const init = driver.init.bind(driver);
+      driver.init = async () => {
+        await init();
+        await migrate();
+      };
+      return driver;
+    }
+  }
+
+  const written = new WeakMap<object, string>();
+  const plugin: KyselyPlugin = {
+    transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+      const table = writtenTable(args.node);
+      if (table !== undefined) written.set(args.queryId, table);
+      return args.node;
+    },
+    async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+      const table = written.get(args.queryId);
+      if (table !== undefined) noteWrite(table);
+      return args.result;
+    },
+  };
+
+  return {
+    dialect: new MigratingDialect({ pool }),
+    plugin,
+    ready: migrate,
+    watch(tables) {
+      const watcher: Watcher = { tables: new Set(tables.map((t) => t.toLowerCase())), count: 0 };
+      watchers.push(watcher);
+      return () => (listening ? watcher.count : ++watcher.count);
+    },
+    async close() {
+      closed = true;
+      await listener?.end().catch(() => undefined);
+    },
+  };
+}
+
+/** The table an INSERT, UPDATE or DELETE built by Kysely writes, lower-cased. */
+function writtenTable(node: RootOperationNode): string | undefined {
+  const nameOf = (table: unknown): string | undefined => {
+    const target = table as { kind?: string; table?: unknown; node?: unknown } | undefined;
+    if (target?.kind === 'AliasNode') return nameOf(target.node);
+    if (target?.kind === 'TableNode') {
+      const identifier = (target.table as { identifier?: { name?: string } }).identifier;
+      return identifier?.name?.toLowerCase();
+    }
+    return undefined;
+  };
+  if (node.kind === 'InsertQueryNode') return nameOf(node.into);
+  if (node.kind === 'UpdateQueryNode') return nameOf(node.table);
+  if (node.kind === 'DeleteQueryNode') return nameOf(node.from.froms[0]);
+  return undefined;
+}
+
+/**
+ * Applies the migrations not yet recorded, all in one transaction under an advisory lock
+ * (PostgreSQL's DDL is transactional: a failure leaves the schema as it was). True when the
+ * database had none: this call made the schema.
+ */
+export async function applyPostgresMigrations(
+  pool: pg.Pool,
+  list: readonly Migration[],
+): Promise<boolean> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLock.toString()]);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+    );
+    const applied = new Set(
+      (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map(
+        (row) => Number(row.version),
+      ),
+    );
+    for (const migration of list) {
+      if (applied.has(migration.version)) continue;
+      if (migration.postgres === undefined) {
+        throw new Error(`Migration ${migration.version} has no PostgreSQL text`);
+      }
+      await client.query(migration.postgres);
+      await client.query(
+        'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)',
+        [migration.version, migration.name, new Date().toISOString()],
+      );
+    }
+    await client.query('COMMIT');
+    return applied.size === 0;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
