@@ -55,6 +55,7 @@ describe('prepared statements kept per SQL text', () => {
         version: 9001,
         name: 'test_column',
         sql: "ALTER TABLE tenants ADD COLUMN motto TEXT DEFAULT 'x'",
+        postgres: "ALTER TABLE tenants ADD COLUMN motto TEXT DEFAULT 'x'",
       },
     ]);
     expect(opened.statements.size).toBe(0);

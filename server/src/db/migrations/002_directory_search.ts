@@ -1,3 +1,9 @@
+import {
+  foldFunctionPostgres,
+  rebuildSearchKeysPostgres,
+  searchKeyTriggersPostgres,
+} from './sqlParts';
+
 /**
  * Case-insensitive search of the directory (`q` of endpoints 9–11). SQLite's lower() folds only
  * ASCII, so every organization, role and user row carries `search_key`: its searchable fields
@@ -58,4 +64,50 @@ export const directorySearch = [
   keyed('organizations', ['name', 'code']),
   keyed('roles', ['name', 'code']),
   keyed('users', ['name', 'email', 'username', 'code']),
+].join('\n');
+
+/** ASCII letters, folded by SQLite's lower() (it folds nothing else). */
+export const asciiUpper = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+export const asciiLower = asciiUpper.toLowerCase();
+
+/**
+ * Throws unless translate(text, from, to) equals SQLite's chain of replace() calls over the same
+ * pairs: one character for one (or none, past the end of `to`), each `from` character once, and
+ * no `to` character that a later replace() would fold again.
+ */
+export function assertTranslatable(from: string, to: string): void {
+  const sources = [...from];
+  const targets = [...to];
+  if (new Set(sources).size !== sources.length || targets.length > sources.length) {
+    throw new Error('a folding table must map each character once');
+  }
+  if (targets.some((target) => sources.includes(target))) {
+    throw new Error('a folding table must not fold its own results');
+  }
+}
+
+const caseFrom = asciiUpper + foldedUpper;
+const caseTo = asciiLower + foldedLower;
+assertTranslatable(caseFrom, caseTo);
+
+/**
+ * The same keys on PostgreSQL. `esign_fold_case` is SQLite's folding as one translate() over the
+ * same tables: ASCII A–Z (what SQLite's lower() folds; PostgreSQL's lower() would depend on the
+ * cluster's locale and fold more) and the letters above. The triggers keep SQLite's names and
+ * write the key before the row (BEFORE INSERT, BEFORE UPDATE OF the searchable columns).
+ */
+const directoryTables: [string, string[]][] = [
+  ['organizations', ['name', 'code']],
+  ['roles', ['name', 'code']],
+  ['users', ['name', 'email', 'username', 'code']],
+];
+
+export const directorySearchPostgres = [
+  foldFunctionPostgres('esign_fold_case', caseFrom, caseTo),
+  ...directoryTables.map(
+    ([table, columns]) => `
+ALTER TABLE ${table} ADD COLUMN search_key TEXT NOT NULL DEFAULT '';
+${searchKeyTriggersPostgres(table, columns, 'esign_fold_case')}
+${rebuildSearchKeysPostgres(table, columns, 'esign_fold_case')}`,
+  ),
 ].join('\n');

@@ -1,4 +1,5 @@
 import { fold } from './002_directory_search';
+import { rebuildSearchKeysPostgres, searchKeyTriggersPostgres } from './sqlParts';
 
 /**
  * `keyword` of the task list (endpoint 6): a case-insensitive substring of the dossier title or
@@ -24,3 +25,18 @@ export const taskSearch = [
   searchKeyOf('dossiers', 'title'),
   searchKeyOf('process_steps', 'name'),
 ].join('\n');
+
+/** The same keys on PostgreSQL, by migration 002's `esign_fold_case`. */
+export const taskSearchPostgres = (
+  [
+    ['dossiers', 'title'],
+    ['process_steps', 'name'],
+  ] as const
+)
+  .map(
+    ([table, column]) => `
+ALTER TABLE ${table} ADD COLUMN search_key TEXT NOT NULL DEFAULT '';
+${searchKeyTriggersPostgres(table, [column], 'esign_fold_case')}
+${rebuildSearchKeysPostgres(table, [column], 'esign_fold_case')}`,
+  )
+  .join('\n');

@@ -10,3 +10,6 @@ export const taskListIndexes = `
 DROP INDEX history_actor;
 CREATE INDEX history_actor ON history(actor_user_id, action_at, action, tenant_id, task_id);
 `;
+
+/** PostgreSQL reads the same text (no type or dialect-specific syntax in it). */
+export const taskListIndexesPostgres = taskListIndexes;

@@ -20,3 +20,6 @@ CREATE UNIQUE INDEX users_internal_email_key ON users(email_key)
 CREATE INDEX users_login_username ON users(username_key);
 CREATE INDEX users_login_email ON users(email_key) WHERE email_key IS NOT NULL;
 `;
+
+/** PostgreSQL reads the same text (no type or dialect-specific syntax in it). */
+export const tenantLoginsPostgres = tenantLogins;

@@ -6,3 +6,6 @@
 export const preparationValidationMaterial = `
 ALTER TABLE signature_preparations ADD COLUMN validation_material TEXT;
 `;
+
+/** PostgreSQL reads the same text (no type or dialect-specific syntax in it). */
+export const preparationValidationMaterialPostgres = preparationValidationMaterial;

@@ -51,3 +51,12 @@ export const shallowSearchTriggers = [
   shallowTriggers('dossiers', ['title']),
   shallowTriggers('process_steps', ['name']),
 ].join('\n');
+
+/**
+ * Nothing to do on PostgreSQL: this migration exists for old SQLite shells only. Its keys and
+ * trigger names equal migration 002's and 004's, which PostgreSQL already has (one translate()
+ * per key, no nesting to split).
+ */
+export const shallowSearchTriggersPostgres = `
+-- Migration 020 rewrites SQLite triggers for SQLite 3.40's parser only: no change on PostgreSQL.
+`;

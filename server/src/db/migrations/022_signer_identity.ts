@@ -11,3 +11,6 @@ ALTER TABLE contract_signers ADD COLUMN tax_code TEXT;
 ALTER TABLE signature_preparations ADD COLUMN shown_name TEXT;
 ALTER TABLE signature_preparations ADD COLUMN certificate_sha256 TEXT;
 `;
+
+/** PostgreSQL reads the same text (no type or dialect-specific syntax in it). */
+export const signerIdentityPostgres = signerIdentity;

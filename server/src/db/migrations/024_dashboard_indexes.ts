@@ -16,3 +16,6 @@ CREATE INDEX contracts_creator_signing ON contracts(created_by_user_id, expired_
 CREATE INDEX contract_audit_events_actor ON contract_audit_events(actor_user_id, at)
   WHERE action IN ('created', 'sent', 'cancelled', 'invitation_resent');
 `;
+
+/** PostgreSQL reads the same text (no type or dialect-specific syntax in it). */
+export const dashboardIndexesPostgres = dashboardIndexes;

@@ -1,6 +1,17 @@
-import { foldedLower, foldedUpper } from './002_directory_search';
+import {
+  asciiLower,
+  asciiUpper,
+  assertTranslatable,
+  foldedLower,
+  foldedUpper,
+} from './002_directory_search';
 import { lettersPerStatement } from './020_shallow_search_triggers';
-import { searchKeyTriggers } from './sqlParts';
+import {
+  foldFunctionPostgres,
+  rebuildSearchKeysPostgres,
+  searchKeyFunctionPostgres,
+  searchKeyTriggers,
+} from './sqlParts';
 
 /**
  * The keyword of the dossier list (web app) and of the task list (endpoint 6) finds text with
@@ -86,4 +97,34 @@ ${rebuild}
 export const plainSearch = [
   plainKeys('dossiers', 'title'),
   plainKeys('process_steps', 'name'),
+].join('\n');
+
+const plainPairs = foldingPairs();
+const plainFrom = asciiUpper + plainPairs.map(([from]) => from).join('');
+// The marks fold to '' and come last: translate() removes what has no counterpart.
+const plainTo = asciiLower + plainPairs.map(([, to]) => to).join('');
+assertTranslatable(plainFrom, plainTo);
+const marksStart = plainPairs.findIndex(([, to]) => to === '');
+const lettersEnd = marksStart === -1 ? plainPairs.length : marksStart;
+if (plainPairs.some(([, to], index) => [...to].length !== (index < lettersEnd ? 1 : 0))) {
+  throw new Error('the plain folding must map letters to one letter and marks, last, to nothing');
+}
+
+/**
+ * The same on PostgreSQL: `esign_fold_plain`, one translate() over the same pairs (ASCII A–Z as
+ * SQLite's lower() folds them, then each letter and combining mark above), replaces the
+ * dossiers' and steps' trigger functions; their triggers (migration 004) stay. Keys are rebuilt.
+ */
+export const plainSearchPostgres = [
+  foldFunctionPostgres('esign_fold_plain', plainFrom, plainTo),
+  ...(
+    [
+      ['dossiers', 'title'],
+      ['process_steps', 'name'],
+    ] as const
+  ).map(
+    ([table, column]) => `
+${searchKeyFunctionPostgres(table, [column], 'esign_fold_plain')}
+${rebuildSearchKeysPostgres(table, [column], 'esign_fold_plain')}`,
+  ),
 ].join('\n');

@@ -35,3 +35,41 @@ CREATE INDEX turns_assignee_waiting ON turns(assignee_user_id, task_id) WHERE ta
 CREATE INDEX turns_role_waiting ON turns(role_id, task_id)
   WHERE assignee_user_id IS NULL AND task_waiting = 1;
 `;
+
+/**
+ * The same on PostgreSQL, with SQLite's trigger names. A task's change updates its turns AFTER
+ * (another table); a turn takes its task's state BEFORE it is written (SQLite's triggers rewrite
+ * the turn just after; the row that results is the same). `(x = 1)` is a boolean on PostgreSQL:
+ * CASE makes the 0/1 integer SQLite stores.
+ */
+export const waitingTurnsPostgres = `
+ALTER TABLE turns ADD COLUMN task_waiting BIGINT NOT NULL DEFAULT 0;
+UPDATE turns SET task_waiting = 1 WHERE task_id IN (SELECT id FROM tasks WHERE status = 1);
+
+CREATE FUNCTION esign_tasks_status_waiting() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE turns SET task_waiting = CASE WHEN NEW.status = 1 THEN 1 ELSE 0 END
+  WHERE task_id = NEW.id;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER tasks_status_waiting AFTER UPDATE OF status ON tasks
+  FOR EACH ROW WHEN ((OLD.status = 1) IS DISTINCT FROM (NEW.status = 1))
+  EXECUTE FUNCTION esign_tasks_status_waiting();
+
+CREATE FUNCTION esign_turns_take_task() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.task_waiting := coalesce(
+    (SELECT CASE WHEN status = 1 THEN 1 ELSE 0 END FROM tasks WHERE id = NEW.task_id), 0);
+  RETURN NEW;
+END $$;
+CREATE TRIGGER turns_insert_waiting BEFORE INSERT ON turns
+  FOR EACH ROW WHEN (NEW.task_id IS NOT NULL) EXECUTE FUNCTION esign_turns_take_task();
+CREATE TRIGGER turns_task_waiting BEFORE UPDATE OF task_id ON turns
+  FOR EACH ROW EXECUTE FUNCTION esign_turns_take_task();
+
+CREATE INDEX turns_assignee_waiting ON turns(assignee_user_id, task_id) WHERE task_waiting = 1;
+CREATE INDEX turns_role_waiting ON turns(role_id, task_id)
+  WHERE assignee_user_id IS NULL AND task_waiting = 1;
+`;

@@ -64,3 +64,62 @@ CREATE INDEX turns_role_waiting
     assignee_user_id)
   WHERE assignee_user_id IS NULL AND task_waiting = 1;
 `;
+
+/**
+ * The same on PostgreSQL. The turn triggers of migration 026 keep their definitions (SQLite
+ * recreates them only to change their bodies); their function takes the keys now too. A turn
+ * whose task does not exist (task_id NULL) gets NULL keys, as SQLite's row-value subquery gives.
+ */
+export const waitingTurnKeysPostgres = `
+ALTER TABLE turns ADD COLUMN task_tenant_id BIGINT;
+ALTER TABLE turns ADD COLUMN task_organization_id BIGINT;
+ALTER TABLE turns ADD COLUMN task_assigned_at TEXT;
+UPDATE turns SET (task_tenant_id, task_organization_id, task_assigned_at) =
+  (SELECT tenant_id, organization_id, assigned_at FROM tasks WHERE tasks.id = turns.task_id)
+WHERE task_waiting = 1;
+
+CREATE OR REPLACE FUNCTION esign_tasks_status_waiting() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE turns SET task_waiting = CASE WHEN NEW.status = 1 THEN 1 ELSE 0 END,
+    task_tenant_id = NEW.tenant_id, task_organization_id = NEW.organization_id,
+    task_assigned_at = NEW.assigned_at
+  WHERE task_id = NEW.id;
+  RETURN NULL;
+END $$;
+
+CREATE FUNCTION esign_tasks_waiting_keys() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE turns SET task_tenant_id = NEW.tenant_id, task_organization_id = NEW.organization_id,
+    task_assigned_at = NEW.assigned_at
+  WHERE task_id = NEW.id;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER tasks_waiting_keys AFTER UPDATE OF tenant_id, organization_id, assigned_at ON tasks
+  FOR EACH ROW WHEN (OLD.tenant_id IS DISTINCT FROM NEW.tenant_id
+    OR OLD.organization_id IS DISTINCT FROM NEW.organization_id
+    OR OLD.assigned_at IS DISTINCT FROM NEW.assigned_at)
+  EXECUTE FUNCTION esign_tasks_waiting_keys();
+
+CREATE OR REPLACE FUNCTION esign_turns_take_task() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.task_waiting := coalesce(
+    (SELECT CASE WHEN status = 1 THEN 1 ELSE 0 END FROM tasks WHERE id = NEW.task_id), 0);
+  SELECT tenant_id, organization_id, assigned_at
+    INTO NEW.task_tenant_id, NEW.task_organization_id, NEW.task_assigned_at
+    FROM tasks WHERE id = NEW.task_id;
+  RETURN NEW;
+END $$;
+
+DROP INDEX turns_assignee_waiting;
+DROP INDEX turns_role_waiting;
+CREATE INDEX turns_assignee_waiting
+  ON turns(assignee_user_id, task_tenant_id, task_id, task_assigned_at, task_organization_id)
+  WHERE task_waiting = 1;
+CREATE INDEX turns_role_waiting
+  ON turns(role_id, task_tenant_id, task_id, task_assigned_at, task_organization_id,
+    assignee_user_id)
+  WHERE assignee_user_id IS NULL AND task_waiting = 1;
+`;
