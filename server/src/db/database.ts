@@ -52,6 +52,7 @@ export function openConfiguredDatabase(target: {
 
 /** A server that cannot be used at start: one line naming host and database, never the password. */
 function unreachable(url: string, error: unknown): Error {
+  if (error instanceof ConfigError) return error;
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && /^\d/.test(code) && !code.startsWith('08')) return error as Error;
   const { hostname, port, pathname } = new URL(url);

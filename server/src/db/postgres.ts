@@ -9,6 +9,7 @@ import {
   type UnknownRow,
 } from 'kysely';
 import pg from 'pg';
+import { ConfigError } from '../errors/configError';
 import type { Migration } from './migrations';
 
 /**
@@ -142,6 +143,25 @@ export function openPostgres(url: string, migrations: readonly Migration[]): Pos
   };
 }
 
+/**
+ * Text is compared and sorted by code point, as SQLite does: ISO timestamps, cursors and sorted
+ * names must order alike on both. A database made with a linguistic collation (en_US.UTF-8…)
+ * is refused at start with the command that makes a suitable one.
+ */
+async function assertCodePointCollation(client: pg.PoolClient): Promise<void> {
+  const { rows } = await client.query<{ datcollate: string; encoding: string }>(
+    'SELECT datcollate, pg_encoding_to_char(encoding) AS encoding FROM pg_database WHERE datname = current_database()',
+  );
+  const row = rows[0];
+  if (row === undefined) return;
+  const collation = row.datcollate.toLowerCase();
+  if (row.encoding !== 'UTF8' || !['c', 'posix', 'c.utf-8', 'c.utf8'].includes(collation)) {
+    throw new ConfigError(
+      `DATABASE_URL: the database must use UTF8 and the C collation (it has ${row.encoding}, ${row.datcollate}); make it with: createdb -T template0 -E UTF8 --locale=C.UTF-8 <name>`,
+    );
+  }
+}
+
 /** The table an INSERT, UPDATE or DELETE built by Kysely writes, lower-cased. */
 function writtenTable(node: RootOperationNode): string | undefined {
   const nameOf = (table: unknown): string | undefined => {
@@ -170,6 +190,7 @@ export async function applyPostgresMigrations(
 ): Promise<boolean> {
   const client = await pool.connect();
   try {
+    await assertCodePointCollation(client);
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLock.toString()]);
     await client.query(

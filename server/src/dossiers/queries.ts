@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
-import type { ExpressionBuilder, Insertable, Selectable } from 'kysely';
+import { type ExpressionBuilder, type Insertable, type Selectable, sql } from 'kysely';
 import type { Db } from '../db/database';
+import { isUniqueViolation } from '../db/dialect';
 import { queryShape } from '../db/queryShape';
 import type {
   Database,
@@ -41,19 +42,8 @@ export async function documentIdTaken(
   return row !== undefined;
 }
 
-/**
- * The unique index `dossiers_document_id` refused the row: another creation with the same
- * documentId committed first. (better-sqlite3's error shape; the PostgreSQL dialect would match
- * its own unique-violation code here.)
- */
-function isDocumentIdViolation(error: unknown): boolean {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  return (
-    code === 'SQLITE_CONSTRAINT_UNIQUE' &&
-    typeof message === 'string' &&
-    message.includes('dossiers.document_id')
-  );
-}
+/** The unique index `dossiers_document_id` refused the row: another creation committed first. */
+const documentIdIndex = { index: 'dossiers_document_id', columns: 'dossiers.document_id' };
 
 /** Inserts the dossier; a documentId committed meanwhile by another request gives 409. */
 export async function insertDossier(trx: Db, row: Insertable<DossiersTable>): Promise<number> {
@@ -65,7 +55,7 @@ export async function insertDossier(trx: Db, row: Insertable<DossiersTable>): Pr
       .executeTakeFirstOrThrow();
     return inserted.id;
   } catch (error) {
-    if (isDocumentIdViolation(error)) throw duplicateDocumentId(row.document_id ?? '');
+    if (isUniqueViolation(error, documentIdIndex)) throw duplicateDocumentId(row.document_id ?? '');
     throw error;
   }
 }
@@ -411,7 +401,7 @@ export async function dossierListPage(
       query.where((eb) =>
         eb.or([
           plainMatches('d.search_key', filter.keyword!),
-          plainMatches('d.document_id', filter.keyword!),
+          plainMatches(sql`lower(${sql.ref('d.document_id')})`, filter.keyword!),
         ]),
       ),
     );

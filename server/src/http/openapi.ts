@@ -45,6 +45,7 @@ function repeatedQueryParameter(name: string): DomainError {
  */
 function withTransportAnswers<R extends RouteConfig>(route: R): R {
   const { params, query, body } = route.request ?? {};
+  refuseNulCharacters(route);
   const answers: ErrorCodes[] = [
     ['BAD_REQUEST_TARGET', 'REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE'],
     ...(params || query ? [['VALIDATION_ERROR']] : []),
@@ -58,6 +59,36 @@ function withTransportAnswers<R extends RouteConfig>(route: R): R {
 }
 
 type ResponseConfig = RouteConfig['responses'][string];
+
+/**
+ * U+0000 in any text of a path, a query or a JSON body is refused (400 VALIDATION_ERROR naming
+ * the field): no name, title or key has one, and PostgreSQL's text cannot hold it, so the same
+ * input gets the same answer on either database instead of a 500 on one of them.
+ */
+function refuseNulCharacters(route: RouteConfig): void {
+  const request = route.request;
+  if (request === undefined) return;
+  const refined = <T>(schema: T): T =>
+    schema instanceof z.ZodType ? (schema.superRefine(reportNul) as T) : schema;
+  if (request.params) request.params = refined(request.params);
+  if (request.query) request.query = refined(request.query);
+  const json = request.body?.content['application/json'];
+  if (json !== undefined && 'schema' in json) json.schema = refined(json.schema);
+}
+
+function reportNul(value: unknown, context: z.RefinementCtx, path: PropertyKey[] = []): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) {
+      context.addIssue({ code: 'custom', path, message: 'must not contain the character U+0000' });
+    }
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => {
+      reportNul(item, context, [...path, index]);
+    });
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) reportNul(item, context, [...path, key]);
+  }
+}
 
 /** A documented error answer with more codes: the enum of both, or the new one alone. */
 function mergedAnswer(known: ResponseConfig | undefined, added: ResponseConfig): ResponseConfig {

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Db } from '../db/database';
 import type { JobStatus, JobsTable } from '../db/schema';
 
@@ -217,9 +217,15 @@ export function jobCountsByKind(
     .select((eb) => [
       'kind',
       eb.fn
-        .sum<number>(eb.case().when('status', '=', 'pending').then(1).else(0).end())
+        .sum<number>(
+          eb.case().when('status', '=', 'pending').then(sql.lit(1)).else(sql.lit(0)).end(),
+        )
         .as('pending'),
-      eb.fn.sum<number>(eb.case().when('status', '=', 'failed').then(1).else(0).end()).as('failed'),
+      eb.fn
+        .sum<number>(
+          eb.case().when('status', '=', 'failed').then(sql.lit(1)).else(sql.lit(0)).end(),
+        )
+        .as('failed'),
     ])
     .groupBy('kind')
     .execute();

@@ -43,7 +43,7 @@ export function findTrustAnchor(
   return db
     .selectFrom('trust_anchors')
     .selectAll()
-    .where('tenant_id', 'is', tenantId)
+    .where('tenant_id', tenantId === null ? 'is' : '=', tenantId)
     .where('fingerprint', '=', fingerprint)
     .executeTakeFirst();
 }

@@ -27,14 +27,17 @@ export function searchMatches(searchKeyColumn: string, q: string): Expression<Sq
  * (migration 025: dossier titles, step names), so "nguyen van anh" finds "Nguyễn Văn Ánh".
  * Also fits a column of plain codes (documentId): LIKE ignores the case of ASCII letters.
  */
-export function plainMatches(column: string, keyword: string): Expression<SqlBool> {
+export function plainMatches(
+  column: string | Expression<string>,
+  keyword: string,
+): Expression<SqlBool> {
   return containsFolded(column, foldPlain(keyword));
 }
 
 /** `column LIKE '%folded%'`, the caller's LIKE wildcards matching literally. */
-function containsFolded(column: string, folded: string): Expression<SqlBool> {
+function containsFolded(column: string | Expression<string>, folded: string): Expression<SqlBool> {
   const escaped = folded.replace(/[\\%_]/g, (letter) => `\\${letter}`);
-  return sql<SqlBool>`${sql.ref(column)} LIKE ${`%${escaped}%`} ESCAPE '\\'`;
+  return sql<SqlBool>`${typeof column === 'string' ? sql.ref(column) : column} LIKE ${`%${escaped}%`} ESCAPE '\\'`;
 }
 
 /** Counts every match, then reads one page of them. */

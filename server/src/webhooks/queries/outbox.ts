@@ -133,7 +133,8 @@ export async function finishAttempts(
   if (attempts.length === 0) return;
   const rows = attempts.map(
     (a) =>
-      sql`(${a.deliveryId}, ${a.number}, ${a.httpStatus}, ${a.latencyMs}, ${a.error}, ${a.responseBody})`,
+      // Typed: PostgreSQL reads untyped VALUES parameters as text.
+      sql`(CAST(${a.deliveryId} AS BIGINT), CAST(${a.number} AS BIGINT), CAST(${a.httpStatus} AS BIGINT), CAST(${a.latencyMs} AS BIGINT), CAST(${a.error} AS TEXT), CAST(${a.responseBody} AS TEXT))`,
   );
   // VALUES names its columns column1, column2, …
   const results = sql<{
@@ -176,7 +177,9 @@ export async function setLastHttpStatuses(
   statuses: readonly { deliveryId: number; httpStatus: number | null }[],
 ): Promise<void> {
   if (statuses.length === 0) return;
-  const rows = statuses.map((s) => sql`(${s.deliveryId}, ${s.httpStatus})`);
+  const rows = statuses.map(
+    (s) => sql`(CAST(${s.deliveryId} AS BIGINT), CAST(${s.httpStatus} AS BIGINT))`,
+  );
   const values = sql<{ column1: number; column2: number | null }>`(VALUES ${sql.join(rows)})`.as(
     'v',
   );
