@@ -1,4 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { revokeApiKey } from '../../src/auth/apiKeys';
 import { createHarness, type Harness, type SeededTenant, seedTenant } from '../support/harness';
 import { expectUnauthorized, orgKey, roleWith, spec401, tenantUser } from './fixtures';
@@ -23,6 +24,50 @@ const lookup = (key: string) =>
   h.request('GET', '/api/integration/documents/NO-SUCH-DOCUMENT', {
     headers: { 'X-API-Key': key },
   });
+
+/**
+ * Commits `text` on a connection of its own: on SQLite another handle on the file (the operator
+ * CLI), on PostgreSQL another session (another instance).
+ */
+async function commitElsewhere(text: string, values: unknown[]): Promise<void> {
+  const url = h.deps.config.databaseUrl;
+  if (url === undefined) {
+    const other = new BetterSqlite3(h.deps.config.databaseFile);
+    try {
+      other.pragma('busy_timeout = 10000');
+      other.prepare(text).run(...values);
+    } finally {
+      other.close();
+    }
+    return;
+  }
+  let n = 0;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(
+      text.replace(/\?/g, () => `$${++n}`),
+      values,
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The lookup once the other commit is seen: at once on SQLite (data_version is read by the
+ * request); on PostgreSQL when the commit's notification has arrived (milliseconds; up to 5 s
+ * allowed on a loaded machine), never a stale acceptance after that.
+ */
+async function lookupOnceSeen(key: string): Promise<Response> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const response = await lookup(key);
+    if (response.status !== 404 || h.deps.config.databaseUrl === undefined) return response;
+    if (Date.now() > deadline) return response;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 async function expectAccepted(key: string): Promise<void> {
   const response = await lookup(key);
@@ -81,24 +126,12 @@ describe('the credential cache never serves a principal whose access was taken a
   });
 
   it('a revocation committed by another process on the same file is seen on the next request', async () => {
-    const other = new BetterSqlite3(h.deps.config.databaseFile);
-    try {
-      other.pragma('busy_timeout = 10000');
-      other.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(h.now(), service.id);
-    } finally {
-      other.close();
-    }
-    await expectUnauthorized(await lookup(service.key), spec401.invalidKey);
+    await commitElsewhere('UPDATE api_keys SET revoked_at = ? WHERE id = ?', [h.now(), service.id]);
+    await expectUnauthorized(await lookupOnceSeen(service.key), spec401.invalidKey);
   });
 
   it('a user locked by another process is refused on the next request', async () => {
-    const other = new BetterSqlite3(h.deps.config.databaseFile);
-    try {
-      other.pragma('busy_timeout = 10000');
-      other.prepare('UPDATE users SET status = 3 WHERE id = ?').run(service.userId);
-    } finally {
-      other.close();
-    }
-    await expectUnauthorized(await lookup(service.key), spec401.inactiveServiceAccount);
+    await commitElsewhere('UPDATE users SET status = 3 WHERE id = ?', [service.userId]);
+    await expectUnauthorized(await lookupOnceSeen(service.key), spec401.inactiveServiceAccount);
   });
 });
