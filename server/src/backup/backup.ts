@@ -6,8 +6,8 @@ import { developmentCaDir } from '../dev/developmentCaFiles';
 import { DomainError } from '../errors/domainError';
 import type { Clock } from '../platform/clock';
 import type { Config } from '../platform/config';
+import { storedFiles } from '../storage/localFileStore';
 import { referencedFiles } from '../storage/queries';
-import { storedFiles } from '../storage/sweep';
 import {
   backupFormat,
   backupFormatVersion,
