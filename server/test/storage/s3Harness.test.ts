@@ -1,11 +1,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { DeleteBucketCommand } from '@aws-sdk/client-s3';
 import { recordIssuedSecret } from '../../../test/support/runLog';
 import type { OfflineAction } from '../../src/admin/command';
 import { storageCommands } from '../../src/admin/commands/storage';
+import { createBackup } from '../../src/backup/backup';
 import { loadConfig } from '../../src/platform/config';
 import { storedFiles as localFiles } from '../../src/storage/localFileStore';
 import { S3FileStore } from '../../src/storage/s3FileStore';
@@ -122,6 +124,24 @@ describe('FILE_STORE=s3 through the API (s3rver)', () => {
       expect(Buffer.from(await fromBucket.arrayBuffer()).equals(bytes)).toBe(true);
     } finally {
       await presigned.close();
+    }
+  });
+
+  it('admin backup on FILE_STORE=s3 writes the database only and says the files are in the bucket', async () => {
+    await world.create({});
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-s3-backup-'));
+    try {
+      const report = await createBackup(world.h.deps.config, path.join(out, 'b'), world.h.clock);
+      expect(report).toMatchObject({ filesInBucket: true, storedFiles: 0, missingFiles: [] });
+      const manifest = JSON.parse(
+        fs.readFileSync(path.join(out, 'b', 'manifest.json'), 'utf8'),
+      ) as {
+        entries: { path: string }[];
+      };
+      expect(manifest.entries.filter((entry) => entry.path.startsWith('files/'))).toEqual([]);
+      expect(manifest.entries.map((entry) => entry.path)).toContain('esign.sqlite');
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
     }
   });
 
