@@ -9,7 +9,7 @@ import { Hono } from 'hono';
 import { fileResponse } from '../../server/src/files/download';
 import { createLogger } from '../../server/src/platform/logger';
 import { serveApp } from '../../server/src/serve';
-import { FileStore } from '../../server/src/storage/fileStore';
+import { LocalFileStore } from '../../server/src/storage/localFileStore';
 
 /**
  * Download bench: a 50 MB stored file streamed over HTTP by the server's own path (serveApp:
@@ -30,7 +30,7 @@ const pausedClients = 10;
 /** The servers' side: both servers on one 50 MB file; prints `<app port> <plain port>`. */
 async function runServers(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-bench-download-'));
-  const files = new FileStore(path.join(dir, 'files'));
+  const files = new LocalFileStore(path.join(dir, 'files'));
   const source = path.join(dir, 'source.pdf');
   const head = Buffer.from('%PDF-1.7\n');
   fs.writeFileSync(source, Buffer.concat([head, crypto.randomBytes(sizeBytes - head.length)]));

@@ -13,6 +13,7 @@ import { prepareRevision, signWithServerKey } from '../../server/src/signatures'
 import { closeKeyStore } from '../../server/src/signing/keys/keyStores';
 import { requestTimestamp } from '../../server/src/signing/timestamps/client';
 import { verifyPdfSignatures } from '../../server/src/signing/verification';
+import { localStoreOf } from '../../server/src/storage/localFileStore';
 import { createTenant } from '../../server/src/tenancy/service';
 import { TestPki } from '../../server/test/signing/cms/testPki';
 import { opensslP12, signWithSignpdf } from '../../server/test/signing/foreignSigners';
@@ -152,7 +153,9 @@ async function oursSign(setup: Setup, keep?: Keep): Promise<Sample> {
       tenantId: setup.tenantId,
       commit: async () => null,
     });
-    return [preparation.preparedSha256, signed.sha256].map((sha256) => deps.files.pathOf(sha256));
+    return [preparation.preparedSha256, signed.sha256].map((sha256) =>
+      localStoreOf(deps.files).pathOf(sha256),
+    );
   };
   try {
     const warmUp = await sign(setup.warmUpSha256);

@@ -18,7 +18,7 @@ export interface AppDeps {
   secrets: ServiceSecrets;
   /** API keys' rows, their users and users' permissions, kept between requests. */
   credentials: CredentialCache;
-  /** Content-addressed file bytes under DATA_DIR/files. */
+  /** Content-addressed file bytes: under DATA_DIR/files, or in the S3 bucket (FILE_STORE). */
   files: FileStore;
   /** The signing engine's trust policy per tenant (global and tenant anchors; see runtime.ts). */
   trust: TrustPolicies;

@@ -15,7 +15,7 @@ import { deriveSecrets, loadMasterSecret } from './platform/secrets';
 import type { Fetcher, FetchRequest, FetchResult } from './signing/fetcher';
 import { httpTimestampAuthority } from './signing/timestamps/client';
 import type { TimestampAuthority } from './signing/trustPolicy';
-import { FileStore } from './storage/fileStore';
+import { openFileStore } from './storage/openFileStore';
 import { trustPolicies } from './trust/policies';
 
 export interface Runtime {
@@ -35,7 +35,7 @@ export function openRuntime(
     config.jwtSecret,
   );
   const clock = options.clock ?? systemClock;
-  const files = new FileStore(path.join(config.dataDir, 'files'), clock);
+  const files = openFileStore(config, clock);
   fs.mkdirSync(files.tempDir, { recursive: true, mode: 0o700 });
   const fetcher = engineFetcher({ allowlist: config.outboundAllowlist });
   const base = { db: database.db, config, clock, secrets, fetcher };

@@ -46,6 +46,7 @@ admin contract-type create --tenant T --name N     # the next contractTypeId of 
 admin contract-type list   [--tenant T]
 admin audit verify   --contract ID | --dossier ID   # recomputes the hash chain; exit 1 names the first broken link
 admin storage sweep  [--dry-run]         # deletes stored files no row names (daily in the server)
+admin storage copy   --to s3             # copies DATA_DIR/files into the S3_* bucket, each file read back and checked
 admin backup         --out DIR           # database snapshot + the stored files it names, while the server runs
 admin restore        --from DIR          # into a new or empty DATA_DIR only; every file checked
 admin help                               # this text (also: --help on any command)

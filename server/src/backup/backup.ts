@@ -6,8 +6,8 @@ import { developmentCaDir } from '../dev/developmentCaFiles';
 import { DomainError } from '../errors/domainError';
 import type { Clock } from '../platform/clock';
 import type { Config } from '../platform/config';
+import { storedFiles } from '../storage/localFileStore';
 import { referencedFiles } from '../storage/queries';
-import { storedFiles } from '../storage/sweep';
 import {
   backupFormat,
   backupFormatVersion,
@@ -52,7 +52,8 @@ import { type BackupCounts, countRows } from './queries';
 /** What a file of DATA_DIR that is not a regular file is refused with. */
 const unreadable = 'BACKUP_FILE_UNREADABLE';
 
-export type BackupSource = Pick<Config, 'dataDir' | 'databaseFile' | 'secretKey'>;
+export type BackupSource = Pick<Config, 'dataDir' | 'databaseFile' | 'secretKey'> &
+  Partial<Pick<Config, 'fileStore'>>;
 
 export interface BackupReport {
   directory: string;
@@ -61,6 +62,11 @@ export interface BackupReport {
   counts: BackupCounts;
   /** Stored files in the backup, and the bytes of everything in it. */
   storedFiles: number;
+  /**
+   * FILE_STORE=s3: the stored files live in the bucket, which its own versioning or replication
+   * backs up; this backup holds the database (and the development CA) only.
+   */
+  filesInBucket: boolean;
   bytes: number;
   missingFiles: string[];
   /** SHA-256 of manifest.json: noted elsewhere, it shows that the manifest is the one written. */
@@ -118,6 +124,7 @@ async function writeBackup(source: BackupSource, staging: string, clock: Clock) 
   const stagedFile = (sha256: string) => path.join(staging, storedFilePath(sha256));
   const storePath = (sha256: string) => path.join(source.dataDir, storedFilePath(sha256));
   const copied = new Map<string, CopiedFile>();
+  const filesInBucket = source.fileStore === 's3';
   /** Copies a stored file; false when it is gone or its bytes are not its name. */
   const copyStored = async (sha256: string): Promise<boolean> => {
     const copy = await copyHashed(storePath(sha256), stagedFile(sha256), unreadable);
@@ -130,8 +137,10 @@ async function writeBackup(source: BackupSource, staging: string, clock: Clock) 
   };
 
   // 1. The store as it is.
-  for await (const file of storedFiles(store)) {
-    if (!file.aside) await copyStored(file.sha256);
+  if (!filesInBucket) {
+    for await (const file of storedFiles(store)) {
+      if (!file.aside) await copyStored(file.sha256);
+    }
   }
   // 2. The snapshot.
   const databaseFile = path.join(staging, databaseName);
@@ -151,7 +160,7 @@ async function writeBackup(source: BackupSource, staging: string, clock: Clock) 
   }
   // 3. What the snapshot names and step 1 did not find; then only what it names stays.
   const missingFiles: string[] = [];
-  for (const sha256 of [...referenced].sort()) {
+  for (const sha256 of filesInBucket ? [] : [...referenced].sort()) {
     if (!copied.has(sha256) && !(await copyStored(sha256))) missingFiles.push(sha256);
   }
   for (const sha256 of [...copied.keys()]) {
@@ -190,6 +199,7 @@ async function writeBackup(source: BackupSource, staging: string, clock: Clock) 
     schemaVersion,
     counts,
     storedFiles: copied.size,
+    filesInBucket,
     bytes: entries.reduce((sum, entry) => sum + entry.size, 0),
     missingFiles,
     manifestSha256: (await hashFile(manifestFile)).sha256,

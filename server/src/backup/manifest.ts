@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { DomainError } from '../errors/domainError';
-import { syncDirectory } from '../storage/fileStore';
+import { syncDirectory } from '../storage/localFileStore';
 
 /**
  * A backup directory: `manifest.json`, the database snapshot `esign.sqlite`, the stored files

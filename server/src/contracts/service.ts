@@ -226,11 +226,15 @@ export async function downloadContract(
     );
   }
   await record();
-  return fileResponse(deps, {
-    sha256: version.sha256,
-    mimeType: version.mime_type,
-    title: downloadTitle(deps, type, contract.title),
-  });
+  return fileResponse(
+    deps,
+    {
+      sha256: version.sha256,
+      mimeType: version.mime_type,
+      title: downloadTitle(deps, type, contract.title),
+    },
+    { redirect: true },
+  );
 }
 
 /**

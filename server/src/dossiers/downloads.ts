@@ -70,7 +70,7 @@ export async function downloadFileInScope(
     via: by.via,
     viewed: request.viewed ?? false,
   });
-  return fileResponse(deps, file);
+  return fileResponse(deps, file, { redirect: !request.viewed });
 }
 
 /**

@@ -95,7 +95,7 @@ export function fileRoutes(limiter: RateLimiter) {
       origin: originOf(c),
       via: 'presigned_url',
     });
-    return fileResponse(deps, file);
+    return fileResponse(deps, file, { redirect: true });
   });
 
   return router;

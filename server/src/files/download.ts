@@ -89,15 +89,41 @@ export async function temporaryFileResponse(
   }
 }
 
+/** How long a presigned GetObject URL of a redirected download is valid. */
+export const storeDownloadLifetimeSeconds = 5 * 60;
+
 /**
  * Streams the newest version of a file with the spec's headers (Content-Type, Content-Disposition,
- * Content-Length, Cache-Control `private, no-store`). The bytes flow from disk to the socket; the
- * file is never held in memory.
+ * Content-Length, Cache-Control `private, no-store`). The bytes flow from the store to the
+ * socket; the file is never held in memory.
+ *
+ * A download (`redirect`, never an inline preview, whose page may only connect to this origin)
+ * answers 302 to a presigned GetObject URL of the bucket instead when the store makes them
+ * (FILE_STORE=s3 with S3_PRESIGNED_DOWNLOADS=1): the same headers come from the bucket. The URL
+ * is a credential (its X-Amz-Signature and X-Amz-Credential are redacted from the logs).
  */
 export async function fileResponse(
   deps: Pick<AppDeps, 'files'>,
   file: Pick<NewestFile, 'sha256' | 'mimeType' | 'title'>,
+  options: { redirect?: boolean } = {},
 ): Promise<Response> {
+  if (options.redirect && deps.files.presignDownload) {
+    const headers = downloadHeaders(file, 0);
+    const location = await deps.files.presignDownload(
+      file.sha256,
+      {
+        contentType: file.mimeType,
+        contentDisposition: headers['Content-Disposition'] ?? 'attachment',
+      },
+      storeDownloadLifetimeSeconds,
+    );
+    if (location !== undefined) {
+      return new Response(null, {
+        status: 302,
+        headers: { Location: location, 'Cache-Control': 'private, no-store' },
+      });
+    }
+  }
   const opened = await deps.files.open(file.sha256);
   return streamResponse(opened.stream, downloadHeaders(file, opened.size));
 }

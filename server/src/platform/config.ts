@@ -65,6 +65,30 @@ export interface Config {
    * metrics are not served (404).
    */
   metricsToken: string | undefined;
+  /** FILE_STORE: where file bytes live (server/src/storage): `local` under DATA_DIR/files, or `s3`. */
+  fileStore: 'local' | 's3';
+  /**
+   * S3_*: the bucket of FILE_STORE=s3, and the target of `admin storage copy --to s3`; undefined
+   * when S3_BUCKET is not set.
+   */
+  s3: S3Settings | undefined;
+}
+
+/** S3_ENDPOINT, S3_BUCKET, S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, S3_FORCE_PATH_STYLE, S3_PRESIGNED_DOWNLOADS. */
+export interface S3Settings {
+  /** An S3-compatible service's URL (MinIO, Ceph RGW, ...); undefined means AWS S3 itself. */
+  endpoint: string | undefined;
+  bucket: string;
+  region: string;
+  /**
+   * Static credentials; without them the SDK's default chain (an instance role, AWS_* variables)
+   * is used. The secret is a function so that serializing or logging the config never shows it.
+   */
+  credentials: { accessKeyId: string; secretAccessKey(): string } | undefined;
+  /** `https://endpoint/bucket/key` instead of `https://bucket.endpoint/key` (MinIO, s3rver). */
+  forcePathStyle: boolean;
+  /** Downloads answer 302 to a presigned GetObject URL (5 minutes) instead of streaming. */
+  presignedDownloads: boolean;
 }
 
 /**
@@ -257,6 +281,15 @@ const bearerToken = z
     error: () => 'must be at least 16 characters (for example: openssl rand -hex 32)',
   });
 
+/** An S3 bucket name: 3 to 63 lower-case letters, digits, dots and hyphens. */
+const bucketName = z
+  .string()
+  .trim()
+  .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
+    error: (issue) =>
+      `must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)${got(issue)}`,
+  });
+
 /** Trimmed; only spaces count as unset. */
 const trimmed = z
   .string()
@@ -343,6 +376,14 @@ const EnvironmentSchema = z.object({
   AGENT_TICKET_KEY_GENERATION: settingOr(positiveInteger, 1),
   AGENT_DOWNLOAD_URL: setting(linkUrl),
   METRICS_TOKEN: setting(bearerToken),
+  FILE_STORE: settingOr(oneOf(['local', 's3']), 'local'),
+  S3_ENDPOINT: setting(baseUrl),
+  S3_BUCKET: setting(bucketName),
+  S3_REGION: settingOr(trimmed, 'us-east-1'),
+  S3_ACCESS_KEY_ID: setting(trimmed),
+  S3_SECRET_ACCESS_KEY: setting(text),
+  S3_FORCE_PATH_STYLE: settingOr(flag, false),
+  S3_PRESIGNED_DOWNLOADS: settingOr(flag, false),
 });
 type Environment = z.infer<typeof EnvironmentSchema>;
 
@@ -383,6 +424,41 @@ function checkCombinations(env: Environment, context: z.core.$RefinementCtx<Envi
     refuse('TSA_URL', 'is required when TSA_USERNAME is set');
   }
   checkKeyStore(env, refuse);
+  checkS3(env, refuse);
+}
+
+function checkS3(
+  env: Environment,
+  refuse: (name: keyof Environment, message: string) => void,
+): void {
+  if (env.FILE_STORE === 's3' && env.S3_BUCKET === undefined) {
+    refuse('S3_BUCKET', 'is required when FILE_STORE=s3');
+  }
+  if (env.S3_SECRET_ACCESS_KEY !== undefined && env.S3_ACCESS_KEY_ID === undefined) {
+    refuse('S3_ACCESS_KEY_ID', 'is required when S3_SECRET_ACCESS_KEY is set');
+  }
+  if (env.S3_ACCESS_KEY_ID !== undefined && env.S3_SECRET_ACCESS_KEY === undefined) {
+    refuse('S3_SECRET_ACCESS_KEY', 'is required when S3_ACCESS_KEY_ID is set');
+  }
+  if (env.S3_PRESIGNED_DOWNLOADS && env.FILE_STORE !== 's3') {
+    refuse('S3_PRESIGNED_DOWNLOADS', 'can only be 1 with FILE_STORE=s3');
+  }
+}
+
+function s3Settings(env: Environment): S3Settings | undefined {
+  if (env.S3_BUCKET === undefined) return undefined;
+  const { S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secret } = env;
+  return {
+    endpoint: env.S3_ENDPOINT,
+    bucket: env.S3_BUCKET,
+    region: env.S3_REGION ?? 'us-east-1',
+    credentials:
+      accessKeyId !== undefined && secret !== undefined
+        ? { accessKeyId, secretAccessKey: () => secret }
+        : undefined,
+    forcePathStyle: env.S3_FORCE_PATH_STYLE,
+    presignedDownloads: env.S3_PRESIGNED_DOWNLOADS,
+  };
 }
 
 function checkKeyStore(
@@ -502,6 +578,8 @@ function configOf(env: Environment, context: z.core.$RefinementCtx<Environment>)
     agentTicketKeyGeneration: env.AGENT_TICKET_KEY_GENERATION,
     agentDownloadUrl: env.AGENT_DOWNLOAD_URL ?? `${publicUrl}/agent`,
     metricsToken: env.METRICS_TOKEN,
+    fileStore: env.FILE_STORE,
+    s3: s3Settings(env),
   };
 }
 

@@ -48,7 +48,9 @@ export async function prepareForSigner(
   const { subject, certificate } = input;
   const signingTime = deps.clock.now();
   const name = shownName(subject, certificate);
-  const lastPage = await runPdfTask(pageBoxTask, deps.files.pathOf(input.version.sha256));
+  const lastPage = await deps.files.withLocalFile(input.version.sha256, (file) =>
+    runPdfTask(pageBoxTask, file),
+  );
   const { page, rect } = subject.signatureBox(lastPage, input.version.version);
   return prepareRevision(deps, {
     tenantId: subject.tenantId,

@@ -467,9 +467,9 @@ export async function pageVerification(
   const result =
     subject.kind === 'contract'
       ? await verifyContractRow(deps, (await contractById(deps.db, subject.contractId))!)
-      : await verifyPdfSignatures(deps, deps.files.pathOf(view.document.sha256), {
-          tenantId: view.document.tenantId,
-        });
+      : await deps.files.withLocalFile(view.document.sha256, (file) =>
+          verifyPdfSignatures(deps, file, { tenantId: view.document.tenantId }),
+        );
   const names =
     subject.kind === 'task'
       ? await taskSignerNames(deps, subject.dossierId, result.signatures)

@@ -39,9 +39,9 @@ export async function verifyContractRow(deps: AppDeps, contract: ContractRow) {
     signersOf(deps.db, contract.id),
     signedVersionsOf(deps.db, contract.id),
   ]);
-  const verification = await verifyPdfSignatures(deps, deps.files.pathOf(newest.sha256), {
-    tenantId: contract.tenant_id,
-  });
+  const verification = await deps.files.withLocalFile(newest.sha256, (file) =>
+    verifyPdfSignatures(deps, file, { tenantId: contract.tenant_id }),
+  );
   // Signatures the uploaded PDF already carried come first and name no contract signer.
   const existing = new Set(
     existingSignaturesOf(contract.existing_signatures).map((s) => s.fieldName),

@@ -23,10 +23,9 @@ export async function archiveStoredFile(
   tenantId: number,
 ): Promise<StoredArchive> {
   const kept = await validationMaterialOfSigned(deps.db, tenantId, sourceSha256);
-  const archived = await archivePdf(deps, deps.files.pathOf(sourceSha256), {
-    tenantId,
-    stored: kept.map(materialOf),
-  });
+  const archived = await deps.files.withLocalFile(sourceSha256, (file) =>
+    archivePdf(deps, file, { tenantId, stored: kept.map(materialOf) }),
+  );
   const file = await deps.files.putHashed(archived.path, archived);
   return { sourceSha256, file, summary: archived.summary };
 }

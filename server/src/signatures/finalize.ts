@@ -132,28 +132,33 @@ async function finalizePreparation<T>(
     options.notBefore && options.notBefore > preparation.createdAt
       ? options.notBefore
       : preparation.createdAt;
-  const preparedPath = deps.files.pathOf(preparation.preparedSha256);
   if (evidence.chain[0]) checkPreparedCertificate(preparation, evidence.chain[0]);
-  const checked = await checkSignature(
-    deps,
-    {
-      fieldName: preparation.fieldName,
-      preparedDss: await runPdfTask(readDssTask, preparedPath),
-      documentDigest: preparation.documentDigest,
-      notBefore,
-      tenantId: preparation.tenantId,
-      mistakenDigests: () => mistakenDigests(deps, preparation),
+  const { checked, signedFile } = await deps.files.withLocalFile(
+    preparation.preparedSha256,
+    async (preparedPath) => {
+      const checked = await checkSignature(
+        deps,
+        {
+          fieldName: preparation.fieldName,
+          preparedDss: await runPdfTask(readDssTask, preparedPath),
+          documentDigest: preparation.documentDigest,
+          notBefore,
+          tenantId: preparation.tenantId,
+          mistakenDigests: () => mistakenDigests(deps, preparation),
+        },
+        evidence,
+      );
+      const identity = checkSigner(
+        preparation,
+        evidence.chain[0]!,
+        new Date(checked.summary.timestamp.genTime),
+        options,
+      );
+      if (identity) checked.summary.identity = identity;
+      const written = await writeSignedFile(deps.files.tempDir, preparedPath, preparation, checked);
+      return { checked, signedFile: written };
     },
-    evidence,
   );
-  const identity = checkSigner(
-    preparation,
-    evidence.chain[0]!,
-    new Date(checked.summary.timestamp.genTime),
-    options,
-  );
-  if (identity) checked.summary.identity = identity;
-  const signedFile = await writeSignedFile(deps.files.tempDir, preparedPath, preparation, checked);
   const stored = await deps.files.putHashed(signedFile.path, signedFile);
   let archive: StoredFile | undefined;
   try {
@@ -165,10 +170,12 @@ async function finalizePreparation<T>(
       summary: { ...checked.summary, signedSha256: stored.sha256 },
     };
     if (await options.finishes?.()) {
-      const archived = await archivePdf(deps, deps.files.pathOf(stored.sha256), {
-        tenantId: preparation.tenantId,
-        stored: checked.dss ? [checked.dss] : [],
-      });
+      const archived = await deps.files.withLocalFile(stored.sha256, (file) =>
+        archivePdf(deps, file, {
+          tenantId: preparation.tenantId,
+          stored: checked.dss ? [checked.dss] : [],
+        }),
+      );
       archive = await deps.files.putHashed(archived.path, archived);
       signed.archived = { sha256: archive.sha256, size: archive.size, summary: archived.summary };
     }

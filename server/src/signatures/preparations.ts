@@ -106,13 +106,14 @@ export async function prepareRevision(
   }
   await deps.files.init();
   const { tenantId, sourceSha256, expiresAt, signerChain, certificate, ...options } = input;
-  const sourcePath = deps.files.pathOf(sourceSha256);
   const kept = await validationMaterialOfSigned(deps.db, tenantId, sourceSha256);
-  const dss = await revisionDss(deps, sourcePath, kept.map(materialOf), signerChain);
-  const prepared = await preparePdfSignature(sourcePath, {
-    ...options,
-    ...(dss ? { dss } : {}),
-    tempDir: deps.files.tempDir,
+  const prepared = await deps.files.withLocalFile(sourceSha256, async (sourcePath) => {
+    const dss = await revisionDss(deps, sourcePath, kept.map(materialOf), signerChain);
+    return preparePdfSignature(sourcePath, {
+      ...options,
+      ...(dss ? { dss } : {}),
+      tempDir: deps.files.tempDir,
+    });
   });
   const stored = await deps.files.putHashed(prepared.path, prepared);
   try {

@@ -1,9 +1,6 @@
-import type { Dirent } from 'node:fs';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { Db } from '../db/database';
 import type { Clock } from '../platform/clock';
-import { asideSuffix, type FileStore } from './fileStore';
+import type { FileStore } from './fileStore';
 import {
   abandonExpiredPreparations,
   countExpiredOpenPreparations,
@@ -60,9 +57,6 @@ export interface SweepReport {
 
 export const sweepGraceMs = 60 * 60_000;
 
-const sha256Pattern = /^[0-9a-f]{64}$/;
-const twoHex = /^[0-9a-f]{2}$/;
-
 export async function sweepFileStore(deps: SweepDeps, options: SweepOptions): Promise<SweepReport> {
   const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - (options.graceMs ?? sweepGraceMs));
@@ -85,33 +79,31 @@ export async function sweepFileStore(deps: SweepDeps, options: SweepOptions): Pr
   const referenced = await referencedFiles(deps.db, cutoff.toISOString());
   const seen = new Set<string>();
 
-  for await (const file of storedFiles(deps.files.root)) {
+  for await (const file of deps.files.entries()) {
     if (file.aside) {
       // A sweep that stopped between setting the file aside and deleting it, or one running in
       // another process: a referenced file goes back; an unreferenced one once it is old.
       if (options.dryRun) continue;
       if (referenced.has(file.sha256)) await deps.files.restoreAside(file.sha256);
-      else if (await olderThan(file.path, cutoff)) await fs.rm(file.path, { force: true });
+      else await deps.files.removeAside(file.sha256, cutoff);
       continue;
     }
     seen.add(file.sha256);
-    const stat = await fs.stat(file.path).catch(() => null);
-    if (stat === null) continue;
     if (referenced.has(file.sha256)) {
       report.kept += 1;
-      report.keptBytes += stat.size;
+      report.keptBytes += file.size;
       continue;
     }
     const removed =
-      stat.mtimeMs >= cutoff.getTime()
+      file.putAt.getTime() >= cutoff.getTime()
         ? null
         : options.dryRun
-          ? stat.size
+          ? file.size
           : await deps.files.removeUnreferenced(file.sha256, cutoff);
     if (removed === null) {
       report.recent += 1;
       report.kept += 1;
-      report.keptBytes += stat.size;
+      report.keptBytes += file.size;
     } else {
       report.deleted += 1;
       report.deletedBytes += removed;
@@ -120,70 +112,8 @@ export async function sweepFileStore(deps: SweepDeps, options: SweepOptions): Pr
   }
   for (const sha256 of referenced) if (!seen.has(sha256)) report.missing += 1;
 
-  for (const temp of await oldTempFiles(deps.files.tempDir, cutoff)) {
-    if (!options.dryRun) await fs.rm(temp.path, { force: true });
-    report.tempDeleted += 1;
-    report.tempDeletedBytes += temp.size;
-  }
+  const temp = await deps.files.sweepTemp(cutoff, options.dryRun);
+  report.tempDeleted = temp.count;
+  report.tempDeletedBytes = temp.bytes;
   return report;
-}
-
-export interface FoundFile {
-  sha256: string;
-  path: string;
-  /** Set aside by a sweep (`<sha256>.sweep`). */
-  aside: boolean;
-}
-
-/** The store's files, `<aa>/<bb>/<sha256>`, one directory at a time; anything else is skipped. */
-export async function* storedFiles(root: string): AsyncGenerator<FoundFile> {
-  for (const first of await subdirectories(root)) {
-    for (const second of await subdirectories(path.join(root, first))) {
-      const dir = path.join(root, first, second);
-      const prefix = `${first}${second}`;
-      for (const entry of await entries(dir)) {
-        if (!entry.isFile()) continue;
-        const aside = entry.name.endsWith(asideSuffix);
-        const sha256 = aside ? entry.name.slice(0, -asideSuffix.length) : entry.name;
-        if (!sha256Pattern.test(sha256) || !sha256.startsWith(prefix)) continue;
-        yield { sha256, path: path.join(dir, entry.name), aside };
-      }
-    }
-  }
-}
-
-async function olderThan(file: string, cutoff: Date): Promise<boolean> {
-  const stat = await fs.stat(file).catch(() => null);
-  return stat !== null && stat.mtimeMs < cutoff.getTime();
-}
-
-async function subdirectories(dir: string): Promise<string[]> {
-  return (await entries(dir))
-    .filter((entry) => entry.isDirectory() && twoHex.test(entry.name))
-    .map((entry) => entry.name);
-}
-
-async function entries(dir: string): Promise<Dirent[]> {
-  try {
-    return await fs.readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-}
-
-/** Temp files (interrupted puts, downloads, audit PDFs) older than `cutoff`: nothing lasts that long. */
-async function oldTempFiles(
-  tempDir: string,
-  cutoff: Date,
-): Promise<{ path: string; size: number }[]> {
-  const found: { path: string; size: number }[] = [];
-  for (const entry of await entries(tempDir)) {
-    if (!entry.isFile()) continue;
-    const file = path.join(tempDir, entry.name);
-    const stat = await fs.stat(file).catch(() => null);
-    if (stat !== null && stat.mtimeMs < cutoff.getTime())
-      found.push({ path: file, size: stat.size });
-  }
-  return found;
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { localStoreOf } from '../../src/storage/localFileStore';
 import type { Permission } from '../../src/tenancy/permissionCatalog';
 import { createRole } from '../../src/tenancy/service';
 import {
@@ -234,7 +235,7 @@ export async function openContractWorld(env: Record<string, string> = {}): Promi
 
 /** Files in the FileStore (not its temp directory). */
 export function storedFiles(h: Harness): string[] {
-  const root = h.deps.files.root;
+  const root = localStoreOf(h.deps.files).root;
   const found: string[] = [];
   const walk = (dir: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { routes, startHttpsServer, type TestHttpsServer } from '../../../test/support/httpsServer';
+import { localStoreOf } from '../../src/storage/localFileStore';
 import type { TenantRow } from '../../src/tenancy/resolveTenant';
 import { createOrganization, createRole } from '../../src/tenancy/service';
 import { createProcess, type StepSpec, tinyPdf } from '../support/dossiers';
@@ -208,7 +209,7 @@ export async function partnerToken(world: World, username: string): Promise<stri
 
 /** Every stored content file under the file store (temp files excluded). */
 export function storedFiles(h: Harness): string[] {
-  const root = h.deps.files.root;
+  const root = localStoreOf(h.deps.files).root;
   if (!fs.existsSync(root)) return [];
   const found: string[] = [];
   const walk = (directory: string) => {

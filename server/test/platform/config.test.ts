@@ -131,4 +131,49 @@ describe('server configuration', () => {
   it('ignores variables it does not read', () => {
     expect(loadConfig({ ...base, EDITOR: 'vi', PORT_OF_CALL: 'x' }).port).toBe(3000);
   });
+
+  it('reads the file store (FILE_STORE, S3_*): local by default; s3 needs a bucket; the secret is never in the config object', () => {
+    expect(loadConfig(base)).toMatchObject({ fileStore: 'local', s3: undefined });
+    const s3 = {
+      ...base,
+      FILE_STORE: 's3',
+      S3_ENDPOINT: 'http://127.0.0.1:9000/',
+      S3_BUCKET: 'esign-files',
+      S3_ACCESS_KEY_ID: 'minio',
+      S3_SECRET_ACCESS_KEY: 'a-secret-that-never-shows',
+      S3_FORCE_PATH_STYLE: '1',
+    };
+    const config = loadConfig(s3);
+    expect(config.fileStore).toBe('s3');
+    expect(config.s3).toMatchObject({
+      endpoint: 'http://127.0.0.1:9000',
+      bucket: 'esign-files',
+      region: 'us-east-1',
+      forcePathStyle: true,
+      presignedDownloads: false,
+    });
+    expect(config.s3?.credentials?.secretAccessKey()).toBe('a-secret-that-never-shows');
+    expect(JSON.stringify(config)).not.toContain('a-secret-that-never-shows');
+    for (const [env, message] of [
+      [{ ...base, FILE_STORE: 's3' }, 'S3_BUCKET is required when FILE_STORE=s3'],
+      [{ ...base, FILE_STORE: 'gcs' }, 'FILE_STORE must be local or s3, got "gcs"'],
+      [{ ...s3, S3_BUCKET: 'Esign_Files' }, 'S3_BUCKET must be a bucket name'],
+      [{ ...s3, S3_ENDPOINT: 'minio:9000' }, 'S3_ENDPOINT must be an absolute http or https URL'],
+      [
+        { ...s3, S3_SECRET_ACCESS_KEY: '' },
+        'S3_SECRET_ACCESS_KEY is required when S3_ACCESS_KEY_ID is set',
+      ],
+      [
+        { ...s3, S3_ACCESS_KEY_ID: '' },
+        'S3_ACCESS_KEY_ID is required when S3_SECRET_ACCESS_KEY is set',
+      ],
+      [
+        { ...base, S3_PRESIGNED_DOWNLOADS: '1' },
+        'S3_PRESIGNED_DOWNLOADS can only be 1 with FILE_STORE=s3',
+      ],
+    ] as const) {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(message);
+    }
+  });
 });

@@ -10,6 +10,7 @@ import {
   startTsaServer,
 } from '../../../test/support/opensslTsa';
 import { verifyPdfSignatures } from '../../src/signing/verification';
+import { localStoreOf } from '../../src/storage/localFileStore';
 import { addTrustAnchor } from '../../src/trust/service';
 import { contractsPath } from '../contracts/fixtures';
 import { parseMail } from '../notify/support';
@@ -259,7 +260,7 @@ describe('a contract signed by usb_token, cloud_hsm and image_signature in turn'
       const version = versions[index + 1]!;
       const then = await verifyPdfSignatures(
         world.h.deps,
-        world.h.deps.files.pathOf(version.sha256),
+        localStoreOf(world.h.deps.files).pathOf(version.sha256),
         {
           tenantId: version.tenant_id,
         },

@@ -28,6 +28,7 @@ import { ocspResponseConcerns } from '../../src/signing/certificates/ocsp';
 import { certifiedKey, type SigningKey } from '../../src/signing/keys/signingKey';
 import { requestTimestamp } from '../../src/signing/timestamps/client';
 import { verifyPdfSignatures } from '../../src/signing/verification';
+import { localStoreOf } from '../../src/storage/localFileStore';
 import { addTrustAnchor } from '../../src/trust/service';
 import { repoRoot } from '../admin/runCli';
 import type { Issued } from './certificates/testPki';
@@ -173,7 +174,10 @@ async function signThreeTimes(sourceSha256: string) {
     ...options,
     tenantId: world.tenantId,
   });
-  return { results: [rsa, ec, sealed], file: world.h.deps.files.pathOf(sealed.sha256) };
+  return {
+    results: [rsa, ec, sealed],
+    file: localStoreOf(world.h.deps.files).pathOf(sealed.sha256),
+  };
 }
 
 /**

@@ -4,14 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { DomainError } from '../../src/errors/domainError';
-import { FileStore } from '../../src/storage/fileStore';
+import { LocalFileStore } from '../../src/storage/localFileStore';
 
 let root: string;
-let store: FileStore;
+let store: LocalFileStore;
 
 beforeEach(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-files-'));
-  store = new FileStore(path.join(root, 'files'));
+  store = new LocalFileStore(path.join(root, 'files'));
   await store.init();
 });
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { openPreparation } from '../../src/signatures';
-import { FileStore } from '../../src/storage/fileStore';
+import { LocalFileStore, localStoreOf } from '../../src/storage/localFileStore';
 import { type SweepReport, sweepFileStore } from '../../src/storage/sweep';
 import { registerTemplate } from '../../src/templates/service';
 import type { TenantRow } from '../../src/tenancy/resolveTenant';
@@ -283,11 +283,11 @@ describe('the dedupe race: an old orphan put again before its row commits', () =
   });
 
   it('a put by another process (no shared lock or claim) refreshing the file keeps it', async () => {
-    const { files } = world.h.deps;
+    const files = localStoreOf(world.h.deps.files);
     const bytes = orphanBytes();
     files.keep(await files.put(Readable.from(bytes)));
     world.h.clock.advance(2 * hourMs);
-    const otherProcess = new FileStore(files.root, world.h.clock);
+    const otherProcess = new LocalFileStore(files.root, world.h.clock);
     const again = await otherProcess.put(Readable.from(bytes));
     otherProcess.keep(again);
     expect(deletedOf(await sweep({ dryRun: false }))).not.toContain(again.sha256);
@@ -309,7 +309,7 @@ describe('the dedupe race: an old orphan put again before its row commits', () =
   });
 
   it('a file set aside by an interrupted sweep is put back when referenced, dropped when not', async () => {
-    const { files } = world.h.deps;
+    const files = localStoreOf(world.h.deps.files);
     const bytes = await contractPdf(`aside ${crypto.randomUUID()}`);
     const contractId = await world.create({ file: { name: 'hop-dong.pdf', bytes } });
     const referenced = files.pathOf(sha256(bytes));

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { localStoreOf } from '../../src/storage/localFileStore';
 import { runCli } from '../admin/runCli';
 import { expectBadArguments } from '../processes/fixtures';
 import { createHarness, type Harness } from '../support/harness';
@@ -39,7 +40,9 @@ describe('admin template create / list: registering examples/hop-dong-mau.pdf en
       size: bytes.length,
     });
     // The bytes are in the server's file store, where rendering reads them.
-    expect(fs.readFileSync(h.deps.files.pathOf(sha256(bytes))).equals(bytes)).toBe(true);
+    expect(fs.readFileSync(localStoreOf(h.deps.files).pathOf(sha256(bytes))).equals(bytes)).toBe(
+      true,
+    );
   });
 
   it('registering the same code again replaces it and says so', async () => {

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PDFDocument, PDFName } from 'pdf-lib';
+import { localStoreOf } from '../../src/storage/localFileStore';
 import { listTemplates, registerTemplate, renderTemplate } from '../../src/templates/service';
 import type { TenantRow } from '../../src/tenancy/resolveTenant';
 import { createOrganization } from '../../src/tenancy/service';
@@ -24,7 +25,7 @@ const exampleFields = ['tenHopDong', 'hoTen', 'soCccd', 'ngayKy', 'ghiChu', 'don
 
 /** Every file under the store root except temp files. */
 function storedFiles(h: Harness): string[] {
-  const root = h.deps.files.root;
+  const root = localStoreOf(h.deps.files).root;
   return (fs.readdirSync(root, { recursive: true }) as string[])
     .filter((name) => !name.startsWith('tmp'))
     .filter((name) => fs.statSync(path.join(root, name)).isFile());
@@ -73,7 +74,9 @@ describe('Template registration: a fillable PDF (AcroForm) per organization and 
       createdAt: h.now(),
       updatedAt: h.now(),
     });
-    expect(fs.readFileSync(h.deps.files.pathOf(template.sha256)).equals(bytes)).toBe(true);
+    expect(fs.readFileSync(localStoreOf(h.deps.files).pathOf(template.sha256)).equals(bytes)).toBe(
+      true,
+    );
     const row = await h.deps.db
       .selectFrom('templates')
       .selectAll()
@@ -192,7 +195,7 @@ describe('Template rendering: templateData filled with an embedded Unicode font,
   };
   const render = (templateData: unknown, code = 'HD_MAU', field = 'files.0.templateCode') =>
     renderTemplate(h.deps, rootId, code, templateData, field);
-  const renderedPath = (sha256: string) => h.deps.files.pathOf(sha256);
+  const renderedPath = (sha256: string) => localStoreOf(h.deps.files).pathOf(sha256);
 
   beforeAll(async () => {
     h = createHarness();

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { createOpensslPki, type OpensslPki } from '../../../test/support/opensslTsa';
+import { localStoreOf } from '../../src/storage/localFileStore';
 import { addTrustAnchor } from '../../src/trust/service';
 import { TestPki } from '../signing/certificates/testPki';
 import { classicPdf, nssDatabase, pdfsigSignatures, pdfsigTrusting } from '../signing/pdf/corpus';
@@ -81,8 +82,8 @@ function upload(
 /** Every file under the store's root, temp files included. */
 function storedFiles(): string[] {
   return fs
-    .readdirSync(h.deps.files.root, { recursive: true, encoding: 'utf8' })
-    .filter((name) => fs.statSync(path.join(h.deps.files.root, name)).isFile());
+    .readdirSync(localStoreOf(h.deps.files).root, { recursive: true, encoding: 'utf8' })
+    .filter((name) => fs.statSync(path.join(localStoreOf(h.deps.files).root, name)).isFile());
 }
 
 /** Rows inserted, changed or deleted through the app's connection since it opened. */

@@ -42,7 +42,9 @@ export const backupCommands: Command[] = [
         return {
           json: { ...report, secrets: secretsNote },
           lines: [
-            `Backup written to ${report.directory} (${bytesText(report.bytes)}): the database as of ${report.createdAt} (schema ${report.schemaVersion}; ${countsText(report.counts)}) and the ${report.storedFiles} stored files it names.`,
+            report.filesInBucket
+              ? `Backup written to ${report.directory} (${bytesText(report.bytes)}): the database as of ${report.createdAt} (schema ${report.schemaVersion}; ${countsText(report.counts)}). FILE_STORE=s3: the stored files live in the bucket and are not in this backup; the bucket's own versioning or replication backs them up (docs/operations.md).`
+              : `Backup written to ${report.directory} (${bytesText(report.bytes)}): the database as of ${report.createdAt} (schema ${report.schemaVersion}; ${countsText(report.counts)}) and the ${report.storedFiles} stored files it names.`,
             `Manifest SHA-256: ${report.manifestSha256}`,
             secretsNote,
           ],

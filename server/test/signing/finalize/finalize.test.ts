@@ -18,6 +18,7 @@ import { readDss, readSignatures } from '../../../src/pdf/signing';
 import { ManualClock } from '../../../src/platform/clock';
 import { finalizeWithToken, prepareRevision } from '../../../src/signatures';
 import type { Preparation } from '../../../src/signing/finalize';
+import { localStoreOf } from '../../../src/storage/localFileStore';
 import { type Issued, opensslDate, type TestPki } from '../certificates/testPki';
 import { pdfsig, pdfsigSignatures } from '../pdf/corpus';
 import {
@@ -77,7 +78,7 @@ describe('prepareRevision', () => {
       fieldName: 'Signature1',
       contractHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
     });
-    const prepared = world.h.deps.files.pathOf(preparation.preparedSha256);
+    const prepared = localStoreOf(world.h.deps.files).pathOf(preparation.preparedSha256);
     const bytes = fs.readFileSync(prepared);
     expect(bytes.subarray(0, tools.contract.length).equals(tools.contract)).toBe(true);
     const [a, b, c, d] = preparation.byteRange;
@@ -142,7 +143,7 @@ describe('finalizeWithToken: a signature the tools accept', () => {
           issuer: 'CN=Test Intermediate CA',
         },
       });
-      const signed = world.h.deps.files.pathOf(result.sha256);
+      const signed = localStoreOf(world.h.deps.files).pathOf(result.sha256);
       const hash = crypto.createHash('sha256').update(fs.readFileSync(signed)).digest('hex');
       expect(hash).toBe(result.sha256);
 
@@ -182,13 +183,15 @@ describe('finalizeWithToken: a signature the tools accept', () => {
     const asked = pki.hits.length;
     const preparation = await prepare(world, { sourceSha256: first.sha256 });
     expect(pki.hits.length).toBe(asked);
-    const preparedDss = readDss(world.h.deps.files.pathOf(preparation.preparedSha256));
+    const preparedDss = readDss(
+      localStoreOf(world.h.deps.files).pathOf(preparation.preparedSha256),
+    );
     expect(preparedDss.ocspResponses.map((der) => der.toString('base64'))).toEqual(
       kept.ocspResponses,
     );
     expect(preparedDss.certificates.some((der) => der.equals(rsaSigner.der))).toBe(true);
     const second = await finalize(world, preparation, tokenSigner(pki, ecSigner), { raw: true });
-    const signed = world.h.deps.files.pathOf(second.sha256);
+    const signed = localStoreOf(world.h.deps.files).pathOf(second.sha256);
     expect(pdfsigSignatures(pdfsig(signed)).map(({ valid, total }) => ({ valid, total }))).toEqual([
       { valid: true, total: false },
       { valid: true, total: true },
@@ -213,12 +216,14 @@ describe('finalizeWithToken: a signature the tools accept', () => {
       env: { APP_ENV: 'development' },
     });
     try {
-      const stored = await elsewhere.h.deps.files.put(world.h.deps.files.pathOf(signed.sha256));
+      const stored = await elsewhere.h.deps.files.put(
+        localStoreOf(world.h.deps.files).pathOf(signed.sha256),
+      );
       elsewhere.h.deps.files.keep(stored);
       const asked = pki.hits.length;
       const preparation = await prepare(elsewhere, { sourceSha256: stored.sha256 });
       expect(pki.hits.length).toBeGreaterThan(asked);
-      const dss = readDss(elsewhere.h.deps.files.pathOf(preparation.preparedSha256));
+      const dss = readDss(localStoreOf(elsewhere.h.deps.files).pathOf(preparation.preparedSha256));
       expect(dss.ocspResponses).toHaveLength(1);
       expect(dss.certificates.some((der) => der.equals(rsaSigner.der))).toBe(true);
     } finally {
@@ -527,7 +532,9 @@ describe('finalizeWithToken: refusals change nothing', () => {
     try {
       const result = await finalize(development, await prepare(development), signer);
       expect(result.summary).toMatchObject({ trusted: false, level: 'B-T' });
-      expect(pdfsigVerdicts(development.h.deps.files.pathOf(result.sha256))).toEqual([true]);
+      expect(pdfsigVerdicts(localStoreOf(development.h.deps.files).pathOf(result.sha256))).toEqual([
+        true,
+      ]);
     } finally {
       await development.h.close();
     }

@@ -5,6 +5,7 @@ import { issueSignerCertificate, sealKey } from '../../../src/keys/signingKeys';
 import { readSignatures } from '../../../src/pdf/signing';
 import { signWithServerKey } from '../../../src/signatures';
 import { sealPdf } from '../../../src/signing/finalize';
+import { localStoreOf } from '../../../src/storage/localFileStore';
 import {
   addVersion,
   createWorld,
@@ -56,7 +57,7 @@ describe('signWithServerKey (development: development CA and TSA)', () => {
       revocation: { status: 'good', chainStatus: 'good' },
     });
     expect(result.summary.signer.subject).toContain('CN=Phạm Thị Lan');
-    const signed = world.h.deps.files.pathOf(result.sha256);
+    const signed = localStoreOf(world.h.deps.files).pathOf(result.sha256);
     expect(pdfsigVerdicts(signed)).toEqual([true]);
     const ca = (await developmentCa(world.deps)).certificate;
     const verdicts = opensslVerdicts(tools.dir, signed, 0, { signerCa: ca, tsaCa: ca });

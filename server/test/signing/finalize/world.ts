@@ -18,6 +18,7 @@ import { systemClock } from '../../../src/platform/clock';
 import { prepareRevision, type SignatureDeps, type SignedRevision } from '../../../src/signatures';
 import { parseSignedData } from '../../../src/signing/cms';
 import type { Preparation, TokenSignatureInput } from '../../../src/signing/finalize';
+import { localStoreOf } from '../../../src/storage/localFileStore';
 import { addTrustAnchor } from '../../../src/trust/service';
 import { insertFileVersion, newestVersionNumber } from '../../../src/workflow/queries/dossiers';
 import { createDossier, createProcess } from '../../support/dossiers';
@@ -206,7 +207,7 @@ export async function refusal(promise: Promise<unknown>): Promise<CodedError> {
 
 /** Every file under the FileStore root (temp files included), relative, sorted. */
 export function storeListing(world: World): string[] {
-  const root = world.h.deps.files.root;
+  const root = localStoreOf(world.h.deps.files).root;
   if (!fs.existsSync(root)) return [];
   return (fs.readdirSync(root, { recursive: true }) as string[])
     .filter((name) => fs.statSync(path.join(root, name)).isFile())
