@@ -25,6 +25,7 @@ import { dashboardIndexes } from './024_dashboard_indexes';
 import { plainSearch } from './025_plain_search';
 import { waitingTurns } from './026_waiting_turns';
 import { waitingTurnKeys } from './027_waiting_turn_keys';
+import { sharedInstanceState, sharedInstanceStatePostgres } from './029_shared_instance_state';
 
 export interface Migration {
   version: number;
@@ -64,4 +65,10 @@ export const migrations: Migration[] = [
   { version: 25, name: 'plain_search', sql: plainSearch },
   { version: 26, name: 'waiting_turns', sql: waitingTurns },
   { version: 27, name: 'waiting_turn_keys', sql: waitingTurnKeys },
+  {
+    version: 29,
+    name: 'shared_instance_state',
+    sql: sharedInstanceState,
+    postgres: sharedInstanceStatePostgres,
+  },
 ];
