@@ -86,7 +86,8 @@ export function assertDevelopmentCaAllowed(config: Pick<Config, 'environment'>):
 export async function developmentCa(deps: CaDeps): Promise<DevelopmentCa> {
   const row = await caRecord(deps);
   const certificate = new x509.X509Certificate(row.ca_certificate_der);
-  const caKey = () => openPrivateKey(deps.secrets.signingKeyEncryptionKey, labels.ca, row.ca_private_key);
+  const caKey = () =>
+    openPrivateKey(deps.secrets.signingKeyEncryptionKey, labels.ca, row.ca_private_key);
   return {
     certificate: Buffer.from(row.ca_certificate_der),
     certificatePem: certificate.toString('pem'),
@@ -145,7 +146,11 @@ async function hasIssued(db: Db, row: DevelopmentCaRow, serialHex: string): Prom
 /** The development TSA's key and certificate chain (created with the CA). */
 export async function developmentTsaCredentials(deps: CaDeps): Promise<DevelopmentTsaCredentials> {
   const row = await caRecord(deps);
-  const pkcs8 = openPrivateKey(deps.secrets.signingKeyEncryptionKey, labels.tsa, row.tsa_private_key);
+  const pkcs8 = openPrivateKey(
+    deps.secrets.signingKeyEncryptionKey,
+    labels.tsa,
+    row.tsa_private_key,
+  );
   try {
     const certificate = Buffer.from(row.tsa_certificate_der);
     return {

@@ -24,6 +24,11 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseFile: string;
+  /**
+   * DATABASE_URL: `postgres://…` selects PostgreSQL (several instances on one database); unset,
+   * SQLite in `databaseFile`.
+   */
+  databaseUrl?: string;
   publicUrl: string;
   appUrl: string;
   environment: AppEnvironment;
@@ -288,6 +293,7 @@ const EnvironmentSchema = z.object({
   SANDBOX: setting(flag),
   JWT_SECRET: setting(text),
   SECRET_KEY: setting(text),
+  DATABASE_URL: setting(text),
   LOG_LEVEL: settingOr(
     oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     'info',
@@ -360,6 +366,14 @@ function checkCombinations(env: Environment, context: z.core.$RefinementCtx<Envi
       refuse('SMS_HTTP_BODY_TEMPLATE', 'cannot be used with SMS_HTTP_METHOD=GET');
     }
   }
+  // Instances on one database must derive the same keys: a master.key made under each DATA_DIR
+  // would differ (sealed keys, webhook secrets and tokens of one would not open on another).
+  if (env.DATABASE_URL !== undefined && isPostgresUrl(env.DATABASE_URL) && !env.SECRET_KEY) {
+    refuse(
+      'SECRET_KEY',
+      'is required when DATABASE_URL names PostgreSQL: every instance must share one master secret (a master.key under each DATA_DIR would differ)',
+    );
+  }
   // Production timestamps come from a real TSA: the development TSA never signs there.
   if (env.APP_ENV === 'production' && env.TSA_URL === undefined) {
     refuse('TSA_URL', 'is required when APP_ENV=production (the URL of an RFC 3161 TSA)');
@@ -371,6 +385,11 @@ function checkCombinations(env: Environment, context: z.core.$RefinementCtx<Envi
     refuse('TSA_URL', 'is required when TSA_USERNAME is set');
   }
   checkKeyStore(env, refuse);
+}
+
+/** `postgres://` or `postgresql://`. */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
 }
 
 function checkKeyStore(
@@ -448,6 +467,7 @@ function configOf(env: Environment, context: z.core.$RefinementCtx<Environment>)
     port: env.PORT,
     dataDir,
     databaseFile: path.join(dataDir, 'esign.sqlite'),
+    ...(env.DATABASE_URL !== undefined ? { databaseUrl: env.DATABASE_URL } : {}),
     publicUrl,
     appUrl: env.APP_URL ?? `${publicUrl}/app`,
     environment,

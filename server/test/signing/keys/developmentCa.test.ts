@@ -93,9 +93,9 @@ describe('development CA', () => {
       expect(attempt('openssl', ['pkey', '-in', keyFile, '-noout']).status).not.toBe(0);
       const der = file(`${name}-sealed.der`);
       fs.writeFileSync(der, Buffer.from(sealed.split('.')[3]!, 'base64url'));
-      expect(
-        attempt('openssl', ['pkey', '-inform', 'DER', '-in', der, '-noout']).status,
-      ).not.toBe(0);
+      expect(attempt('openssl', ['pkey', '-inform', 'DER', '-in', der, '-noout']).status).not.toBe(
+        0,
+      );
     }
   });
 
