@@ -50,8 +50,8 @@ describe('signing keys at start of the built server', () => {
     const server = await start({ DATA_DIR: dataDir, APP_ENV: 'development' });
     await until(() => server.stdout().includes(ready), 'signing keys ready');
     expect(count(dataDir, 'development_ca')).toBe(1);
-    // The TSA's certificate, issued with the CA.
-    expect(count(dataDir, 'development_ca_issued')).toBe(1);
+    // The TSA's certificate, issued with the CA, and the seal's.
+    expect(count(dataDir, 'development_ca_issued')).toBe(2);
     expect(fs.existsSync(path.join(dataDir, 'dev-ca'))).toBe(false);
     expect(sealRows(dataDir)).toEqual([
       { certificate: expect.any(Number), source: 'development_ca' },
