@@ -5,11 +5,11 @@ import { verifyAuditChain } from '../../src/audit/chain';
 import { contractTrail, dossierTrail } from '../../src/audit/subject';
 import { openDatabaseCopy } from '../../src/db/snapshot';
 import { runCli } from '../admin/runCli';
-import { writeDevelopmentCaPem } from '../support/developmentCaFile';
 import { contractPdf, formOf } from '../contracts/fixtures';
 import { otpInOutbox } from '../sessions/world';
 import { nssDatabase, pdfsigSignatures, pdfsigTrusting } from '../signing/pdf/corpus';
 import { builtServerSuite } from '../startup/builtServer';
+import { writeDevelopmentCaPem } from '../support/developmentCaFile';
 
 /**
  * `admin backup` while the built server signs contracts, then `admin restore` into a new
