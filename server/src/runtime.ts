@@ -98,7 +98,7 @@ const reasons: Record<string, string> = {
  * settings are read at each request, as the configuration is the one place they live.
  */
 export function timestampAuthority(
-  deps: Pick<AppDeps, 'config' | 'secrets' | 'clock' | 'fetcher'>,
+  deps: Pick<AppDeps, 'db' | 'config' | 'secrets' | 'clock' | 'fetcher'>,
 ): TimestampAuthority {
   const development = developmentTimestampAuthority(deps);
   return {

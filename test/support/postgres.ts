@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -139,18 +140,26 @@ export function testDatabaseUrl(): string | undefined {
   return `${base}/${name}`;
 }
 
-const byDataDir = new Map<string, string>();
+const byDataDir = new Map<string, { DATABASE_URL: string; SECRET_KEY: string }>();
 
 /**
- * `{ DATABASE_URL }` when the tests run on PostgreSQL, else nothing: one database per DATA_DIR,
- * so that a server started again on the same folder finds its data, as it does on SQLite.
+ * `{ DATABASE_URL, SECRET_KEY }` when the tests run on PostgreSQL, else nothing: one database
+ * per DATA_DIR, so that a server started again on the same folder finds its data, as it does on
+ * SQLite; and the master secret every instance on PostgreSQL must be given (a test's own
+ * SECRET_KEY, spread after this, wins).
  */
-export function databaseEnv(dataDir: string | undefined): { DATABASE_URL?: string } {
+export function databaseEnv(
+  dataDir: string | undefined,
+): { DATABASE_URL?: string; SECRET_KEY?: string } {
   if (process.env[dialectVariable] !== 'postgres') return {};
-  let url = dataDir === undefined ? undefined : byDataDir.get(path.resolve(dataDir));
-  if (url === undefined) {
-    url = testDatabaseUrl()!;
-    if (dataDir !== undefined) byDataDir.set(path.resolve(dataDir), url);
+  const key = dataDir === undefined ? undefined : path.resolve(dataDir);
+  let env = key === undefined ? undefined : byDataDir.get(key);
+  if (env === undefined) {
+    env = {
+      DATABASE_URL: testDatabaseUrl()!,
+      SECRET_KEY: crypto.randomBytes(32).toString('base64'),
+    };
+    if (key !== undefined) byDataDir.set(key, env);
   }
-  return { DATABASE_URL: url };
+  return env;
 }

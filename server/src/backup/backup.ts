@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { openDatabaseCopy, snapshotDatabase } from '../db/snapshot';
-import { developmentCaDir } from '../dev/developmentCaFiles';
+import { legacyCaDir } from '../dev/legacyCaFiles';
 import { DomainError } from '../errors/domainError';
 import type { Clock } from '../platform/clock';
 import type { Config } from '../platform/config';
@@ -207,13 +207,14 @@ async function writeBackup(source: BackupSource, staging: string, clock: Clock) 
 }
 
 /**
- * DATA_DIR/dev-ca (development and sandbox): its certificates are the trust anchor of what the
- * service signed there and its records feed the development OCSP responder. Its keys are
- * encrypted under the master secret. Copied after the snapshot, so it knows every certificate
- * the snapshot names.
+ * DATA_DIR/dev-ca, only while it holds a development CA not yet imported: the CA lives in the
+ * database since migration 029 (the snapshot carries it), and the first start after the upgrade
+ * imports the folder and renames it. A data directory backed up between the upgrade and that
+ * start keeps its CA this way; the restored folder is imported by the next start. Its keys are
+ * encrypted under the master secret.
  */
 async function copyDevelopmentCa(source: BackupSource, staging: string): Promise<ManifestEntry[]> {
-  const root = developmentCaDir(source);
+  const root = legacyCaDir(source);
   const entries: ManifestEntry[] = [];
   const visit = async (relative: string, depth: number): Promise<void> => {
     let names: Dirent[];

@@ -8,8 +8,9 @@ import { syncDirectory } from '../storage/localFileStore';
 
 /**
  * A backup directory: `manifest.json`, the database snapshot `esign.sqlite`, the stored files
- * its rows name under `files/<aa>/<bb>/<sha256>`, and the development CA under `dev-ca/` when
- * there is one: the layout of DATA_DIR itself, so that a restore is a verified copy. The
+ * its rows name under `files/<aa>/<bb>/<sha256>`, and a development CA not yet imported into the
+ * database under `dev-ca/` (backups of versions before migration 029 carry it; the next start
+ * imports it): the layout of DATA_DIR itself, so that a restore is a verified copy. The
  * manifest lists every other file with its size and SHA-256; a restore copies exactly those
  * and refuses the backup when one differs.
  */

@@ -501,6 +501,36 @@ export interface Database {
   dossier_audit_events: DossierAuditEventsTable;
   signing_sessions: SigningSessionsTable;
   otp_events: OtpEventsTable;
+  development_ca: DevelopmentCaTable;
+  development_ca_issued: DevelopmentCaIssuedTable;
+  dev_outbox: DevOutboxTable;
+}
+
+/** The development CA (one row, id 1); private keys sealed under the master secret. */
+export interface DevelopmentCaTable {
+  id: number;
+  ca_certificate_der: Buffer;
+  ca_private_key: string;
+  tsa_certificate_der: Buffer;
+  tsa_private_key: string;
+  created_at: string;
+}
+
+/** Every certificate the development CA issued, by serial (lower-case hex). */
+export interface DevelopmentCaIssuedTable {
+  serial_hex: string;
+  certificate_der: Buffer;
+  issued_at: string;
+}
+
+/** What the development mail and SMS transports sent; content sealed (platform/secrets). */
+export interface DevOutboxTable {
+  id: Generated<number>;
+  channel: NotifyChannel;
+  provider_message_id: string;
+  recipient: string;
+  sealed_content: string;
+  created_at: string;
 }
 
 export type SigningKeyPurpose = 'seal' | 'signer';

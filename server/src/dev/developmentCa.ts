@@ -1,13 +1,12 @@
 import 'reflect-metadata';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import * as x509 from '@peculiar/x509';
 import type { AppDeps } from '../context';
+import type { Db } from '../db/database';
 import { DomainError } from '../errors/domainError';
+import { isoNow } from '../platform/clock';
 import type { Config } from '../platform/config';
 import { readCertificate } from '../signing/certificates/certificate';
-import { pemCertificates } from '../signing/certificates/pem';
 import { openPrivateKey, sealPrivateKey } from '../signing/keys/sealedKey';
 import {
   type CertificateProfile,
@@ -20,23 +19,32 @@ import {
   validityFrom,
   webcrypto,
 } from './certificateProfiles';
-import { developmentCaDir, developmentCaExists, developmentCaFiles } from './developmentCaFiles';
+import { readLegacyCa, retireLegacyCa } from './legacyCaFiles';
+import {
+  type DevelopmentCaRow,
+  findDevelopmentCa,
+  insertDevelopmentCa,
+  insertIssuedCertificates,
+  issuedCertificateExists,
+} from './queries';
 
 /** What the development CA needs of the runtime. */
-export type CaDeps = Pick<AppDeps, 'config' | 'secrets' | 'clock'>;
+export type CaDeps = Pick<AppDeps, 'db' | 'config' | 'secrets' | 'clock'>;
 
 /**
- * The development CA of `development` and `sandbox`: a root under DATA_DIR/dev-ca that issues
- * the seal certificate, cloud_hsm signer certificates and the development TSA's certificate, so
- * that signing works from `npm start` with no setup. Files:
+ * The development CA of `development` and `sandbox`: a root that issues the seal certificate,
+ * cloud_hsm signer certificates and the development TSA's certificate, so that signing works
+ * from `npm start` with no setup. It lives in the database, so every instance on one database
+ * signs and trusts alike (table development_ca, migration 029):
  *
- * - `ca.pem`, `tsa.pem`: the certificates;
- * - `ca.key`, `tsa.key`: PKCS#8 sealed (AES-256-GCM) under the master secret's signing-keys key,
- *   mode 0600 in a 0700 directory: a copy of DATA_DIR/dev-ca alone does not sign;
- * - `issued/<serial>.der`: every certificate it issued (the TSA's included), which its OCSP
+ * - the root and the TSA certificates, DER;
+ * - their private keys, PKCS#8 sealed (AES-256-GCM) under the master secret's signing-keys key,
+ *   as software signing keys are: a copy of the database alone does not sign;
+ * - `development_ca_issued`: every certificate it issued (the TSA's included), which its OCSP
  *   responder (`/api/dev/ocsp`, named in each certificate's authorityInfoAccess) answers for.
  *
- * Production never creates nor uses it: there certificates are imported (CSR flow).
+ * The first start after an upgrade imports DATA_DIR/dev-ca (legacyCaFiles.ts). Production never
+ * creates nor uses it: there certificates are imported (CSR flow).
  */
 export interface DevelopmentCa {
   /** The root certificate, DER. */
@@ -47,7 +55,7 @@ export interface DevelopmentCa {
   /** RSA PKCS#1 v1.5 with SHA-256 over `data` with the CA's key (its OCSP answers). */
   sign(data: Buffer): Buffer;
   /** Whether it issued the certificate of this serial (lower-case hex, no leading zero byte). */
-  hasIssued(serialHex: string): boolean;
+  hasIssued(serialHex: string): Promise<boolean>;
 }
 
 /** The development TSA's signing material (the TSA itself is served elsewhere). */
@@ -62,11 +70,8 @@ export interface DevelopmentTsaCredentials {
 
 export const developmentCaName = 'ESign Development CA';
 const caValidityDays = 10 * 365;
-const files = developmentCaFiles;
-/** Labels binding each sealed key file to its role (additional data of the encryption). */
+/** Labels binding each sealed key to its role (additional data of the encryption). */
 const labels = { ca: 'development-ca', tsa: 'development-tsa' };
-
-export { developmentCaDir };
 
 /** Refuses outside development and sandbox, naming what production does instead. */
 export function assertDevelopmentCaAllowed(config: Pick<Config, 'environment'>): void {
@@ -77,19 +82,14 @@ export function assertDevelopmentCaAllowed(config: Pick<Config, 'environment'>):
   );
 }
 
-/** The development CA, created under DATA_DIR/dev-ca on first use. */
+/** The development CA, created (or imported from DATA_DIR/dev-ca) on first use. */
 export async function developmentCa(deps: CaDeps): Promise<DevelopmentCa> {
-  const dir = await caDirectory(deps);
-  const certificatePem = fs.readFileSync(path.join(dir, files.caCert), 'utf8');
-  const certificate = new x509.X509Certificate(certificatePem);
+  const row = await caRecord(deps);
+  const certificate = new x509.X509Certificate(row.ca_certificate_der);
   const caKey = () =>
-    openPrivateKey(
-      deps.secrets.signingKeyEncryptionKey,
-      labels.ca,
-      fs.readFileSync(path.join(dir, files.caKey), 'utf8'),
-    );
+    openPrivateKey(deps.secrets.signingKeyEncryptionKey, labels.ca, row.ca_private_key);
   return {
-    certificate: Buffer.from(certificate.rawData),
+    certificate: Buffer.from(row.ca_certificate_der),
     certificatePem: certificate.toString('pem'),
     issue: async (profile, subjectPublicKeySpki) => {
       const signingKey = await importSigningKey(caKey());
@@ -99,7 +99,7 @@ export async function developmentCa(deps: CaDeps): Promise<DevelopmentCa> {
         ocspUrl: developmentOcspUrl(deps.config),
       });
       const der = Buffer.from(issued.rawData);
-      recordIssued(dir, der);
+      await recordIssued(deps, [der]);
       return der;
     },
     sign: (data) => {
@@ -111,7 +111,7 @@ export async function developmentCa(deps: CaDeps): Promise<DevelopmentCa> {
         pkcs8.fill(0);
       }
     },
-    hasIssued: (serialHex) => hasIssued(dir, serialHex),
+    hasIssued: (serialHex) => hasIssued(deps.db, row, serialHex),
   };
 }
 
@@ -120,43 +120,44 @@ export function developmentOcspUrl(config: Pick<Config, 'publicUrl'>): string {
   return `${config.publicUrl}/api/dev/ocsp`;
 }
 
-/** Keeps a copy of an issued certificate as `issued/<serial>.der` (created on first use). */
-function recordIssued(dir: string, der: Buffer): void {
-  const issuedDir = path.join(dir, files.issuedDir);
-  fs.mkdirSync(issuedDir, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(path.join(issuedDir, `${readCertificate(der).serialHex}.der`), der, {
-    mode: 0o644,
-  });
+/** Records issued certificates by serial (a serial recorded already keeps its row). */
+async function recordIssued(deps: Pick<CaDeps, 'db' | 'clock'>, ders: Buffer[]): Promise<void> {
+  const at = isoNow(deps.clock);
+  // Small statements: an old CA may have issued thousands (SQLite binds 32,766 values at most).
+  for (let from = 0; from < ders.length; from += 500) {
+    await insertIssuedCertificates(
+      deps.db,
+      ders.slice(from, from + 500).map((der) => ({
+        serial_hex: readCertificate(der).serialHex,
+        certificate_der: der,
+        issued_at: at,
+      })),
+    );
+  }
 }
 
-/** A record under `issued/`, or the TSA's certificate (a CA made before `issued/` has only it). */
-function hasIssued(dir: string, serialHex: string): boolean {
+/** A recorded issue, or the TSA's certificate (a CA made before `issued/` has only it). */
+async function hasIssued(db: Db, row: DevelopmentCaRow, serialHex: string): Promise<boolean> {
   if (!/^[0-9a-f]{1,40}$/.test(serialHex)) return false;
-  if (fs.existsSync(path.join(dir, files.issuedDir, `${serialHex}.der`))) return true;
-  const [tsa] = pemCertificates(fs.readFileSync(path.join(dir, files.tsaCert), 'utf8'));
-  return tsa !== undefined && readCertificate(tsa).serialHex === serialHex;
+  if (await issuedCertificateExists(db, serialHex)) return true;
+  return readCertificate(row.tsa_certificate_der).serialHex === serialHex;
 }
 
 /** The development TSA's key and certificate chain (created with the CA). */
 export async function developmentTsaCredentials(deps: CaDeps): Promise<DevelopmentTsaCredentials> {
-  const dir = await caDirectory(deps);
-  const read = (name: string) => fs.readFileSync(path.join(dir, name), 'utf8');
+  const row = await caRecord(deps);
   const pkcs8 = openPrivateKey(
     deps.secrets.signingKeyEncryptionKey,
     labels.tsa,
-    read(files.tsaKey),
+    row.tsa_private_key,
   );
   try {
-    const [certificate] = pemCertificates(read(files.tsaCert));
-    const [ca] = pemCertificates(read(files.caCert));
-    if (certificate === undefined || ca === undefined) {
-      throw new Error(`${developmentCaDir(deps.config)} holds no TSA or CA certificate`);
-    }
+    const certificate = Buffer.from(row.tsa_certificate_der);
     return {
       privateKey: crypto.createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' }),
       signatureScheme: 'rsa-pkcs1-sha256',
       certificate,
-      chain: [certificate, ca],
+      chain: [certificate, Buffer.from(row.ca_certificate_der)],
     };
   } finally {
     pkcs8.fill(0);
@@ -167,98 +168,107 @@ export async function developmentTsaCredentials(deps: CaDeps): Promise<Developme
 
 type WebCryptoKey = crypto.webcrypto.CryptoKey;
 
-/** Creations under way in this process, so that concurrent first uses create once. */
-const creating = new Map<string, Promise<void>>();
+/** Creations under way in this process (per database), so that concurrent first uses create once. */
+const creating = new WeakMap<Db, Promise<DevelopmentCaRow>>();
 
-/** DATA_DIR/dev-ca, created on first use. */
-async function caDirectory(deps: CaDeps): Promise<string> {
+/** The CA's row, created or imported on first use. */
+async function caRecord(deps: CaDeps): Promise<DevelopmentCaRow> {
   assertDevelopmentCaAllowed(deps.config);
-  const dir = developmentCaDir(deps.config);
-  if (!developmentCaExists(deps.config)) {
-    let pending = creating.get(dir);
-    if (!pending) {
-      pending = createCa(deps, dir).finally(() => creating.delete(dir));
-      creating.set(dir, pending);
-    }
-    await pending;
+  const found = await findDevelopmentCa(deps.db);
+  if (found) return found;
+  let pending = creating.get(deps.db);
+  if (!pending) {
+    pending = createOrImport(deps).finally(() => creating.delete(deps.db));
+    creating.set(deps.db, pending);
   }
-  return dir;
+  return pending;
 }
 
 /**
- * Everything is written to a fresh directory that is then renamed into place, so a server and a
- * CLI starting together end with one complete CA (the loser of the rename discards its own).
+ * DATA_DIR/dev-ca when this instance has one (the first start after the upgrade), else a new
+ * CA. Either is inserted with ON CONFLICT DO NOTHING: when instances (or a server and the CLI)
+ * start together, one row wins and every one reads back that row.
  */
-async function createCa(deps: CaDeps, dir: string): Promise<void> {
-  fs.mkdirSync(deps.config.dataDir, { recursive: true });
-  const staging = fs.mkdtempSync(path.join(deps.config.dataDir, '.dev-ca-'));
-  try {
-    fs.chmodSync(staging, 0o700);
-    const now = deps.clock.now();
-    const key = deps.secrets.signingKeyEncryptionKey;
-    const caKeys = generateRsaKey();
-    // Sealed before importSigningKey wipes the PKCS#8 bytes.
-    const sealedCaKey = sealPrivateKey(key, labels.ca, caKeys.pkcs8);
-    const caSigningKey = await importSigningKey(caKeys.pkcs8);
-    const caPublicKey = await crypto.webcrypto.subtle.importKey(
-      'spki',
-      caKeys.spki,
-      caSigningAlgorithm,
-      true,
-      ['verify'],
-    );
-    const caCertificate = await x509.X509CertificateGenerator.createSelfSigned(
-      {
-        serialNumber: randomSerialNumber(),
-        name: utf8Name([
-          ['CN', developmentCaName],
-          ['O', deps.config.serviceName],
-        ]),
-        ...validityFrom(now, caValidityDays),
-        signingAlgorithm: caSigningAlgorithm,
-        keys: { privateKey: caSigningKey, publicKey: caPublicKey },
-        extensions: [
-          new x509.BasicConstraintsExtension(true, undefined, true),
-          new x509.KeyUsagesExtension(
-            x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
-            true,
-          ),
-          await x509.SubjectKeyIdentifierExtension.create(caKeys.spki, false, webcrypto),
-        ],
-      },
-      webcrypto,
-    );
-    const tsaKeys = generateRsaKey();
-    const sealedTsaKey = sealPrivateKey(key, labels.tsa, tsaKeys.pkcs8);
-    tsaKeys.pkcs8.fill(0);
-    const tsaCertificate = await issueCertificate(
-      caCertificate,
-      caSigningKey,
-      { kind: 'tsa', serviceName: deps.config.serviceName },
-      { spki: tsaKeys.spki, now, ocspUrl: developmentOcspUrl(deps.config) },
-    );
-    const write = (name: string, text: string, mode: number) =>
-      fs.writeFileSync(path.join(staging, name), text, { mode, flag: 'wx' });
-    write(files.caKey, sealedCaKey, 0o600);
-    write(files.tsaKey, sealedTsaKey, 0o600);
-    write(files.caCert, caCertificate.toString('pem'), 0o644);
-    write(files.tsaCert, tsaCertificate.toString('pem'), 0o644);
-    recordIssued(staging, Buffer.from(tsaCertificate.rawData));
-    try {
-      fs.renameSync(staging, dir);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      // Another process renamed its CA into place first: keep that one.
-      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
-    }
-  } finally {
-    fs.rmSync(staging, { recursive: true, force: true });
+async function createOrImport(deps: CaDeps): Promise<DevelopmentCaRow> {
+  const legacy = readLegacyCa(deps.config);
+  if (legacy) {
+    const won = await insertDevelopmentCa(deps.db, {
+      ca_certificate_der: legacy.caCertificate,
+      ca_private_key: legacy.caPrivateKey,
+      tsa_certificate_der: legacy.tsaCertificate,
+      tsa_private_key: legacy.tsaPrivateKey,
+      created_at: legacy.createdAt.toISOString(),
+    });
+    if (won) await recordIssued(deps, [legacy.tsaCertificate, ...legacy.issued.map((i) => i.der)]);
+    retireLegacyCa(deps.config);
+  } else {
+    await createCa(deps);
   }
+  const row = await findDevelopmentCa(deps.db);
+  if (!row) throw new Error('the development CA vanished after a conflicting insert');
+  return row;
+}
+
+/** A new CA and TSA certificate, recorded unless another process recorded its own first. */
+async function createCa(deps: CaDeps): Promise<void> {
+  const now = deps.clock.now();
+  const key = deps.secrets.signingKeyEncryptionKey;
+  const caKeys = generateRsaKey();
+  // Sealed before importSigningKey wipes the PKCS#8 bytes.
+  const sealedCaKey = sealPrivateKey(key, labels.ca, caKeys.pkcs8);
+  const caSigningKey = await importSigningKey(caKeys.pkcs8);
+  const caPublicKey = await crypto.webcrypto.subtle.importKey(
+    'spki',
+    caKeys.spki,
+    caSigningAlgorithm,
+    true,
+    ['verify'],
+  );
+  const caCertificate = await x509.X509CertificateGenerator.createSelfSigned(
+    {
+      serialNumber: randomSerialNumber(),
+      name: utf8Name([
+        ['CN', developmentCaName],
+        ['O', deps.config.serviceName],
+      ]),
+      ...validityFrom(now, caValidityDays),
+      signingAlgorithm: caSigningAlgorithm,
+      keys: { privateKey: caSigningKey, publicKey: caPublicKey },
+      extensions: [
+        new x509.BasicConstraintsExtension(true, undefined, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
+          true,
+        ),
+        await x509.SubjectKeyIdentifierExtension.create(caKeys.spki, false, webcrypto),
+      ],
+    },
+    webcrypto,
+  );
+  const tsaKeys = generateRsaKey();
+  const sealedTsaKey = sealPrivateKey(key, labels.tsa, tsaKeys.pkcs8);
+  tsaKeys.pkcs8.fill(0);
+  const tsaCertificate = await issueCertificate(
+    caCertificate,
+    caSigningKey,
+    { kind: 'tsa', serviceName: deps.config.serviceName },
+    { spki: tsaKeys.spki, now, ocspUrl: developmentOcspUrl(deps.config) },
+  );
+  const tsaDer = Buffer.from(tsaCertificate.rawData);
+  const won = await insertDevelopmentCa(deps.db, {
+    ca_certificate_der: Buffer.from(caCertificate.rawData),
+    ca_private_key: sealedCaKey,
+    tsa_certificate_der: tsaDer,
+    tsa_private_key: sealedTsaKey,
+    created_at: now.toISOString(),
+  });
+  // The loser's CA never signed anything anyone keeps: it is dropped.
+  if (won) await recordIssued(deps, [tsaDer]);
 }
 
 /** Creates the development CA now if it does not exist (start-up of development and sandbox). */
 export async function ensureDevelopmentCa(deps: CaDeps): Promise<void> {
-  await caDirectory(deps);
+  await caRecord(deps);
 }
 
 function generateRsaKey(): { spki: Buffer; pkcs8: Buffer } {

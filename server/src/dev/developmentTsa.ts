@@ -5,7 +5,7 @@ import { type TsaSigner, timestampResponse } from './tsaResponder';
 
 /**
  * The development TSA's identity: the TSA certificate (critical timeStamping EKU) and key that
- * the development CA keeps under DATA_DIR/dev-ca, whose root is the development trust anchor in
+ * the development CA keeps in the database (development_ca), whose root is the development trust anchor in
  * development and sandbox. Never used in production (the development CA refuses it there).
  */
 export interface DevelopmentTsa extends TsaSigner {

@@ -21,12 +21,12 @@ import {
   serialHexOf,
 } from '../signing/certificates/certificate';
 import { type CaDeps, developmentCa } from './developmentCa';
-import { developmentCaExists } from './developmentCaFiles';
+import { developmentCaRecorded } from './queries';
 
 /**
  * The development CA's OCSP responder (RFC 6960), so that development and sandbox signatures
  * carry revocation answers (B-LT) like those of a real CA. It answers for the certificates the
- * CA issued (DATA_DIR/dev-ca/issued and the TSA's): `good` for those it has a record of,
+ * CA issued (development_ca_issued and the TSA's): `good` for those it has a record of,
  * `unknown` for any other serial (it revokes nothing: development keys are never revoked).
  * Answers are signed by the CA itself (RFC 6960 4.2.2.2 allows the issuer), carry the CA's
  * certificate, echo the request's nonce (RFC 8954) and hold for a day. A request about another
@@ -78,6 +78,9 @@ export async function developmentOcspResponse(deps: CaDeps, requestDer: Buffer):
   if (!asked.every((one) => namesIssuer(one.reqCert, caFacts))) {
     return failure(OCSPResponseStatus.unauthorized);
   }
+  const issued = await Promise.all(
+    asked.map((one) => ca.hasIssued(serialHexOf(one.reqCert.serialNumber))),
+  );
   // Whole seconds: GeneralizedTime in DER carries no fraction here.
   const now = new Date(Math.floor(deps.clock.now().getTime() / 1000) * 1000);
   const nonce = request.tbsRequest.requestExtensions?.find((e) => e.extnID === id_pkix_ocsp_nonce);
@@ -87,14 +90,10 @@ export async function developmentOcspResponse(deps: CaDeps, requestDer: Buffer):
     }),
     producedAt: now,
     responses: asked.map(
-      (one) =>
+      (one, index) =>
         new SingleResponse({
           certID: one.reqCert,
-          certStatus: new CertStatus(
-            ca.hasIssued(serialHexOf(one.reqCert.serialNumber))
-              ? { good: null }
-              : { unknown: null },
-          ),
+          certStatus: new CertStatus(issued[index] ? { good: null } : { unknown: null }),
           thisUpdate: now,
           nextUpdate: new Date(now.getTime() + validityMs),
         }),
@@ -131,7 +130,7 @@ export async function localDevelopmentOcsp(
   requestDer: Buffer,
 ): Promise<Buffer | null> {
   // No CA yet: it issued nothing (and asking about another CA's certificate creates none).
-  if (!developmentCaExists(deps.config)) return null;
+  if (!(await developmentCaRecorded(deps.db))) return null;
   const ca = await developmentCa(deps);
   if (!ca.certificate.equals(issuer)) return null;
   return developmentOcspResponse(deps, requestDer);

@@ -5,7 +5,7 @@
  * (keyPreparation.ts, startup.ts).
  */
 
-import { developmentCaExists } from '../dev/developmentCaFiles';
+import { developmentCaRecorded } from '../dev/queries';
 import { ConfigError } from '../errors/configError';
 import { KeyStoreUnavailable } from '../signing/keys/keyStore';
 import { keyStoreOf } from '../signing/keys/keyStores';
@@ -47,7 +47,7 @@ export type SigningKeysState =
   | { kind: 'create'; missing: ('development CA' | 'seal')[] }
   | { kind: 'operator'; message: string };
 
-/** Reads what exists (files and one row), creates nothing. */
+/** Reads what exists (two rows), creates nothing. */
 export async function signingKeysState(deps: KeyDeps): Promise<SigningKeysState> {
   const seal = await findSealKey(deps.db);
   if (deps.config.environment === 'production') {
@@ -67,7 +67,7 @@ export async function signingKeysState(deps: KeyDeps): Promise<SigningKeysState>
     return { kind: 'ready' };
   }
   const missing: ('development CA' | 'seal')[] = [];
-  if (!developmentCaExists(deps.config)) missing.push('development CA');
+  if (!(await developmentCaRecorded(deps.db))) missing.push('development CA');
   if (!seal?.certificate_der) missing.push('seal');
   return missing.length === 0 ? { kind: 'ready' } : { kind: 'create', missing };
 }

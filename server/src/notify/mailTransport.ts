@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Mail from 'nodemailer/lib/mailer';
 import type { Config, MailSettings } from '../platform/config';
+import { type DevOutboxDeps, devOutboxKeeper, type KeepDevMessage } from './devOutbox';
 
 type Nodemailer = typeof import('nodemailer');
 let nodemailer: Promise<Nodemailer> | undefined;
@@ -92,11 +93,12 @@ export function smtpMailTransport(
 }
 
 /**
- * The development transport: each message becomes an RFC 5322 `.eml` file (CRLF line ends) in
- * `directory`, written to a temporary name and renamed, so a reader never sees half a message.
- * The provider message id is the file's path.
+ * The development transport: each message is kept in the development outbox (the database,
+ * devOutbox.ts) and becomes an RFC 5322 `.eml` file (CRLF line ends) in `directory`, written to
+ * a temporary name and renamed, so a reader never sees half a message. The provider message id
+ * is the file's path.
  */
-export function fileMailTransport(directory: string): MailTransport {
+export function fileMailTransport(directory: string, keep: KeepDevMessage): MailTransport {
   const composer = lazily((mailer) =>
     mailer.createTransport({
       streamTransport: true,
@@ -114,8 +116,15 @@ export function fileMailTransport(directory: string): MailTransport {
         .replace(/\.\d+Z$/, 'Z');
       const name = mail.messageId.replace(/^<|@.*$/g, '').replace(/[^A-Za-z0-9._-]/g, '_');
       const file = path.join(directory, `${stamp}-${name}.eml`);
+      const message = info.message as Buffer;
+      await keep({
+        channel: 'mail',
+        providerMessageId: file,
+        recipient: mail.to.address,
+        content: message.toString('utf8'),
+      });
       const temporary = `${file}.${crypto.randomUUID()}.tmp`;
-      fs.writeFileSync(temporary, info.message as Buffer);
+      fs.writeFileSync(temporary, message);
       fs.renameSync(temporary, file);
       return { providerMessageId: file };
     },
@@ -123,11 +132,11 @@ export function fileMailTransport(directory: string): MailTransport {
   };
 }
 
-export function mailTransportFrom(config: Config): MailTransport {
-  const settings = config.notify.mail;
+export function mailTransportFrom(deps: DevOutboxDeps & { config: Config }): MailTransport {
+  const settings = deps.config.notify.mail;
   return settings.transport === 'smtp'
     ? smtpMailTransport(settings)
-    : fileMailTransport(config.notify.mailDir);
+    : fileMailTransport(deps.config.notify.mailDir, devOutboxKeeper(deps));
 }
 
 /** Quoted-printable (RFC 2045) to bytes: soft line breaks dropped, `=XX` decoded. */
@@ -148,17 +157,21 @@ function quotedPrintable(text: string): Buffer {
 }
 
 /**
- * The parts of an e-mail the development transport wrote (`provider message id` = its path), for
- * the operator's CLI: a sensitive body erased from the database still stands in clear there.
- * Only a file directly in `directory` is read; undefined when it is not one or is gone.
+ * An `.eml` file the development transport wrote before its messages were kept in the database
+ * (`provider message id` = its path). Only a file directly in `directory` is read; undefined
+ * when it is not one or is gone.
  */
-export function readDevMail(
-  directory: string,
-  file: string | null,
-): { text: string | null; html: string | null } | undefined {
+export function readDevMailFile(directory: string, file: string | null): string | undefined {
   if (file === null || path.dirname(path.resolve(file)) !== path.resolve(directory)) return;
   if (!file.endsWith('.eml') || !fs.existsSync(file)) return;
-  const source = fs.readFileSync(file, 'utf8');
+  return fs.readFileSync(file, 'utf8');
+}
+
+/**
+ * The parts of an e-mail the development transport sent, for the operator's CLI: a sensitive
+ * body erased from the notify outbox still stands there.
+ */
+export function parseDevMail(source: string): { text: string | null; html: string | null } {
   const boundary = /boundary="?([^";\r\n]+)"?/i.exec(source)?.[1];
   const sections = boundary ? source.split(`--${boundary}`).slice(1, -1) : [source];
   const parts: Record<string, string> = {};

@@ -1,6 +1,12 @@
 import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Db } from '../db/database';
-import type { JobStatus, NotifyChannel, NotifyOutboxTable, NotifyStatus } from '../db/schema';
+import type {
+  DevOutboxTable,
+  JobStatus,
+  NotifyChannel,
+  NotifyOutboxTable,
+  NotifyStatus,
+} from '../db/schema';
 
 /**
  * The notification outbox's SQL: messages and their facts. Queue state (attempts, due time,
@@ -156,4 +162,38 @@ export async function messageById(
   if (channel !== undefined) query = query.where('notify_outbox.channel', '=', channel);
   const row = await query.executeTakeFirst();
   return row && withJob(row);
+}
+
+export type DevOutboxRow = Selectable<DevOutboxTable>;
+
+/** Records what a development transport sent; a provider id recorded already keeps its row. */
+export async function insertDevOutbox(db: Db, values: Insertable<DevOutboxTable>): Promise<void> {
+  await db
+    .insertInto('dev_outbox')
+    .values(values)
+    .onConflict((conflict) => conflict.doNothing())
+    .execute();
+}
+
+export function devOutboxByProviderIds(
+  db: Db,
+  providerMessageIds: readonly string[],
+): Promise<DevOutboxRow[]> {
+  if (providerMessageIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('dev_outbox')
+    .selectAll()
+    .where('provider_message_id', 'in', providerMessageIds)
+    .execute();
+}
+
+/** What the development outbox sent on a channel, to one recipient or all, newest first. */
+export function devOutboxOf(
+  db: Db,
+  channel: NotifyChannel,
+  recipient?: string,
+): Promise<DevOutboxRow[]> {
+  let query = db.selectFrom('dev_outbox').selectAll().where('channel', '=', channel);
+  if (recipient !== undefined) query = query.where('recipient', '=', recipient);
+  return query.orderBy('id', 'desc').execute();
 }

@@ -6,6 +6,7 @@ import type { Allowlist } from '../outbound/addressPolicy';
 import { type Resolver, safeHttpsRequest } from '../outbound/safeFetch';
 import { type Clock, isoNow } from '../platform/clock';
 import type { Config, SmsSettings } from '../platform/config';
+import { type DevOutboxDeps, devOutboxKeeper, type KeepDevMessage } from './devOutbox';
 
 /** Every way an SMS leaves the service. Rejects when the message was not accepted. */
 export interface SmsProvider {
@@ -26,13 +27,24 @@ export interface DevSmsLine {
 }
 
 /**
- * The development provider: appends `{"id","at","to","text"}` to messages.jsonl. The file holds
- * OTPs in clear: it is for development and for sandbox mode without a developer phone.
+ * The development provider: keeps the message in the development outbox (the database,
+ * devOutbox.ts) and appends `{"id","at","to","text"}` to messages.jsonl. The file holds OTPs in
+ * clear: it is for development and for sandbox mode without a developer phone.
  */
-export function fileSmsProvider(directory: string, clock: Clock): SmsProvider {
+export function fileSmsProvider(
+  directory: string,
+  clock: Clock,
+  keep: KeepDevMessage,
+): SmsProvider {
   return {
     send: async (to, text) => {
       const line: DevSmsLine = { id: crypto.randomUUID(), at: isoNow(clock), to, text };
+      await keep({
+        channel: 'sms',
+        providerMessageId: `${devSmsIdPrefix}${line.id}`,
+        recipient: to,
+        content: text,
+      });
       fs.mkdirSync(directory, { recursive: true });
       fs.appendFileSync(path.join(directory, devSmsFileName), `${JSON.stringify(line)}\n`);
       return { providerMessageId: `${devSmsIdPrefix}${line.id}` };
@@ -40,7 +52,7 @@ export function fileSmsProvider(directory: string, clock: Clock): SmsProvider {
   };
 }
 
-/** Reads the development outbox lines by id (for the CLI); a missing file is empty. */
+/** Reads messages.jsonl's lines by id (messages sent before the database kept them); a missing file is empty. */
 export function readDevSms(directory: string): Map<string, DevSmsLine> {
   const file = path.join(directory, devSmsFileName);
   const lines = new Map<string, DevSmsLine>();
@@ -160,9 +172,14 @@ export function httpSmsProvider(
   };
 }
 
-export function smsProviderFrom(config: Config, clock: Clock): SmsProvider {
-  const settings = config.notify.sms;
+export function smsProviderFrom(deps: DevOutboxDeps & { config: Config }): SmsProvider {
+  const settings = deps.config.notify.sms;
   return settings.provider === 'http'
-    ? httpSmsProvider(settings, { allowlist: config.outboundAllowlist })
-    : fileSmsProvider(config.notify.smsDir, clock);
+    ? httpSmsProvider(settings, { allowlist: deps.config.outboundAllowlist })
+    : devSmsProvider(deps);
+}
+
+/** The development provider of this runtime (the file outbox and the database). */
+export function devSmsProvider(deps: DevOutboxDeps & { config: Config }): SmsProvider {
+  return fileSmsProvider(deps.config.notify.smsDir, deps.clock, devOutboxKeeper(deps));
 }

@@ -1,14 +1,16 @@
 import type { AppDeps } from '../context';
 import type { NotifyChannel } from '../db/schema';
 import { DomainError } from '../errors/domainError';
-import { readDevMail } from './mailTransport';
+import { devOutboxContents } from './devOutbox';
+import { parseDevMail, readDevMailFile } from './mailTransport';
 import { lastMessages, messageById, type OutboxFilter, type OutboxRowWithTenant } from './queries';
 import { devSmsIdPrefix, readDevSms } from './sms';
 
 /**
  * What the operator sees of the outbox. A sensitive body (a password, an OTP, a signing link) is
- * never shown from the database; one written to the development file outbox (an SMS line, an
- * `.eml` file) is shown from that file, where it already stands in clear.
+ * never shown from the notify outbox (it is erased once sent); one the development transports
+ * sent is shown from the development outbox (devOutbox.ts, whichever instance sent it), or for
+ * a message sent before that existed, from this instance's file (an SMS line, an `.eml` file).
  */
 export interface OutboxView {
   id: number;
@@ -72,27 +74,37 @@ function view(row: OutboxRowWithTenant, devText: string | undefined): OutboxView
 
 /** The newest messages of a channel, newest first. */
 export async function lastOutboxMessages(
-  deps: Pick<AppDeps, 'db' | 'config'>,
+  deps: Pick<AppDeps, 'db' | 'config' | 'secrets'>,
   filter: OutboxFilter,
 ): Promise<OutboxView[]> {
   const rows = await lastMessages(deps.db, filter);
-  const needsDevFile = rows.some(
-    (row) => row.sensitive === 1 && row.provider_message_id?.startsWith(devSmsIdPrefix),
+  const devIds = rows.flatMap((row) =>
+    row.sensitive === 1 && row.provider_message_id?.startsWith(devSmsIdPrefix)
+      ? [row.provider_message_id]
+      : [],
   );
-  const devLines = needsDevFile ? readDevSms(deps.config.notify.smsDir) : new Map();
-  return rows.map((row) =>
-    view(row, devLines.get(row.provider_message_id?.slice(devSmsIdPrefix.length) ?? '')?.text),
-  );
+  const kept = await devOutboxContents(deps, devIds);
+  const devLines = devIds.some((id) => !kept.has(id))
+    ? readDevSms(deps.config.notify.smsDir)
+    : new Map<string, { text: string }>();
+  return rows.map((row) => {
+    const id = row.provider_message_id ?? '';
+    return view(row, kept.get(id) ?? devLines.get(id.slice(devSmsIdPrefix.length))?.text);
+  });
 }
 
-/** One e-mail with both parts (a sensitive one only from the development `.eml` file). */
+/** One e-mail with both parts (a sensitive one only from the development outbox). */
 export async function mailDetail(
-  deps: Pick<AppDeps, 'db' | 'config'>,
+  deps: Pick<AppDeps, 'db' | 'config' | 'secrets'>,
   id: number,
 ): Promise<MailDetailView> {
   const row = await messageById(deps.db, 'mail', id);
   if (!row) throw new DomainError('NOTIFY_MESSAGE_NOT_FOUND', `No e-mail ${id} in the outbox`);
   if (row.sensitive !== 1) return { ...view(row, undefined), html: row.html_body };
-  const devFile = readDevMail(deps.config.notify.mailDir, row.provider_message_id);
-  return { ...view(row, devFile?.text ?? undefined), html: devFile?.html ?? null };
+  const providerId = row.provider_message_id;
+  const kept =
+    providerId === null ? undefined : (await devOutboxContents(deps, [providerId])).get(providerId);
+  const source = kept ?? readDevMailFile(deps.config.notify.mailDir, providerId);
+  const devMail = source === undefined ? undefined : parseDevMail(source);
+  return { ...view(row, devMail?.text ?? undefined), html: devMail?.html ?? null };
 }

@@ -6,7 +6,7 @@ import { decryptSecret } from '../platform/secrets';
 import { type MailTransport, mailTransportFrom } from './mailTransport';
 import { defaultRetryDelaysMs, notifyJobKinds } from './outbox';
 import { eraseSensitiveOfJobs, markSent, messagesOfJobs, type OutboxRow } from './queries';
-import { fileSmsProvider, type SmsProvider, smsProviderFrom } from './sms';
+import { devSmsProvider, type SmsProvider, smsProviderFrom } from './sms';
 
 /**
  * E-mail and SMS as job kinds of the one queue (jobs/), one per channel: a claimed message is
@@ -48,9 +48,9 @@ function domainOf(address: string): string {
 /** The mail and SMS kinds; the mail transport is closed when the runner stops. */
 export function notifyKinds(deps: AppDeps, options: NotifyWorkerOptions = {}): RegisteredKind[] {
   const { clock, config, logger, secrets } = deps;
-  const mail = options.mail ?? mailTransportFrom(config);
-  const sms = options.sms ?? smsProviderFrom(config, clock);
-  const devSms = options.devSms ?? fileSmsProvider(config.notify.smsDir, clock);
+  const mail = options.mail ?? mailTransportFrom(deps);
+  const sms = options.sms ?? smsProviderFrom(deps);
+  const devSms = options.devSms ?? devSmsProvider(deps);
 
   const body = (row: OutboxRow, sealed: string | null): string => {
     if (sealed === null) throw new Error('the message body is missing');

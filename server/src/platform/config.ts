@@ -413,6 +413,14 @@ function checkCombinations(env: Environment, context: z.core.$RefinementCtx<Envi
       refuse('SMS_HTTP_BODY_TEMPLATE', 'cannot be used with SMS_HTTP_METHOD=GET');
     }
   }
+  // Instances on one database must derive the same keys: a master.key made under each DATA_DIR
+  // would differ (sealed keys, webhook secrets and tokens of one would not open on another).
+  if (env.DATABASE_URL !== undefined && !env.SECRET_KEY) {
+    refuse(
+      'SECRET_KEY',
+      'is required when DATABASE_URL names PostgreSQL: every instance must share one master secret (a master.key under each DATA_DIR would differ)',
+    );
+  }
   // Production timestamps come from a real TSA: the development TSA never signs there.
   if (env.APP_ENV === 'production' && env.TSA_URL === undefined) {
     refuse('TSA_URL', 'is required when APP_ENV=production (the URL of an RFC 3161 TSA)');

@@ -31,7 +31,12 @@ export function runCli(
   options: { input?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
   const args = typeof command === 'string' ? words(command) : command;
-  const env: Record<string, string> = { DATA_DIR: dataDir, APP_ENV: 'development' };
+  // On PostgreSQL, the database (and master secret) of the harness on this DATA_DIR.
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    APP_ENV: 'development',
+    ...databaseEnv(dataDir),
+  };
   for (const name of ['PATH', 'HOME', 'TMPDIR', 'NODE_EXTRA_CA_CERTS']) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;

@@ -9,6 +9,7 @@ import { contractPdf, formOf } from '../contracts/fixtures';
 import { otpInOutbox } from '../sessions/world';
 import { nssDatabase, pdfsigSignatures, pdfsigTrusting } from '../signing/pdf/corpus';
 import { builtServerSuite } from '../startup/builtServer';
+import { writeDevelopmentCaPem } from '../support/developmentCaFile';
 
 /**
  * `admin backup` while the built server signs contracts, then `admin restore` into a new
@@ -235,7 +236,8 @@ describe('admin backup under write load, admin restore into a new DATA_DIR', () 
 
       // Every signed PDF in the restored store: pdfsig finds each signature valid and its
       // signer trusted, with the restored development CA as the only anchor.
-      const nss = nssDatabase(path.join(work, 'nss'), [path.join(restoredDir, 'dev-ca', 'ca.pem')]);
+      const restoredCa = await writeDevelopmentCaPem(copy.db, path.join(work, 'restored-ca.pem'));
+      const nss = nssDatabase(path.join(work, 'nss'), [restoredCa]);
       const versions = await copy.db
         .selectFrom('contract_file_versions')
         .select(['contract_id', 'kind', 'sha256'])

@@ -170,11 +170,15 @@ describe('admin mail last / mail show / sms last', () => {
     const { message } = json.json<{ message: OutboxView & { html: string } }>();
     expect(message.html).toContain('<p>Kính gửi Trần Thị Bình,</p>');
 
-    // Sensitive: erased from the database once sent, shown from the development .eml file
-    // (where it stands in clear) while that file is there.
+    // Sensitive: erased from the notify outbox once sent, shown from the development outbox
+    // (the database, whichever instance sent it; the .eml file is this instance's copy) while
+    // it holds the message.
     expect(sensitive.stdout).toContain('Xy7&pw');
     const file = /Provider id:\s+(\S+\.eml)/.exec(sensitive.stdout)![1]!;
     fs.rmSync(file);
+    const kept = await runCli(h.dataDir, `mail show --id ${ids.withPassword}`);
+    expect(kept.stdout).toContain('Xy7&pw');
+    await h.deps.db.deleteFrom('dev_outbox').where('provider_message_id', '=', file).execute();
     const gone = await runCli(h.dataDir, `mail show --id ${ids.withPassword}`);
     expect(gone.stdout).toContain('[sensitive (a password, a code or a signing link): not shown]');
     expect(gone.stdout).not.toContain('Xy7&pw');

@@ -128,6 +128,23 @@ describe('server configuration', () => {
     );
   });
 
+  it('refuses PostgreSQL without SECRET_KEY: instances on one database share one master secret', () => {
+    const url = 'postgres://esign@db.internal:5432/esign';
+    expect(() => loadConfig({ ...base, DATABASE_URL: url })).toThrow(
+      new ConfigError(
+        'SECRET_KEY is required when DATABASE_URL names PostgreSQL: every instance must share one master secret (a master.key under each DATA_DIR would differ)',
+      ),
+    );
+    expect(() => loadConfig({ ...base, DATABASE_URL: 'postgresql://db/esign' })).toThrow(
+      'SECRET_KEY is required when DATABASE_URL names PostgreSQL',
+    );
+    expect(
+      loadConfig({ ...base, DATABASE_URL: url, SECRET_KEY: 'one secret for every instance' }),
+    ).toMatchObject({ databaseUrl: url, secretKey: 'one secret for every instance' });
+    // Without DATABASE_URL nothing changes: the master key file under DATA_DIR as before.
+    expect(loadConfig(base).databaseUrl).toBeUndefined();
+  });
+
   it('ignores variables it does not read', () => {
     expect(loadConfig({ ...base, EDITOR: 'vi', PORT_OF_CALL: 'x' }).port).toBe(3000);
   });

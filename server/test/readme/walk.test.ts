@@ -225,7 +225,8 @@ describe('README: the offline walks', () => {
         'token.der',
         '-token_in',
         '-CAfile',
-        path.join(dataDir, 'dev-ca', 'ca.pem'),
+        // The README's step 13 wrote it there with `admin ca export`.
+        path.join(dataDir, 'nss', 'dev-ca.pem'),
       ],
       { cwd: work, encoding: 'utf8' },
     );

@@ -38,9 +38,18 @@ export interface Harness {
  * directory, and the credentials it hands out (answers, outboxes) are noted there, so that the
  * run's teardown can prove no log holds one (test/support/runLog.ts).
  */
-export function createHarness(env: Record<string, string> = {}): Harness {
+export function createHarness(
+  env: Record<string, string> = {},
+  options: {
+    /**
+     * Another instance: its own DATA_DIR, the database of `sameDatabaseAs` (give both the same
+     * SECRET_KEY). Close it before the harness whose database it shares.
+     */
+    sameDatabaseAs?: Harness;
+  } = {},
+): Harness {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-test-'));
-  const config = loadConfig({
+  const loaded = loadConfig({
     DATA_DIR: dataDir,
     APP_ENV: 'development',
     PUBLIC_URL: 'http://127.0.0.1:3000',
@@ -51,6 +60,14 @@ export function createHarness(env: Record<string, string> = {}): Harness {
     ...databaseEnv(env.DATA_DIR ?? dataDir),
     ...env,
   });
+  const shared = options.sameDatabaseAs?.deps.config;
+  const config = shared
+    ? {
+        ...loaded,
+        databaseFile: shared.databaseFile,
+        ...(shared.databaseUrl !== undefined ? { databaseUrl: shared.databaseUrl } : {}),
+      }
+    : loaded;
   const clock = new ManualClock('2026-11-25T08:00:00.000Z');
   const runtime = openRuntime(config, { logger: testLogger(), clock });
   const app = recordAnswers(buildApp(runtime.deps));

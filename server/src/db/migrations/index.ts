@@ -37,6 +37,7 @@ import { dashboardIndexes, dashboardIndexesPostgres } from './024_dashboard_inde
 import { plainSearch, plainSearchPostgres } from './025_plain_search';
 import { waitingTurns, waitingTurnsPostgres } from './026_waiting_turns';
 import { waitingTurnKeys, waitingTurnKeysPostgres } from './027_waiting_turn_keys';
+import { sharedInstanceState, sharedInstanceStatePostgres } from './029_shared_instance_state';
 
 export interface Migration {
   version: number;
@@ -134,5 +135,11 @@ export const migrations: Migration[] = [
     name: 'waiting_turn_keys',
     sql: waitingTurnKeys,
     postgres: waitingTurnKeysPostgres,
+  },
+  {
+    version: 29,
+    name: 'shared_instance_state',
+    sql: sharedInstanceState,
+    postgres: sharedInstanceStatePostgres,
   },
 ];

@@ -12,6 +12,7 @@ import { ocspResponseConcerns } from '../../../src/signing/certificates/ocsp';
 import { sealPdf } from '../../../src/signing/finalize';
 import { certifiedKey } from '../../../src/signing/keys/signingKey';
 import { verifyPdfSignatures } from '../../../src/signing/verification';
+import { writeDevelopmentCaPem } from '../../support/developmentCaFile';
 import { createHarness, type Harness } from '../../support/harness';
 import { selfSigned } from '../certificates/testPki';
 import { classicPdf } from '../pdf/corpus';
@@ -71,7 +72,7 @@ beforeAll(async () => {
   fs.writeFileSync(caFile, ca.certificatePem);
   sealFile = path.join(work, 'seal.pem');
   fs.writeFileSync(sealFile, pemOf(certifiedKey(await sealKey(h.deps)).certificate));
-  tsaFile = path.join(h.dataDir, 'dev-ca', 'tsa.pem');
+  tsaFile = await writeDevelopmentCaPem(h.deps.db, path.join(work, 'tsa.pem'), 'tsa');
   const listening = new Promise<number>((resolve) => {
     server = serveApp(
       h.app.fetch,

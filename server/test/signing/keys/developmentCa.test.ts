@@ -6,28 +6,30 @@ import { attempt, derToPem, run, tempDir } from '../../../../test/support/tools'
 import {
   type CaDeps,
   developmentCa,
-  developmentCaDir,
   developmentTsaCredentials,
 } from '../../../src/dev/developmentCa';
 import { systemClock } from '../../../src/platform/clock';
-import { loadConfig } from '../../../src/platform/config';
 import { deriveSecrets } from '../../../src/platform/secrets';
+import { createHarness, type Harness } from '../../support/harness';
 
 const temp = tempDir('esign-devca-');
-afterAll(() => temp.remove());
+const harnesses: Harness[] = [];
+afterAll(async () => {
+  for (const h of harnesses) await h.close();
+  temp.remove();
+});
 
-function caDeps(environment: 'development' | 'sandbox' | 'production', dataDir: string): CaDeps {
-  return {
-    config: loadConfig({
-      DATA_DIR: dataDir,
-      APP_ENV: environment,
-      SERVICE_NAME: 'ESign Test',
-      // Production needs a real TSA; never contacted here.
-      ...(environment === 'production' ? { TSA_URL: 'https://tsa.example' } : {}),
-    }),
-    secrets: deriveSecrets(Buffer.from('a master secret for the CA tests')),
-    clock: systemClock,
-  };
+/** A runtime of its own (database and DATA_DIR) in `environment`. */
+function caDeps(environment: 'development' | 'sandbox' | 'production'): CaDeps {
+  const h = createHarness({
+    APP_ENV: environment,
+    SERVICE_NAME: 'ESign Test',
+    SECRET_KEY: 'a master secret for the CA tests',
+    // Production needs a real TSA; never contacted here.
+    ...(environment === 'production' ? { TSA_URL: 'https://tsa.example' } : {}),
+  });
+  harnesses.push(h);
+  return { ...h.deps, clock: systemClock };
 }
 
 const file = (name: string) => path.join(temp.dir, name);
@@ -56,8 +58,7 @@ function verifyAgainstRoot(der: Buffer, name: string, root: string) {
 }
 
 describe('development CA', () => {
-  const dataDir = path.join(temp.dir, 'data');
-  const deps = caDeps('development', dataDir);
+  const deps = caDeps('development');
   const root = file('root.pem');
 
   beforeAll(async () => {
@@ -67,15 +68,10 @@ describe('development CA', () => {
     fs.writeFileSync(root, first.certificatePem);
   });
 
-  it('is created under DATA_DIR/dev-ca: a self-signed root "ESign Development CA"', () => {
-    const dir = developmentCaDir(deps.config);
-    expect(fs.readdirSync(dir).sort()).toEqual([
-      'ca.key',
-      'ca.pem',
-      'issued',
-      'tsa.key',
-      'tsa.pem',
-    ]);
+  it('is created in the database, nothing under DATA_DIR: a self-signed root "ESign Development CA"', async () => {
+    expect(fs.existsSync(path.join(deps.config.dataDir, 'dev-ca'))).toBe(false);
+    const row = await deps.db.selectFrom('development_ca').selectAll().executeTakeFirstOrThrow();
+    expect(derToPem(row.ca_certificate_der).trim()).toBe(fs.readFileSync(root, 'utf8').trim());
     const text = run('openssl', ['x509', '-in', root, '-noout', '-text', '-nameopt', 'utf8']);
     expect(text).toContain('Subject: CN=ESign Development CA, O=ESign Test');
     expect(text).toContain('Issuer: CN=ESign Development CA, O=ESign Test');
@@ -85,20 +81,26 @@ describe('development CA', () => {
     expect(attempt('openssl', ['verify', '-CAfile', root, root]).status).toBe(0);
   });
 
-  it('keeps its private keys 0600 and encrypted under the master secret', () => {
-    const dir = developmentCaDir(deps.config);
-    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
-    for (const name of ['ca.key', 'tsa.key']) {
-      const keyFile = path.join(dir, name);
-      expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
-      const content = fs.readFileSync(keyFile, 'utf8');
-      expect(content).not.toContain('PRIVATE KEY');
+  it('keeps its private keys encrypted under the master secret', async () => {
+    const row = await deps.db.selectFrom('development_ca').selectAll().executeTakeFirstOrThrow();
+    for (const [name, sealed] of [
+      ['ca', row.ca_private_key],
+      ['tsa', row.tsa_private_key],
+    ] as const) {
+      expect(sealed).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
+      const keyFile = file(`${name}-sealed.key`);
+      fs.writeFileSync(keyFile, sealed);
       expect(attempt('openssl', ['pkey', '-in', keyFile, '-noout']).status).not.toBe(0);
+      const der = file(`${name}-sealed.der`);
+      fs.writeFileSync(der, Buffer.from(sealed.split('.')[3]!, 'base64url'));
+      expect(attempt('openssl', ['pkey', '-inform', 'DER', '-in', der, '-noout']).status).not.toBe(
+        0,
+      );
     }
   });
 
   it('opens again with the same master secret and never with another', async () => {
-    const again = await developmentCa(caDeps('development', dataDir));
+    const again = await developmentCa({ ...deps, clock: systemClock });
     await expect(
       again.issue({ kind: 'seal', serviceName: 'X' }, subjectKey()),
     ).resolves.toBeInstanceOf(Buffer);
@@ -165,21 +167,20 @@ describe('development CA', () => {
   });
 
   it('works in sandbox too', async () => {
-    const sandbox = caDeps('sandbox', path.join(temp.dir, 'sandbox'));
+    const sandbox = caDeps('sandbox');
     await expect(developmentCa(sandbox)).resolves.toMatchObject({
       certificatePem: expect.stringContaining('BEGIN CERTIFICATE'),
     });
   });
 
   it('is never created nor used in production', async () => {
-    const dataDirProduction = path.join(temp.dir, 'production');
-    const production = caDeps('production', dataDirProduction);
+    const production = caDeps('production');
     const refusal = {
       code: 'DEVELOPMENT_CA_DISABLED',
       message: expect.stringContaining('never used in production'),
     };
     await expect(developmentCa(production)).rejects.toMatchObject(refusal);
     await expect(developmentTsaCredentials(production)).rejects.toMatchObject(refusal);
-    expect(fs.existsSync(path.join(dataDirProduction, 'dev-ca'))).toBe(false);
+    expect(await production.db.selectFrom('development_ca').select('id').execute()).toEqual([]);
   });
 });

@@ -75,17 +75,13 @@ describe('start-up', () => {
   it('development creates the development CA at start; production does not', async () => {
     h = createHarness();
     await prepareSigningKeys(h.deps);
-    expect(fs.readdirSync(path.join(h.dataDir, 'dev-ca')).sort()).toEqual([
-      'ca.key',
-      'ca.pem',
-      'issued',
-      'tsa.key',
-      'tsa.pem',
+    expect(await h.deps.db.selectFrom('development_ca').select('id').execute()).toEqual([
+      { id: 1 },
     ]);
     await h.close();
     h = createHarness({ APP_ENV: 'production', TSA_URL: 'https://tsa.example' });
     await prepareSigningKeys(h.deps);
-    expect(fs.existsSync(path.join(h.dataDir, 'dev-ca'))).toBe(false);
+    expect(await h.deps.db.selectFrom('development_ca').select('id').execute()).toEqual([]);
   });
 });
 

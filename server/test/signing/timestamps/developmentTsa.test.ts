@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { developmentTsa } from '../../../src/dev/developmentTsa';
+import { writeDevelopmentCaPem } from '../../support/developmentCaFile';
 import { createHarness, type Harness } from '../../support/harness';
 
 let h: Harness;
@@ -34,11 +35,12 @@ function post(body: Uint8Array | string, contentType = 'application/timestamp-qu
 }
 
 describe('development TSA', () => {
-  it("signs with the development CA's TSA certificate (critical timeStamping EKU) and key, sealed under DATA_DIR/dev-ca", async () => {
+  it("signs with the development CA's TSA certificate (critical timeStamping EKU) and key, sealed in the database", async () => {
     const tsa = await developmentTsa(h.deps);
-    const dir = path.join(h.dataDir, 'dev-ca');
-    expect(fs.statSync(path.join(dir, 'tsa.key')).mode & 0o077).toBe(0);
-    const text = openssl(['x509', '-in', path.join(dir, 'tsa.pem'), '-noout', '-text']);
+    const row = await h.deps.db.selectFrom('development_ca').selectAll().executeTakeFirstOrThrow();
+    expect(row.tsa_private_key).toMatch(/^v1\./);
+    const tsaFile = await writeDevelopmentCaPem(h.deps.db, path.join(work, 'tsa.pem'), 'tsa');
+    const text = openssl(['x509', '-in', tsaFile, '-noout', '-text']);
     expect(text).toMatch(/X509v3 Extended Key Usage: critical\s+Time Stamping/);
     expect(tsa.certificateChain[1]!.equals(tsa.caCertificate)).toBe(true);
     expect((await developmentTsa(h.deps)).caCertificate.equals(tsa.caCertificate)).toBe(true);
@@ -49,7 +51,7 @@ describe('development TSA', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/timestamp-reply');
     fs.writeFileSync(path.join(work, 'contract.tsr'), Buffer.from(await response.arrayBuffer()));
-    const ca = path.join(h.dataDir, 'dev-ca', 'ca.pem');
+    const ca = await writeDevelopmentCaPem(h.deps.db, path.join(work, 'ca.pem'));
     expect(
       openssl(['ts', '-verify', '-data', 'contract.txt', '-in', 'contract.tsr', '-CAfile', ca]),
     ).toContain('Verification: OK');
@@ -130,7 +132,9 @@ describe('development TSA', () => {
       );
       expect(response.status).toBe(404);
       expect(await response.json()).toMatchObject({ code: 'NOT_FOUND' });
-      expect(fs.existsSync(path.join(production.dataDir, 'dev-ca'))).toBe(false);
+      expect(await production.deps.db.selectFrom('development_ca').select('id').execute()).toEqual(
+        [],
+      );
       await expect(developmentTsa(production.deps)).rejects.toMatchObject({
         code: 'DEVELOPMENT_CA_DISABLED',
       });

@@ -28,6 +28,7 @@ import { assembleSignedData, parseSignedData } from '../../../src/signing/cms';
 import { archivePdf } from '../../../src/signing/finalize/archive';
 import { verifyPdfSignatures } from '../../../src/signing/verification';
 import { addTrustAnchor } from '../../../src/trust/service';
+import { writeDevelopmentCaPem } from '../../support/developmentCaFile';
 import { createHarness, type Harness } from '../../support/harness';
 import { type Issued, TestPki } from '../certificates/testPki';
 import { classicPdf, pdfsigSignatures } from '../pdf/corpus';
@@ -356,7 +357,7 @@ describe('archivePdf: the archive revision of a finished document', () => {
       const token = path.join(dir, 'archive-token.der');
       fs.writeFileSync(data, Buffer.concat([bytes.subarray(a, a + b), bytes.subarray(c, c + d)]));
       fs.writeFileSync(token, stampInfo.contents);
-      const caFile = path.join(h.dataDir, 'dev-ca', 'ca.pem');
+      const caFile = await writeDevelopmentCaPem(h.deps.db, path.join(dir, 'dev-ca.pem'));
       const openssl = await run('openssl', [
         'ts',
         '-verify',
