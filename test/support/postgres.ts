@@ -148,9 +148,10 @@ const byDataDir = new Map<string, { DATABASE_URL: string; SECRET_KEY: string }>(
  * SQLite; and the master secret every instance on PostgreSQL must be given (a test's own
  * SECRET_KEY, spread after this, wins).
  */
-export function databaseEnv(
-  dataDir: string | undefined,
-): { DATABASE_URL?: string; SECRET_KEY?: string } {
+export function databaseEnv(dataDir: string | undefined): {
+  DATABASE_URL?: string;
+  SECRET_KEY?: string;
+} {
   if (process.env[dialectVariable] !== 'postgres') return {};
   const key = dataDir === undefined ? undefined : path.resolve(dataDir);
   let env = key === undefined ? undefined : byDataDir.get(key);

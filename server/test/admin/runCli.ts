@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { databaseEnv } from '../../../test/support/postgres';
 import { appendRunLog, recordSecretsOfBody } from '../../../test/support/runLog';
 
 /** The repository root: the CLI runs from there, as `npm run -s admin` does. */
