@@ -4,7 +4,6 @@ import path from 'node:path';
 import { verifyAuditChain } from '../../src/audit/chain';
 import { type AuditEventRow, auditEventsOf } from '../../src/audit/queries';
 import { dossierTrail } from '../../src/audit/subject';
-import { sqliteHandle } from '../../src/db/database';
 import { runCli } from '../admin/runCli';
 import { contractPdf } from '../contracts/fixtures';
 import {
@@ -16,6 +15,7 @@ import {
 } from '../dossiers/fixtures';
 import { manualWorker } from '../notify/support';
 import { openTask } from '../support/dossiers';
+import { runRaw, withoutAppendOnly } from '../support/forcedFailure';
 
 jest.setTimeout(120_000);
 
@@ -110,18 +110,8 @@ const factsOf = (event: AuditEventRow | undefined) =>
   JSON.parse(event?.details ?? '{}') as Record<string, unknown>;
 
 /** Runs `statement` with the append-only triggers lifted, as an attacker with the file could. */
-function tamper(statement: string) {
-  const sqlite = sqliteHandle(world.h.runtime.database);
-  sqlite.exec('DROP TRIGGER dossier_audit_events_no_update');
-  sqlite.exec('DROP TRIGGER dossier_audit_events_no_delete');
-  try {
-    sqlite.exec(statement);
-  } finally {
-    sqlite.exec(`CREATE TRIGGER dossier_audit_events_no_update BEFORE UPDATE ON dossier_audit_events
-      BEGIN SELECT RAISE(ABORT, 'dossier audit events are append-only'); END;`);
-    sqlite.exec(`CREATE TRIGGER dossier_audit_events_no_delete BEFORE DELETE ON dossier_audit_events
-      BEGIN SELECT RAISE(ABORT, 'dossier audit events are append-only'); END;`);
-  }
+function tamper(statement: string): Promise<void> {
+  return withoutAppendOnly(world.h.runtime.database, 'dossier_audit_events', statement);
 }
 
 describe('the dossier audit trail', () => {
@@ -227,14 +217,16 @@ describe('the dossier audit trail', () => {
     ]);
 
     // The triggers refuse edits outright.
-    const sqlite = sqliteHandle(world.h.runtime.database);
-    expect(() => sqlite.exec(`UPDATE dossier_audit_events SET action = 'x'`)).toThrow(
+    const database = world.h.runtime.database;
+    await expect(runRaw(database, `UPDATE dossier_audit_events SET action = 'x'`)).rejects.toThrow(
       /append-only/,
     );
-    expect(() => sqlite.exec('DELETE FROM dossier_audit_events')).toThrow(/append-only/);
+    await expect(runRaw(database, 'DELETE FROM dossier_audit_events')).rejects.toThrow(
+      /append-only/,
+    );
 
     // Someone rewrites the newest event: named as changed.
-    tamper(
+    await tamper(
       `UPDATE dossier_audit_events SET actor_name = 'Someone else' WHERE dossier_id = ${id} AND seq = 8`,
     );
     const edited = await runCli(dataDir, ['audit', 'verify', '--dossier', uuid]);
@@ -243,7 +235,7 @@ describe('the dossier audit trail', () => {
     expect(edited.stderr).toContain('broken at event 8: it was changed after it was written');
 
     // Someone removes it instead: what is left links up, but the head names the missing event.
-    tamper(`DELETE FROM dossier_audit_events WHERE dossier_id = ${id} AND seq = 8`);
+    await tamper(`DELETE FROM dossier_audit_events WHERE dossier_id = ${id} AND seq = 8`);
     expect(await verifyAuditChain(world.h.deps.db, dossierTrail(id))).toEqual({
       valid: false,
       events: 7,
@@ -287,7 +279,7 @@ describe('the dossier audit trail', () => {
       events: 3,
     });
 
-    tamper(
+    await tamper(
       `UPDATE dossier_audit_events SET details = '{"reason":"Đồng ý"}' WHERE dossier_id = ${id} AND seq = 2`,
     );
     expect(await verifyAuditChain(world.h.deps.db, trailOf)).toMatchObject({
@@ -296,7 +288,9 @@ describe('the dossier audit trail', () => {
       reason: 'content_changed',
     });
     // Details that are no longer a JSON object (its column's schema) are a change, not a crash.
-    tamper(`UPDATE dossier_audit_events SET details = '[1]' WHERE dossier_id = ${id} AND seq = 1`);
+    await tamper(
+      `UPDATE dossier_audit_events SET details = '[1]' WHERE dossier_id = ${id} AND seq = 1`,
+    );
     expect(await verifyAuditChain(world.h.deps.db, trailOf)).toMatchObject({
       valid: false,
       brokenAt: 1,

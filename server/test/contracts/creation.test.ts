@@ -4,7 +4,7 @@ import path from 'node:path';
 import { buildApp } from '../../src/app';
 import { RateLimiter } from '../../src/auth/rateLimit';
 import { issueToken } from '../../src/auth/tokens';
-import { sqliteHandle } from '../../src/db/database';
+import { forceFailure } from '../support/forcedFailure';
 import {
   type ContractWorld,
   contractPdf,
@@ -289,9 +289,11 @@ describe('POST /api/contracts: the fields', () => {
 
 describe('POST /api/contracts: atomicity, permission, rate limit', () => {
   it('a failure in the last step (the created event) leaves no row and no bytes', async () => {
-    const sqlite = sqliteHandle(world.h.runtime.database);
-    sqlite.exec(`CREATE TRIGGER forced_failure BEFORE INSERT ON contract_audit_events
-      BEGIN SELECT RAISE(ABORT, 'forced failure in the last step'); END;`);
+    const restore = await forceFailure(world.h.runtime.database, {
+      table: 'contract_audit_events',
+      event: 'INSERT',
+      message: 'forced failure in the last step',
+    });
     try {
       const before = await contractRows(world.h);
       const files = storedFiles(world.h);
@@ -304,7 +306,7 @@ describe('POST /api/contracts: atomicity, permission, rate limit', () => {
       expect(storedFiles(world.h)).toEqual(files);
       expect(tempFiles(world.h)).toEqual([]);
     } finally {
-      sqlite.exec('DROP TRIGGER forced_failure');
+      await restore();
     }
   });
 

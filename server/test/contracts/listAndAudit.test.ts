@@ -1,5 +1,5 @@
-import { sqliteHandle } from '../../src/db/database';
 import { runCli } from '../admin/runCli';
+import { runRaw, withoutAppendOnly } from '../support/forcedFailure';
 import { type ContractWorld, contractsPath, openContractWorld } from './fixtures';
 
 jest.setTimeout(60_000);
@@ -131,12 +131,14 @@ describe('audit trail', () => {
     expect(new Set(data.auditTrail.map((event) => event.hash)).size).toBe(3);
   });
 
-  it('events cannot be updated or deleted through SQL', () => {
-    const sqlite = sqliteHandle(world.h.runtime.database);
-    expect(() => sqlite.exec(`UPDATE contract_audit_events SET action = 'x'`)).toThrow(
+  it('events cannot be updated or deleted through SQL', async () => {
+    const database = world.h.runtime.database;
+    await expect(runRaw(database, `UPDATE contract_audit_events SET action = 'x'`)).rejects.toThrow(
       /append-only/,
     );
-    expect(() => sqlite.exec('DELETE FROM contract_audit_events')).toThrow(/append-only/);
+    await expect(runRaw(database, 'DELETE FROM contract_audit_events')).rejects.toThrow(
+      /append-only/,
+    );
   });
 
   it('admin audit verify: holds, then names the first broken link after tampering', async () => {
@@ -148,24 +150,15 @@ describe('audit trail', () => {
     expect(good.code).toBe(0);
     expect(good.json()).toMatchObject({ contractId: id, valid: true, events: 3 });
 
-    const sqlite = sqliteHandle(world.h.runtime.database);
-    const contractId = (
-      sqlite.prepare('SELECT id FROM contracts WHERE uuid = ?').get(id) as { id: number }
-    ).id;
-    const tamper = (statement: string) => {
-      sqlite.exec('DROP TRIGGER contract_audit_events_no_update');
-      sqlite.exec('DROP TRIGGER contract_audit_events_no_delete');
-      try {
-        sqlite.exec(statement);
-      } finally {
-        sqlite.exec(`CREATE TRIGGER contract_audit_events_no_update BEFORE UPDATE ON contract_audit_events BEGIN
-          SELECT RAISE(ABORT, 'contract audit events are append-only'); END;`);
-        sqlite.exec(`CREATE TRIGGER contract_audit_events_no_delete BEFORE DELETE ON contract_audit_events BEGIN
-          SELECT RAISE(ABORT, 'contract audit events are append-only'); END;`);
-      }
-    };
+    const { id: contractId } = await world.h.deps.db
+      .selectFrom('contracts')
+      .select('id')
+      .where('uuid', '=', id)
+      .executeTakeFirstOrThrow();
+    const tamper = (statement: string) =>
+      withoutAppendOnly(world.h.runtime.database, 'contract_audit_events', statement);
     // Someone rewrites who viewed it.
-    tamper(
+    await tamper(
       `UPDATE contract_audit_events SET actor_name = 'Someone else' WHERE contract_id = ${contractId} AND seq = 2`,
     );
     const broken = await runCli(dataDir, ['audit', 'verify', '--contract', id]);
@@ -177,10 +170,12 @@ describe('audit trail', () => {
     // A removed newest event is noticed through the head.
     const other = ids['Biên bản nghiệm thu']!;
     await world.request('GET', `${contractsPath}/${other}`, key);
-    const otherId = (
-      sqlite.prepare('SELECT id FROM contracts WHERE uuid = ?').get(other) as { id: number }
-    ).id;
-    tamper(`DELETE FROM contract_audit_events WHERE contract_id = ${otherId} AND seq = 2`);
+    const { id: otherId } = await world.h.deps.db
+      .selectFrom('contracts')
+      .select('id')
+      .where('uuid', '=', other)
+      .executeTakeFirstOrThrow();
+    await tamper(`DELETE FROM contract_audit_events WHERE contract_id = ${otherId} AND seq = 2`);
     const truncated = await runCli(dataDir, ['audit', 'verify', '--contract', other, '--json']);
     expect(truncated.code).toBe(1);
     expect(truncated.json<{ error: { code: string; message: string } }>().error).toMatchObject({

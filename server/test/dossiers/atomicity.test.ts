@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { routes } from '../../../test/support/httpsServer';
-import { sqliteHandle } from '../../src/db/database';
+import { forceFailure } from '../support/forcedFailure';
 import {
   hdldBody,
   openWorld,
@@ -89,9 +89,11 @@ describe('Creation (1) rules: atomicity', () => {
   });
 
   it('a failure in the last creation step (the workflow start) leaves nothing behind', async () => {
-    const sqlite = sqliteHandle(world.h.runtime.database);
-    sqlite.exec(`CREATE TRIGGER forced_failure BEFORE INSERT ON tasks
-      BEGIN SELECT RAISE(ABORT, 'forced failure in the last creation step'); END;`);
+    const restore = await forceFailure(world.h.runtime.database, {
+      table: 'tasks',
+      event: 'INSERT',
+      message: 'forced failure in the last creation step',
+    });
     try {
       const pdf = uniquePdf('last-step-main');
       const attachment = uniquePdf('last-step-attachment');
@@ -130,7 +132,7 @@ describe('Creation (1) rules: atomicity', () => {
         .executeTakeFirst();
       expect(account).toBeUndefined();
     } finally {
-      sqlite.exec('DROP TRIGGER forced_failure');
+      await restore();
     }
     // The same request succeeds once the fault is gone.
     const response = await world.create(hdldBody(world));

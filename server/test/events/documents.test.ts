@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
-import { sqliteHandle } from '../../src/db/database';
 import { subscribableEvents } from '../../src/webhooks/subscriptions';
 import { expireOverdueTasks } from '../../src/workflow/deadlines';
 import { createDossier, dossierRow } from '../support/dossiers';
+import { forceFailure } from '../support/forcedFailure';
 import { readJson } from '../support/harness';
 import { accountOf, day } from '../workflow/world';
 import {
@@ -299,12 +299,14 @@ describe('the outbox commits with the business write', () => {
     const before = await types();
     // The completion writes document.completed, then queues the process_finished e-mails: the
     // e-mail insert fails, after the event row was written.
-    sqliteHandle(h.runtime.database).exec(
-      `CREATE TRIGGER fail_mail AFTER INSERT ON notify_outbox
-       BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
-    );
+    const restore = await forceFailure(h.runtime.database, {
+      table: 'notify_outbox',
+      event: 'INSERT',
+      message: 'disk full',
+      timing: 'AFTER',
+    });
     expect(await failureOf(acknowledgeAs(h, created.id, world.nga.row.id))).toBe('disk full');
-    sqliteHandle(h.runtime.database).exec('DROP TRIGGER fail_mail');
+    await restore();
     expect((await dossierRow(h, created.id)).status).toBe('IN_PROGRESS');
     expect(await types()).toEqual(before);
     await worker.drain();

@@ -1,7 +1,7 @@
 import type { UserRow } from '../../src/auth/queries';
-import { sqliteHandle } from '../../src/db/database';
 import { subscribableEvents } from '../../src/webhooks/subscriptions';
 import { dossierRow, tasksOf } from '../support/dossiers';
+import { forceFailure } from '../support/forcedFailure';
 import type { Harness } from '../support/harness';
 import { accountOf } from '../workflow/world';
 import {
@@ -249,13 +249,15 @@ describe('the e-mails the service sends itself', () => {
     const { h, world } = s;
     const created = await hdmbDossier(world, 'HD-603');
     const before = await queued(h);
-    sqliteHandle(h.runtime.database).exec(
-      `CREATE TRIGGER fail_events AFTER INSERT ON webhook_events
-       BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
-    );
+    const restore = await forceFailure(h.runtime.database, {
+      table: 'webhook_events',
+      event: 'INSERT',
+      message: 'disk full',
+      timing: 'AFTER',
+    });
     await s.subscribe('/all', [...subscribableEvents]);
     expect(await failureOf(signAsAnh(world, created.id, created.fileIds[0]!))).toBe('disk full');
-    sqliteHandle(h.runtime.database).exec('DROP TRIGGER fail_events');
+    await restore();
     expect(await queued(h)).toEqual(before);
     expect((await dossierRow(h, created.id)).signed_count).toBe(0);
   });

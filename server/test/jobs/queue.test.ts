@@ -1,3 +1,4 @@
+import { onSqlite } from '../../../test/support/onSqlite';
 import { inTransaction, sqliteHandle } from '../../src/db/database';
 import { dueJobsQuery } from '../../src/jobs/queries';
 import { claimJobs, enqueue, recordResults } from '../../src/jobs/queue';
@@ -110,20 +111,23 @@ describe('claim and lease', () => {
     expect(other.noted.prepared).toEqual([]);
   });
 
-  it('reads the due jobs through the jobs_due index, in index order (EXPLAIN QUERY PLAN)', () => {
-    const compiled = dueJobsQuery(h.deps.db, 'webhook.delivery', h.now(), 16).compile();
-    const plan = sqliteHandle(h.runtime.database)
-      .prepare(`EXPLAIN QUERY PLAN ${compiled.sql}`)
-      .all(...(compiled.parameters as unknown[]))
-      .map((row) => (row as { detail: string }).detail);
-    expect(plan).toEqual([
-      expect.stringMatching(
-        /^SEARCH jobs USING INDEX jobs_due \(kind=\? AND status=\? AND run_at<\?\)$/,
-      ),
-    ]);
-    // No sort step: the index gives run_at, then rowid, order.
-    expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
-  });
+  onSqlite.it(
+    'reads the due jobs through the jobs_due index, in index order (EXPLAIN QUERY PLAN)',
+    () => {
+      const compiled = dueJobsQuery(h.deps.db, 'webhook.delivery', h.now(), 16).compile();
+      const plan = sqliteHandle(h.runtime.database)
+        .prepare(`EXPLAIN QUERY PLAN ${compiled.sql}`)
+        .all(...(compiled.parameters as unknown[]))
+        .map((row) => (row as { detail: string }).detail);
+      expect(plan).toEqual([
+        expect.stringMatching(
+          /^SEARCH jobs USING INDEX jobs_due \(kind=\? AND status=\? AND run_at<\?\)$/,
+        ),
+      ]);
+      // No sort step: the index gives run_at, then rowid, order.
+      expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
+    },
+  );
 });
 
 describe('recording results', () => {

@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { onSqlite } from '../../../test/support/onSqlite';
 import { sqliteHandle } from '../../src/db/database';
 import { assertDatabaseWritable } from '../../src/db/readiness';
 import type { Database } from '../../src/db/schema';
@@ -24,15 +25,18 @@ function readOnly(file: string): { db: Kysely<Database>; close(): Promise<void> 
   return { db, close: () => db.destroy() };
 }
 
-it('the database probe writes nothing: the header and the data stay as they were', async () => {
-  const sqlite = sqliteHandle(h.runtime.database);
-  sqlite.pragma('user_version = 7');
-  const changes = sqlite.prepare('SELECT total_changes() AS n').get() as { n: number };
-  await assertDatabaseWritable(h.deps.db);
-  expect(sqlite.pragma('user_version', { simple: true })).toBe(7);
-  expect(sqlite.prepare('SELECT total_changes() AS n').get()).toEqual(changes);
-  expect(sqlite.inTransaction).toBe(false);
-});
+onSqlite.it(
+  'the database probe writes nothing: the header and the data stay as they were',
+  async () => {
+    const sqlite = sqliteHandle(h.runtime.database);
+    sqlite.pragma('user_version = 7');
+    const changes = sqlite.prepare('SELECT total_changes() AS n').get() as { n: number };
+    await assertDatabaseWritable(h.deps.db);
+    expect(sqlite.pragma('user_version', { simple: true })).toBe(7);
+    expect(sqlite.prepare('SELECT total_changes() AS n').get()).toEqual(changes);
+    expect(sqlite.inTransaction).toBe(false);
+  },
+);
 
 it('a database SQLite can only read fails the database check, and only it', async () => {
   const ro = readOnly(h.deps.config.databaseFile);

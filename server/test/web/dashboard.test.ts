@@ -1,4 +1,5 @@
 import type { Compilable } from 'kysely';
+import { onSqlite } from '../../../test/support/onSqlite';
 import {
   contractsAwaitingOthers,
   countContractsAwaitingOthers,
@@ -166,7 +167,7 @@ describe('the dashboard', () => {
   });
 });
 
-describe('the dashboard reads bounded rows through indexes (EXPLAIN QUERY PLAN)', () => {
+onSqlite.describe('the dashboard reads bounded rows through indexes (EXPLAIN QUERY PLAN)', () => {
   function planOf(query: Compilable<unknown>): string[] {
     const compiled = query.compile();
     return sqliteHandle(world.h.runtime.database)

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { databaseEnv } from '../../../test/support/postgres';
 import { runLogDirVariable } from '../../../test/support/runLog';
 import { ManualClock } from '../../src/platform/clock';
 import { openRuntime } from '../../src/runtime';
@@ -90,6 +91,7 @@ describe('Deadlines: waiting tasks past expireAt move the dossier to EXPIRED', (
               DATA_DIR: h.dataDir,
               APP_ENV: 'development',
               NOW: h.now(),
+              ...databaseEnv(h.dataDir),
             },
             stdio: ['ignore', 'pipe', 'inherit'],
           },

@@ -14,7 +14,7 @@ import { accountOf, day, guestAnh, useWorkflowWorld } from './world';
 async function mismatches(h: Harness): Promise<number> {
   const { rows } = await sql<{ n: number }>`
     SELECT count(*) AS n FROM turns
-    WHERE task_waiting IS NOT coalesce((SELECT status = 1 FROM tasks WHERE id = turns.task_id), 0)
+    WHERE task_waiting IS DISTINCT FROM coalesce((SELECT CASE WHEN status = 1 THEN 1 ELSE 0 END FROM tasks WHERE id = turns.task_id), 0)
   `.execute(h.deps.db);
   return rows[0]!.n;
 }
