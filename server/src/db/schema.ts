@@ -501,6 +501,7 @@ export interface Database {
   dossier_audit_events: DossierAuditEventsTable;
   signing_sessions: SigningSessionsTable;
   otp_events: OtpEventsTable;
+  rate_windows: RateWindowsTable;
 }
 
 export type SigningKeyPurpose = 'seal' | 'signer';
@@ -713,4 +714,13 @@ export interface OtpEventsTable {
   user_id: number | null;
   kind: OtpEventKind;
   at: string;
+}
+
+/** One caller's requests in one one-minute window of a rate limit (migration 028). */
+export interface RateWindowsTable {
+  bucket: string;
+  caller: string;
+  /** The window's first instant, ISO-8601 UTC. */
+  window_start: string;
+  count: number;
 }

@@ -25,6 +25,7 @@ import { dashboardIndexes } from './024_dashboard_indexes';
 import { plainSearch } from './025_plain_search';
 import { waitingTurns } from './026_waiting_turns';
 import { waitingTurnKeys } from './027_waiting_turn_keys';
+import { rateWindows, rateWindowsPostgres } from './028_rate_windows';
 
 export interface Migration {
   version: number;
@@ -64,4 +65,5 @@ export const migrations: Migration[] = [
   { version: 25, name: 'plain_search', sql: plainSearch },
   { version: 26, name: 'waiting_turns', sql: waitingTurns },
   { version: 27, name: 'waiting_turn_keys', sql: waitingTurnKeys },
+  { version: 28, name: 'rate_windows', sql: rateWindows, postgres: rateWindowsPostgres },
 ];
