@@ -51,10 +51,7 @@ async function pruneOnce(db: Db, key: RateWindowKey): Promise<void> {
   const done = prunedUpTo.get(db);
   if (done !== undefined && done >= key.windowStart) return;
   prunedUpTo.set(db, key.windowStart);
-  await deleteRateWindowsBefore(
-    db,
-    new Date(Date.parse(key.windowStart) - windowMs).toISOString(),
-  );
+  await deleteRateWindowsBefore(db, new Date(Date.parse(key.windowStart) - windowMs).toISOString());
 }
 
 /** Counts one request of `caller` in `bucket`; the seconds to wait when over `limit`, else 0. */

@@ -89,6 +89,25 @@ export async function updateSessionIf(
   return Number(result.numUpdatedRows) === 1;
 }
 
+/**
+ * Spends an open session's signing link: one conditional UPDATE, so of two exchanges at once
+ * (on one instance or several) exactly one finds the link unused; false for the other.
+ */
+export async function spendSigningLink(
+  trx: Db,
+  id: number,
+  values: { link_used_at: string; page_token_hash: string },
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('signing_sessions')
+    .set(values)
+    .where('id', '=', id)
+    .where('state', '=', 'open')
+    .where('link_used_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 /** Counts one wrong OTP; returns the count after it (the row's own, under the write lock). */
 export async function addOtpFailure(trx: Db, id: number): Promise<number> {
   const row = await trx
