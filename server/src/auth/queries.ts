@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import type { ApiKeyKind, ApiKeysTable, RefreshTokensTable, UsersTable } from '../db/schema';
+import { unsyncedWrite } from '../db/unsyncedWrite';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -278,16 +279,18 @@ export interface RateWindowKey {
  * several instances at once never lose a count.
  */
 export async function countInRateWindow(db: Db, key: RateWindowKey): Promise<number> {
-  const row = await db
-    .insertInto('rate_windows')
-    .values({ bucket: key.bucket, caller: key.caller, window_start: key.windowStart, count: 1 })
-    .onConflict((conflict) =>
-      conflict
-        .columns(['bucket', 'caller', 'window_start'])
-        .doUpdateSet((eb) => ({ count: eb('rate_windows.count', '+', 1) })),
-    )
-    .returning('count')
-    .executeTakeFirstOrThrow();
+  const row = await unsyncedWrite(db, (connection) =>
+    connection
+      .insertInto('rate_windows')
+      .values({ bucket: key.bucket, caller: key.caller, window_start: key.windowStart, count: 1 })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['bucket', 'caller', 'window_start'])
+          .doUpdateSet((eb) => ({ count: eb('rate_windows.count', '+', 1) })),
+      )
+      .returning('count')
+      .executeTakeFirstOrThrow(),
+  );
   return Number(row.count);
 }
 
