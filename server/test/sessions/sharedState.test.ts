@@ -120,4 +120,52 @@ describe('signing sessions across instances', () => {
       code: 'SESSION_LOCKED',
     });
   });
+
+  it('five sends of one session at once: one code goes out, four answer OTP_RESEND_TOO_SOON', async () => {
+    const { sessionId } = await session('otp_sms');
+    const smsBefore = await smsCount();
+    world.tick();
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        world.h.request('POST', `${signingPath}/${sessionId}/send-otp`, {
+          headers: { 'x-api-key': world.acme.orgKey },
+        }),
+      ),
+    );
+    const codes = await Promise.all(answers.map((answer) => codeOf(answer)));
+    expect(codes.filter((code) => code.status === 200)).toHaveLength(1);
+    expect(codes.filter((code) => code.code === 'OTP_RESEND_TOO_SOON')).toHaveLength(4);
+    expect((await smsCount()) - smsBefore).toBe(1);
+  });
+
+  it('twenty wrong codes at once: four answer OTP_INVALID, the rest SESSION_LOCKED, five counted', async () => {
+    const { sessionId } = await session('otp_sms');
+    expect((await world.step(sessionId, 'send-otp')).status).toBe(200);
+    await world.deliver();
+    const otp = world.otpFor('0912345678');
+    const wrong = otp === '000000' ? '111111' : '000000';
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => confirm(world.h.request, sessionId, wrong)),
+    );
+    const codes = (await Promise.all(answers.map((answer) => codeOf(answer)))).map(
+      (code) => code.code,
+    );
+    expect(codes.filter((code) => code === 'OTP_INVALID')).toHaveLength(4);
+    expect(codes.filter((code) => code === 'SESSION_LOCKED')).toHaveLength(16);
+    const row = await second.deps.db
+      .selectFrom('signing_sessions')
+      .select(['state', 'otp_failures'])
+      .where('public_id', '=', sessionId)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ state: 'locked', otp_failures: 5 });
+  });
 });
+
+async function smsCount(): Promise<number> {
+  const rows = await world.h.deps.db
+    .selectFrom('notify_outbox')
+    .select('id')
+    .where('channel', '=', 'sms')
+    .execute();
+  return rows.length;
+}
