@@ -29,7 +29,7 @@ import { webRoutes } from './web/routes';
 import { registerWebhookEvents, webhookRoutes } from './webhooks/routes';
 
 export interface AppOptions {
-  /** Shared between app instances only in tests that need it; one per app otherwise. */
+  /** The limits to apply (the counts live in the database); the configured ones otherwise. */
   limiter?: RateLimiter;
 }
 

@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import type { ApiKeyKind, ApiKeysTable, RefreshTokensTable, UsersTable } from '../db/schema';
+import { unsyncedWrite } from '../db/unsyncedWrite';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -263,4 +264,49 @@ export async function revokeRefreshFamily(db: Db, familyId: string, now: string)
 
 export async function markRefreshTokenUsed(db: Db, id: number, now: string): Promise<void> {
   await db.updateTable('refresh_tokens').set({ used_at: now }).where('id', '=', id).execute();
+}
+
+/** Where one request is counted: a rate bucket, its caller and the window it falls in. */
+export interface RateWindowKey {
+  bucket: string;
+  caller: string;
+  windowStart: string;
+}
+
+/**
+ * Counts one request in its window and answers the window's count after it: one atomic statement
+ * on either dialect (the row is created at 1 or raised by 1 under the row's lock), so writers on
+ * several instances at once never lose a count.
+ */
+export async function countInRateWindow(db: Db, key: RateWindowKey): Promise<number> {
+  const row = await unsyncedWrite(db, (connection) =>
+    connection
+      .insertInto('rate_windows')
+      .values({ bucket: key.bucket, caller: key.caller, window_start: key.windowStart, count: 1 })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['bucket', 'caller', 'window_start'])
+          .doUpdateSet((eb) => ({ count: eb('rate_windows.count', '+', 1) })),
+      )
+      .returning('count')
+      .executeTakeFirstOrThrow(),
+  );
+  return Number(row.count);
+}
+
+/** The count of a window so far, 0 when nothing was counted in it. */
+export async function rateWindowCount(db: Db, key: RateWindowKey): Promise<number> {
+  const row = await db
+    .selectFrom('rate_windows')
+    .select('count')
+    .where('bucket', '=', key.bucket)
+    .where('caller', '=', key.caller)
+    .where('window_start', '=', key.windowStart)
+    .executeTakeFirst();
+  return row ? Number(row.count) : 0;
+}
+
+/** Forgets the windows that began before `before` (ISO-8601): no limit reads them again. */
+export async function deleteRateWindowsBefore(db: Db, before: string): Promise<void> {
+  await db.deleteFrom('rate_windows').where('window_start', '<', before).execute();
 }

@@ -504,6 +504,7 @@ export interface Database {
   development_ca: DevelopmentCaTable;
   development_ca_issued: DevelopmentCaIssuedTable;
   dev_outbox: DevOutboxTable;
+  rate_windows: RateWindowsTable;
 }
 
 /** The development CA (one row, id 1); private keys sealed under the master secret. */
@@ -743,4 +744,13 @@ export interface OtpEventsTable {
   user_id: number | null;
   kind: OtpEventKind;
   at: string;
+}
+
+/** One caller's requests in one one-minute window of a rate limit (migration 028). */
+export interface RateWindowsTable {
+  bucket: string;
+  caller: string;
+  /** The window's first instant, ISO-8601 UTC. */
+  window_start: string;
+  count: number;
 }

@@ -20,6 +20,7 @@ import {
   openSessionOf,
   sessionById,
   sessionByLinkHash,
+  spendSigningLink,
   updateSessionIf,
 } from './queries';
 import { assertSessionOpen, blockingOrder, sessionLifetimeMs } from './rules';
@@ -249,10 +250,17 @@ export async function exchangeSigningLink(
     }
     await subject.assertSignable(trx, now);
     assertSessionOpen(session, now);
-    await updateSessionIf(trx, session.id, 'open', {
+    const spent = await spendSigningLink(trx, session.id, {
       link_used_at: now.toISOString(),
       page_token_hash: page.hash,
     });
+    if (!spent) {
+      // Another exchange (on this instance or another) changed the row since it was read.
+      const current = (await sessionById(trx, session.id))!;
+      if (current.link_used_at !== null) throw sessionErrors.linkUsed();
+      assertSessionOpen(current, now);
+      throw sessionErrors.linkUsed();
+    }
     await subject.audit(trx, {
       action: 'viewed',
       actor: subject.signerActor,

@@ -89,15 +89,69 @@ export async function updateSessionIf(
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Counts one wrong OTP; returns the count after it (the row's own, under the write lock). */
-export async function addOtpFailure(trx: Db, id: number): Promise<number> {
+/**
+ * Spends an open session's signing link: one conditional UPDATE, so of two exchanges at once
+ * (on one instance or several) exactly one finds the link unused; false for the other.
+ */
+export async function spendSigningLink(
+  trx: Db,
+  id: number,
+  values: { link_used_at: string; page_token_hash: string },
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('signing_sessions')
+    .set(values)
+    .where('id', '=', id)
+    .where('state', '=', 'open')
+    .where('link_used_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Stores a new code for an open session whose last send is still `lastSentAt`: one conditional
+ * UPDATE (the row's lock on PostgreSQL), so of two sends at once, on any instances, one stores
+ * its code and the other finds the row moved on (false).
+ */
+export async function storeNewOtp(
+  trx: Db,
+  id: number,
+  lastSentAt: string | null,
+  values: { otp_hash: string; otp_expires_at: string; otp_sent_at: string },
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('signing_sessions')
+    .set(values)
+    .where('id', '=', id)
+    .where('state', '=', 'open')
+    .where('otp_sent_at', lastSentAt === null ? 'is' : '=', lastSentAt)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Takes one OTP try before the code is compared: counted as a wrong one, under the row's write
+ * lock until the transaction ends, so the tries of one session run one after the other on every
+ * instance (a burst of guesses at once cannot all be compared before the fifth locks it).
+ * Returns the count after it.
+ */
+export async function takeOtpTry(trx: Db, id: number): Promise<number> {
   const row = await trx
     .updateTable('signing_sessions')
     .set((eb) => ({ otp_failures: eb('otp_failures', '+', 1) }))
     .where('id', '=', id)
     .returning('otp_failures')
     .executeTakeFirstOrThrow();
-  return row.otp_failures;
+  return Number(row.otp_failures);
+}
+
+/** Gives back the try `takeOtpTry` took, when its code was right. */
+export async function giveBackOtpTry(trx: Db, id: number): Promise<void> {
+  await trx
+    .updateTable('signing_sessions')
+    .set((eb) => ({ otp_failures: eb('otp_failures', '-', 1) }))
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Whether `publicId` names a dossier task's session (its steps take the task signer's credential). */

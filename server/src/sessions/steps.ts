@@ -15,7 +15,7 @@ import { tokenSigning } from './initiate';
 import { serverKeyFor } from './keys';
 import { assertOtpTriesLeft, countOtpFailure, otpLimits, takeOtpSend } from './otpLimits';
 import { dropPreparation, expectedSigner, prepareForSigner } from './prepare';
-import { addOtpFailure, sessionById, updateSessionIf } from './queries';
+import { giveBackOtpTry, sessionById, storeNewOtp, takeOtpTry, updateSessionIf } from './queries';
 import { recordSignature, type SignatureResult } from './record';
 import {
   assertSessionOpen,
@@ -34,6 +34,12 @@ async function stillOpen(trx: Parameters<typeof sessionById>[0], id: number, now
   assertSessionOpen((await sessionById(trx, id))!, now);
 }
 
+/** Seconds until a session whose last code went at `sentAt` may send another (0: now). */
+function resendWait(sentAt: string | null, now: Date): number {
+  if (!sentAt) return 0;
+  return Math.max(0, Math.ceil((Date.parse(sentAt) + otpResendMs - now.getTime()) / 1000));
+}
+
 /**
  * POST /api/signing/{sessionId}/send-otp (otp_sms, cloud_hsm): a fresh 6-digit code valid 5
  * minutes, stored as an HMAC, sent by SMS to the signer's phone or by e-mail without one; at
@@ -48,10 +54,8 @@ export async function sendOtp(deps: AppDeps, step: StepContext) {
     throw sessionErrors.methodMismatch(session.method, 'send-otp');
   }
   const now = deps.clock.now();
-  if (session.otp_sent_at) {
-    const wait = new Date(session.otp_sent_at).getTime() + otpResendMs - now.getTime();
-    if (wait > 0) throw sessionErrors.otpTooSoon(Math.ceil(wait / 1000));
-  }
+  const wait = resendWait(session.otp_sent_at, now);
+  if (wait > 0) throw sessionErrors.otpTooSoon(wait);
   const otp = newOtp();
   const expiresAt = new Date(now.getTime() + otpLifetimeMs);
   const locale = deps.config.notify.locale;
@@ -59,13 +63,18 @@ export async function sendOtp(deps: AppDeps, step: StepContext) {
   if (!signer.phone && !signer.email) throw sessionErrors.noOtpChannel(signer.name);
   const maskedTo = signer.phone ? maskPhone(signer.phone) : maskEmail(signer.email!);
   await inTransaction(deps.db, async (trx) => {
-    await takeOtpSend(trx, session, now);
-    const moved = await updateSessionIf(trx, session.id, 'open', {
+    const stored = await storeNewOtp(trx, session.id, session.otp_sent_at, {
       otp_hash: otpHash(deps.secrets, session.public_id, otp),
       otp_expires_at: expiresAt.toISOString(),
       otp_sent_at: now.toISOString(),
     });
-    if (!moved) await stillOpen(trx, session.id, now);
+    if (!stored) {
+      // Closed, or another send (on this instance or another) came first: its minute runs.
+      const current = (await sessionById(trx, session.id))!;
+      assertSessionOpen(current, now);
+      throw sessionErrors.otpTooSoon(resendWait(current.otp_sent_at, now) || 1);
+    }
+    await takeOtpSend(trx, session, now);
     const queued = signer.phone
       ? await queueSms(trx, deps, {
           tenantId: subject.tenantId,
@@ -112,10 +121,14 @@ async function checkOtp(deps: AppDeps, step: StepContext, otp: string | undefine
     throw sessionErrors.otpExpired(session.otp_expires_at);
   }
   const wrong = await inTransaction(deps.db, async (trx) => {
+    // The try is taken first (the row's lock), then the state is read as the last try left it.
+    const failures = await takeOtpTry(trx, session.id);
     await stillOpen(trx, session.id, now);
     await assertOtpTriesLeft(trx, session, now);
-    if (otpMatches(deps.secrets, session.public_id, storedHash, otp)) return null;
-    const failures = await addOtpFailure(trx, session.id);
+    if (otpMatches(deps.secrets, session.public_id, storedHash, otp)) {
+      await giveBackOtpTry(trx, session.id);
+      return null;
+    }
     const signerRoom = await countOtpFailure(trx, session, now);
     const locked = failures >= otpMaxFailures;
     if (locked) {

@@ -394,6 +394,8 @@ describe('API key rules', () => {
           APP_ENV: environment,
           TSA_URL: 'https://tsa.example',
           JWT_SECRET: 'one-secret-for-every-environment',
+          // The failed-check budget lives in the shared database, already spent by the tests above.
+          RATE_LIMIT_AUTH: '100000',
         }),
         { logger: testLogger(), clock: new ManualClock(h.now()) },
       );

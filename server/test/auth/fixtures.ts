@@ -131,14 +131,19 @@ export function send(
   app: { request: ProbeApp['request'] },
   method: string,
   url: string,
-  options: { headers?: Record<string, string>; json?: unknown; address?: string } = {},
+  options: {
+    headers?: Record<string, string>;
+    json?: unknown;
+    body?: string;
+    address?: string;
+  } = {},
 ): Promise<Response> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   const init: RequestInit = { method, headers };
   if (options.json !== undefined) {
     headers['content-type'] ??= 'application/json';
     init.body = JSON.stringify(options.json);
-  }
+  } else if (options.body !== undefined) init.body = options.body;
   const env = { incoming: { socket: { remoteAddress: options.address ?? '192.0.2.1' } } };
   return Promise.resolve(app.request(url, init, env));
 }

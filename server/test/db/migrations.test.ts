@@ -34,7 +34,9 @@ const shipped: Record<number, string> = {
   25: '2a8476288a4cae0cb98ba90e1104ad5ca05cd8c5da3234da7ba19726db53fd0c',
   26: '92121f6aa2ff0054914b69b5eecd0274adaf659bcb187d3de685e4c570513ed2',
   27: '72ad4335d177d27e9ae69befd27ad5c23f92936032f617d6e7c46e26c4dcc478',
+  28: '8f27fd132f8a2309410e589d3e1e8bdec69c4a7a9f20c9c19befac7a86169058',
   29: 'dadfa0fff9f22e84f46b45fa6bdceb935527d1711d4a3c409d1e6e565f73fea1',
+  30: 'f72f90f24b8d751ec1ba9467252038668d09cac87c18e51dd58ce3ac2831aacd',
 };
 
 describe('migrations', () => {

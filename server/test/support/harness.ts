@@ -78,20 +78,25 @@ export function createHarness(
     runtime,
     dataDir,
     now: () => clock.now().toISOString(),
-    request: async (method, url, options = {}) => {
-      const headers: Record<string, string> = { ...(options.headers ?? {}) };
-      let body = options.body;
-      if (options.json !== undefined) {
-        headers['content-type'] ??= 'application/json';
-        body = JSON.stringify(options.json);
-      }
-      return app.request(url, { method, headers, ...(body !== undefined ? { body } : {}) });
-    },
+    request: requestVia(app),
     close: async () => {
       await runtime.database.close();
       recordOutboxSecrets(dataDir, 'development outbox');
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** `Harness.request` on `app`: JSON bodies get their content type. */
+export function requestVia(app: App): Harness['request'] {
+  return async (method, url, options = {}) => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    let body = options.body;
+    if (options.json !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(options.json);
+    }
+    return app.request(url, { method, headers, ...(body !== undefined ? { body } : {}) });
   };
 }
 

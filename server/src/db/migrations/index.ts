@@ -37,7 +37,9 @@ import { dashboardIndexes, dashboardIndexesPostgres } from './024_dashboard_inde
 import { plainSearch, plainSearchPostgres } from './025_plain_search';
 import { waitingTurns, waitingTurnsPostgres } from './026_waiting_turns';
 import { waitingTurnKeys, waitingTurnKeysPostgres } from './027_waiting_turn_keys';
+import { rateWindows, rateWindowsPostgres } from './028_rate_windows';
 import { sharedInstanceState, sharedInstanceStatePostgres } from './029_shared_instance_state';
+import { writeNotifications, writeNotificationsPostgres } from './030_write_notifications';
 
 export interface Migration {
   version: number;
@@ -136,10 +138,17 @@ export const migrations: Migration[] = [
     sql: waitingTurnKeys,
     postgres: waitingTurnKeysPostgres,
   },
+  { version: 28, name: 'rate_windows', sql: rateWindows, postgres: rateWindowsPostgres },
   {
     version: 29,
     name: 'shared_instance_state',
     sql: sharedInstanceState,
     postgres: sharedInstanceStatePostgres,
+  },
+  {
+    version: 30,
+    name: 'write_notifications',
+    sql: writeNotifications,
+    postgres: writeNotificationsPostgres,
   },
 ];

@@ -91,7 +91,7 @@ export function signInPages(app: Hono<WebEnv>, limiter: RateLimiter): void {
     if (!form.success) return show(c, { next, problem: 'missing', status: 401 });
     const { username, password } = form.data;
     try {
-      enforceRateLimit(asAppContext(c), limiter, 'auth');
+      await enforceRateLimit(asAppContext(c), limiter, 'auth');
       const user = await guardCredentialCheck(asAppContext(c), () =>
         userOfPassword(c.get('deps'), username, password),
       );

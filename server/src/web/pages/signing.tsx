@@ -400,7 +400,7 @@ export function signingPages(web: Hono<WebEnv>, limiter: RateLimiter): void {
       web.use(`${entry.path}/*`, requireViewer());
     }
     const limited = async (c: WebContext) => {
-      enforceRateLimit(asAppContext(c), limiter, entry.signedIn ? 'api' : 'auth');
+      await enforceRateLimit(asAppContext(c), limiter, entry.signedIn ? 'api' : 'auth');
     };
 
     web.get(entry.path, async (c) => {

@@ -31,7 +31,7 @@ export function verifyPages(app: Hono<WebEnv>, limiter: RateLimiter): void {
   app.post('/xac-thuc', async (c) => {
     try {
       await guardBody(asAppContext(c), async () => undefined);
-      enforceRateLimit(asAppContext(c), limiter, 'upload');
+      await enforceRateLimit(asAppContext(c), limiter, 'upload');
       const verified = await verifyUpload(c, c.get('deps'));
       if ('problem' in verified) {
         return verifyPage(c, { megabytes, problem: verified.problem, status: verified.status });

@@ -72,7 +72,7 @@ export function exchangeAccessToken(limiter: RateLimiter): MiddlewareHandler<Web
     if (token === undefined || c.req.method !== 'GET') return next();
     let holder: Awaited<ReturnType<typeof holderOfAnyToken>>;
     try {
-      enforceRateLimit(asAppContext(c), limiter, 'auth');
+      await enforceRateLimit(asAppContext(c), limiter, 'auth');
       holder = await guardCredentialCheck(asAppContext(c), () =>
         holderOfAnyToken(c.get('deps'), token),
       );
