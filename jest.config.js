@@ -43,6 +43,7 @@ const sqliteOnly = [
   '<rootDir>/server/test/db/sqliteCli',
   '<rootDir>/server/test/db/migrations',
   '<rootDir>/server/test/db/queryShape',
+  '<rootDir>/server/test/db/unsyncedWrite',
   '<rootDir>/server/test/backup/',
   '<rootDir>/server/test/deploy/',
   '<rootDir>/server/test/tasks/plans',

@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { inTransaction, type OpenedDatabase, openDatabase } from '../../src/db/database';
+import { inTransaction, type OpenedSqlite, openDatabase } from '../../src/db/database';
 import { unsyncedWrite } from '../../src/db/unsyncedWrite';
 
 /** SQLite only: the one write that skips the fsync, and the setting every other write keeps. */
 
 let dir: string;
-let database: OpenedDatabase;
+let database: OpenedSqlite;
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-unsynced-'));
   database = openDatabase(path.join(dir, 'esign.db'));
@@ -22,7 +22,7 @@ const full = 2;
 const normal = 1;
 const setting = () => database.sqlite.pragma('synchronous', { simple: true });
 
-async function settingSeenBy(db: OpenedDatabase['db']): Promise<number> {
+async function settingSeenBy(db: OpenedSqlite['db']): Promise<number> {
   const { rows } = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(db);
   return rows[0]!.synchronous;
 }
