@@ -5,7 +5,6 @@ import { Kysely, SqliteDialect, sql } from 'kysely';
 import { ConfigError } from '../errors/configError';
 import { dialectOf, isRetryableConflict } from './dialect';
 import { type Migration, migrations } from './migrations';
-import { openPostgres } from './postgres';
 import type { Database } from './schema';
 import { StatementCache } from './statementCache';
 
@@ -62,6 +61,8 @@ function unreachable(url: string, error: unknown): Error {
 }
 
 export function openPostgresDatabase(url: string): OpenedPostgres {
+  // Loaded only here: `pg` costs a single-host (SQLite) start ~40 ms and ~15 MB it never uses.
+  const { openPostgres } = require('./postgres') as typeof import('./postgres');
   const handle = openPostgres(url, migrations);
   const db = new Kysely<Database>({ dialect: handle.dialect, plugins: [handle.plugin] });
   return {

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import { type LocalFileStore, storedFiles } from './localFileStore';
-import { S3FileStore } from './s3FileStore';
+import type { S3FileStore } from './s3FileStore';
 
 /**
  * `admin storage copy --to s3`: every file of the local store into the bucket, under the same
@@ -54,7 +54,7 @@ async function copyOne(
   report: CopyReport,
 ): Promise<'copied' | 'present' | 'damaged' | 'failed'> {
   const local = await fs.stat(source.pathOf(sha256));
-  const found = await target.head(S3FileStore.keyOf(sha256));
+  const found = await target.head(target.keyOf(sha256));
   if (found?.size === local.size && (await bucketHolds(target, sha256))) {
     report.present += 1;
     return 'present';

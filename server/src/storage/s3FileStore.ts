@@ -96,6 +96,11 @@ export class S3FileStore implements FileStore {
     return `${filesPrefix}${contentPath(sha256)}`;
   }
 
+  /** The object key of a stored file (`S3FileStore.keyOf`, for callers holding an instance). */
+  keyOf(sha256: string): string {
+    return S3FileStore.keyOf(sha256);
+  }
+
   async init(): Promise<void> {
     await fs.mkdir(this.tempDir, { recursive: true, mode: 0o700 });
   }

@@ -1,3 +1,4 @@
+import { databaseEnv } from '../../../test/support/postgres';
 import { issueToken } from '../../src/auth/tokens';
 import { ManualClock } from '../../src/platform/clock';
 import { loadConfig } from '../../src/platform/config';
@@ -334,6 +335,8 @@ describe('API key rules', () => {
     const production = openRuntime(
       loadConfig({
         DATA_DIR: h.dataDir,
+        // On PostgreSQL, the harness's database and master secret (on SQLite both are in DATA_DIR).
+        ...databaseEnv(h.dataDir),
         APP_ENV: 'production',
         TSA_URL: 'https://tsa.example',
         PUBLIC_URL: 'http://127.0.0.1:3000',
@@ -391,6 +394,7 @@ describe('API key rules', () => {
       openRuntime(
         loadConfig({
           DATA_DIR: h.dataDir,
+          ...databaseEnv(h.dataDir),
           APP_ENV: environment,
           TSA_URL: 'https://tsa.example',
           JWT_SECRET: 'one-secret-for-every-environment',

@@ -114,7 +114,9 @@ describe('login names and e-mails: internal system-wide, external per tenant', (
     const raw = (fields: UserFields) =>
       h.deps.db.insertInto('users').values(toUserRow(fields, h.now())).execute();
     // better-sqlite3's error comes from another realm: matched by its code, not as an Error.
-    const unique = { code: 'SQLITE_CONSTRAINT_UNIQUE' };
+    const unique = {
+      code: h.deps.config.databaseUrl === undefined ? 'SQLITE_CONSTRAINT_UNIQUE' : '23505',
+    };
     await expect(raw(internal(beta, 'lan.nguyen', null))).rejects.toMatchObject(unique);
     await expect(raw(internal(beta, 'x7', 'lan.nguyen@acme.vn'))).rejects.toMatchObject(unique);
     await expect(raw(external(acme, '001077000555', null))).rejects.toMatchObject(unique);

@@ -86,12 +86,24 @@ function storedFiles(): string[] {
     .filter((name) => fs.statSync(path.join(localStoreOf(h.deps.files).root, name)).isFile());
 }
 
-/** Rows inserted, changed or deleted through the app's connection since it opened. */
 /**
  * Rows written, but for the rate limit's counts (each upload is counted as one request: one
  * change, which raises its window's count by one; the clock stands still, so nothing is pruned).
+ * SQLite: every row inserted, changed or deleted through the app's connection since it opened;
+ * PostgreSQL (no such counter): the rows of every table.
  */
 async function rowsWritten(): Promise<number> {
+  if (h.deps.config.databaseUrl !== undefined) {
+    let total = 0;
+    for (const table of await h.deps.db.introspection.getTables()) {
+      if (table.name === 'rate_windows') continue;
+      const { rows } = await sql<{
+        n: number;
+      }>`select count(*) as n from ${sql.table(table.name)}`.execute(h.deps.db);
+      total += Number(rows[0]!.n);
+    }
+    return total;
+  }
   const { rows } = await sql<{ n: number; counted: number }>`select total_changes() as n,
     (select coalesce(sum(count), 0) from rate_windows) as counted`.execute(h.deps.db);
   return rows[0]!.n - rows[0]!.counted;
