@@ -53,7 +53,7 @@ import { type BackupCounts, countRows } from './queries';
 const unreadable = 'BACKUP_FILE_UNREADABLE';
 
 export type BackupSource = Pick<Config, 'dataDir' | 'databaseFile' | 'secretKey'> &
-  Partial<Pick<Config, 'fileStore'>>;
+  Partial<Pick<Config, 'fileStore' | 'databaseUrl'>>;
 
 export interface BackupReport {
   directory: string;
@@ -98,6 +98,13 @@ export async function createBackup(
     throw new DomainError(
       'BACKUP_TARGET_REFUSED',
       `${target} is not empty (${others.slice(0, 3).join(', ')}): give a new or empty directory`,
+    );
+  }
+  if (source.databaseUrl !== undefined) {
+    // Several instances: the database is PostgreSQL's to back up, the files the bucket's.
+    throw new DomainError(
+      'BACKUP_SOURCE_MISSING',
+      'The database is PostgreSQL (DATABASE_URL): back it up with pg_dump or continuous archiving (docs/scale-out.md); admin backup copies the single-host SQLite database',
     );
   }
   if (!(await fs.stat(source.databaseFile).catch(() => null))) {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { databaseEnv } from '../../../test/support/postgres';
 import { appendRunLog } from '../../../test/support/runLog';
 import { recordOutboxSecrets } from '../support/issuedSecrets';
@@ -139,4 +140,26 @@ export function builtServerSuite(): {
       return server;
     },
   };
+}
+
+/**
+ * The rows a query reads from the database of the server on `dataDir`, synchronously: its SQLite
+ * file, or (postgres project) its PostgreSQL database through psql, rows as JSON.
+ */
+export function rowsOfDataDir<T>(dataDir: string, query: string): T[] {
+  const url = databaseEnv(dataDir).DATABASE_URL;
+  if (url === undefined) {
+    const sqlite = new BetterSqlite3(path.join(dataDir, 'esign.sqlite'), { readonly: true });
+    try {
+      return sqlite.prepare(query).all() as T[];
+    } finally {
+      sqlite.close();
+    }
+  }
+  const json = execFileSync(
+    'psql',
+    [url, '-XAtq', '-c', `SELECT coalesce(json_agg(t), '[]') FROM (${query}) t`],
+    { encoding: 'utf8' },
+  );
+  return JSON.parse(json) as T[];
 }

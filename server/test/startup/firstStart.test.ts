@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { words } from '../admin/runCli';
-import { builtServerSuite, repoRoot } from './builtServer';
+import { builtServerSuite, repoRoot, rowsOfDataDir } from './builtServer';
 
 /**
  * What the built server seeds and prints on its first starts: the demo tenant only in
@@ -13,15 +12,9 @@ const demoCreated = 'Created demo tenant DEMO';
 const noTenantYet = 'No tenant yet. Create the first one with the operator CLI';
 
 function tenantCodes(dataDir: string): string[] {
-  const sqlite = new BetterSqlite3(path.join(dataDir, 'esign.sqlite'), { readonly: true });
-  try {
-    return sqlite
-      .prepare('SELECT code FROM tenants ORDER BY id')
-      .all()
-      .map((row) => (row as { code: string }).code);
-  } finally {
-    sqlite.close();
-  }
+  return rowsOfDataDir<{ code: string }>(dataDir, 'SELECT code FROM tenants ORDER BY id').map(
+    (row) => row.code,
+  );
 }
 
 function count(text: string, part: string): number {

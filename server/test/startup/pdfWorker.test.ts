@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { databaseEnv } from '../../../test/support/postgres';
 import { contractPdf, formOf } from '../contracts/fixtures';
 import { objectStreamBomb, zeroWidthXrefStream } from '../pdf/hostilePdfs';
 import { builtServerSuite, repoRoot } from './builtServer';
@@ -27,7 +28,7 @@ describe('the built server reads PDFs in its worker threads', () => {
 
   it('accepts a PDF, refuses the hostile ones, and does not grow', async () => {
     const dataDir = newDataDir();
-    const env = { DATA_DIR: dataDir, APP_ENV: 'development' };
+    const env = { DATA_DIR: dataDir, APP_ENV: 'development', ...databaseEnv(dataDir) };
     const server = await start(env);
     const created = execFileSync(
       process.execPath,

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
-import { builtServerSuite } from './builtServer';
+import { builtServerSuite, rowsOfDataDir } from './builtServer';
 
 /**
  * Signing keys at start of the built server: development creates the development CA and the
@@ -13,25 +12,14 @@ const ready = '"msg":"signing keys ready"';
 const preparing = 'preparing signing keys in a child process';
 
 function sealRows(dataDir: string): { certificate: number | null; source: string | null }[] {
-  const sqlite = new BetterSqlite3(path.join(dataDir, 'esign.sqlite'), { readonly: true });
-  try {
-    return sqlite
-      .prepare(
-        "SELECT length(certificate_der) AS certificate, certificate_source AS source FROM signing_keys WHERE purpose = 'seal'",
-      )
-      .all() as { certificate: number | null; source: string | null }[];
-  } finally {
-    sqlite.close();
-  }
+  return rowsOfDataDir(
+    dataDir,
+    "SELECT length(certificate_der) AS certificate, certificate_source AS source FROM signing_keys WHERE purpose = 'seal'",
+  );
 }
 
 function count(dataDir: string, table: 'development_ca' | 'development_ca_issued'): number {
-  const sqlite = new BetterSqlite3(path.join(dataDir, 'esign.sqlite'), { readonly: true });
-  try {
-    return (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-  } finally {
-    sqlite.close();
-  }
+  return Number(rowsOfDataDir<{ n: number }>(dataDir, `SELECT count(*) AS n FROM ${table}`)[0]!.n);
 }
 
 async function until(condition: () => boolean, what: string, ms = 30_000): Promise<void> {
