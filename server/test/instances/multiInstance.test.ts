@@ -43,6 +43,8 @@ const instances = 3;
 const webhookEvents = 1000;
 /** The receiver's request at which one instance is SIGKILLed. */
 const killAt = 250;
+/** Parallel sends per instance (the default, said explicitly: it bounds the duplicates). */
+const webhookConcurrency = 16;
 /** Contracts left to run out their deadline while the other scenarios run. */
 const overdue = 4;
 const signerEmail = 'anh@partner.example';
@@ -140,6 +142,7 @@ onSqlite.describe(`${instances} instances on one PostgreSQL database and one S3 
       // receiver answers at once, well within them).
       WEBHOOK_LEASE_SECONDS: '5',
       WEBHOOK_POLL_MS: '100',
+      WEBHOOK_CONCURRENCY: String(webhookConcurrency),
       // The failed-credential budget per client address (scenario 5); the balancer names the
       // client in X-Forwarded-For.
       RATE_LIMIT_AUTH: '5',
@@ -387,8 +390,11 @@ onSqlite.describe(`${instances} instances on one PostgreSQL database and one S3 
       `multi-instance webhooks: ${webhookEvents} events delivered by ${instances} instances in ${seconds.toFixed(1)} s, ` +
         `one SIGKILLed at the ${killAt}th request; ${duplicates} duplicate(s) in ${receiver.at('/multi').length} requests\n`,
     );
-    // At-least-once: only what was in flight at the kill (its runner's slots) is sent again.
-    expect(duplicates).toBeLessThanOrEqual(20);
+    // At-least-once: the request the kill interrupted is sent again, and at most what the
+    // victim's runner held at the kill (its WEBHOOK_CONCURRENCY slots, sent but not yet
+    // recorded), with a little room for a delivery slower than the lease on a loaded machine.
+    expect(duplicates).toBeGreaterThanOrEqual(1);
+    expect(duplicates).toBeLessThanOrEqual(webhookConcurrency + 8);
   });
 
   it('the deadline sweep runs once: every overdue contract expires once (one `expired` event, one e-mail to its creator) while every instance runs its scheduler', async () => {
@@ -422,6 +428,16 @@ onSqlite.describe(`${instances} instances on one PostgreSQL database and one S3 
       )
       .map((line) => (JSON.parse(line) as { expired: number }).expired);
     expect(reported.reduce((a, b) => a + b, 0)).toBe(overdue);
+    const schedulers = cluster.servers.map(
+      (server) =>
+        server
+          .stdout()
+          .split('\n')
+          .filter((l) => l.includes('"of":"contracts"')).length,
+    );
+    process.stdout.write(
+      `multi-instance deadlines: ${overdue} contracts expired once; passes that expired some, per instance: ${schedulers.join(', ')}\n`,
+    );
     // The creator's e-mail about each, once (the notify jobs run on any instance).
     await until(
       async () => {
