@@ -48,6 +48,8 @@ const sqliteOnly = [
   '<rootDir>/server/test/deploy/',
   '<rootDir>/server/test/tasks/plans',
   '<rootDir>/server/test/admin/concurrency',
+  // Starts its own PostgreSQL database for several built servers: once per run is enough.
+  '<rootDir>/server/test/instances/multiInstance',
 ];
 
 const projects = {

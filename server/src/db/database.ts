@@ -195,8 +195,10 @@ async function serializable<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T
       });
     } catch (error) {
       if (!isRetryableConflict(error) || attempt >= conflictRetries) throw error;
-      // Spread the retries of transactions that collided, growing with each attempt.
-      const pause = Math.random() * Math.min(200, 2 ** attempt);
+      // Spread the retries of transactions that collided, growing with each attempt (full
+      // jitter): many writers of one row (twenty confirmations of one OTP on three instances)
+      // each get through within the retries instead of colliding again at once.
+      const pause = Math.random() * Math.min(1000, 10 * 2 ** attempt);
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
