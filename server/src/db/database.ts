@@ -3,6 +3,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { ConfigError } from '../errors/configError';
+import { DomainError } from '../errors/domainError';
 import { dialectOf, isRetryableConflict } from './dialect';
 import { type Migration, migrations } from './migrations';
 import type { Database } from './schema';
@@ -194,7 +195,14 @@ async function serializable<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T
         }
       });
     } catch (error) {
-      if (!isRetryableConflict(error) || attempt >= conflictRetries) throw error;
+      if (!isRetryableConflict(error)) throw error;
+      if (attempt >= conflictRetries) {
+        // Still colliding after every retry: the caller may try again shortly (503), which is
+        // what it would have to do anyway; nothing was written.
+        throw new DomainError('DATABASE_BUSY', 'The service is busy: try again in a moment', {
+          retryAfterSeconds: 1,
+        });
+      }
       // Spread the retries of transactions that collided, growing with each attempt (full
       // jitter): many writers of one row (twenty confirmations of one OTP on three instances)
       // each get through within the retries instead of colliding again at once.

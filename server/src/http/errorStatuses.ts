@@ -144,6 +144,7 @@ export const errorStatuses = {
   // serve
   BAD_REQUEST: 400,
   INTERNAL: 500,
+  DATABASE_BUSY: 503,
   // sessions
   CONTRACT_NOT_SENT: 409,
   CONTRACT_NOT_SIGNED: 404,

@@ -41,13 +41,14 @@ function repeatedQueryParameter(name: string): DomainError {
  * documented answers so that every answer the server can give is listed for its operation:
  * 431 and 408 (headers over Node's limit, a request too slow: serve.ts), 400 BAD_REQUEST_TARGET (an undecodable path,
  * app.ts), 400 VALIDATION_ERROR for a path or query parameter (an over-long id, a repeated
- * parameter), 413 PAYLOAD_TOO_LARGE for a body over the route's limit (http/bodyLimit).
+ * parameter), 413 PAYLOAD_TOO_LARGE for a body over the route's limit (http/bodyLimit), 503
+ * DATABASE_BUSY when a transaction still collides with others after its retries (PostgreSQL).
  */
 function withTransportAnswers<R extends RouteConfig>(route: R): R {
   const { params, query, body } = route.request ?? {};
   refuseNulCharacters(route);
   const answers: ErrorCodes[] = [
-    ['BAD_REQUEST_TARGET', 'REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE'],
+    ['BAD_REQUEST_TARGET', 'REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE', 'DATABASE_BUSY'],
     ...(params || query ? [['VALIDATION_ERROR']] : []),
     ...(body && !route.responses[413] ? [['PAYLOAD_TOO_LARGE']] : []),
   ];
