@@ -39,6 +39,44 @@ const shipped: Record<number, string> = {
   30: 'f72f90f24b8d751ec1ba9467252038668d09cac87c18e51dd58ce3ac2831aacd',
 };
 
+/**
+ * The PostgreSQL text of each migration, pinned the same way: most of it is translated from the
+ * SQLite text (db/migrations/sqlParts.ts `postgresOf`), so an edit to the translator that would
+ * change what a shipped migration runs on PostgreSQL fails here.
+ */
+const shippedPostgres: Record<number, string> = {
+  1: '6a4b605ad13173bd0df73686622abb6e242304c5913eaf9a72955f1b506d9810',
+  2: 'e495ac6ba6316bf8f307fa71972bdf331ccb9b316b550b7f3bc2fdad7b798cb7',
+  3: 'f82955ff6e14a23d57c6143d147910fcca65cdc480df5d7ec5846db2090fd1d5',
+  4: '683fb0cd59cd4788389c40c9d4d5ec4132be7c693ae14f29dfef42af321458a9',
+  5: '139166a719354a7201b7efe89c68d4d0ef0b07cd94f3d67b9a2177d7588f5ff6',
+  6: '5b148d2953fde6601da7d2cb14122b0ed1df84515ae7ca352e43c9812aebf466',
+  7: '071bc1b6fa868bf9729a964dd6ef44516f7967a64ab91221cf4e14ad6f981565',
+  8: 'fb02fbb4e556a04a6143f429639b1b24877106e95f75b5d991f3e5a8d4b86ed5',
+  9: 'c23194a53e3da242e890f76bda684c5e5aa52b47335d7b7fa19860cad9e25b88',
+  10: '73db45c0e49f2f39627a4a762b594beb09fd7509ee49523491aeba1685b44ab8',
+  11: '84177748b971e244cdf1aba0d3888152118c32e8161685ce0f93ec83304c63b6',
+  12: 'df0cb292605e3bbe96123b0280ee6a1c37d21287631fcae3d7074ea83ee81376',
+  13: '923b9346198679215511fe51885f6be1b0e9364b6a633aae0dccfd9778bb5c27',
+  14: 'a7ea430b21c2e94f8d68ad4f47cb635f0c414f898cabc17487572f12034e5d38',
+  15: '18ae21fc44a71df41918bc268f6ed8dd9d97271c2d073a5db8d582a8a641ea84',
+  16: '837fd1e840c29e67b3aeb13c2f012a622b48b7e4ac1c405b5cf31cca25842446',
+  17: '149dab0dc4eb1c73717fb4ad4a2f213bc46fea9009f6fce705cb22265603fedc',
+  18: '58dd6769984cc74dc2c934343266f66890202c3c09fdbb3d317eae61bb11db3a',
+  19: '3e9702d5a23cf221fccc8e515bf30ea5359ed43ec32d415b58238bff59364512',
+  20: 'c691c3605a0626aff4cd661943383a395e8257361bf3242d14856aee9f9eae1d',
+  21: '441638c8c05e87c6e919d7bbc9388dafd3835d45602687eb975e4d2187090851',
+  22: '9f862e59f1c40ab3339f29cce29982aaebd24f8bb5f4af2e826e037946ca32b2',
+  23: 'd2a94c4011871159e432652373074af396de54189dacfeebae56267170019b59',
+  24: '6e4f6dfaf57659f6b491ed6c13e682cf79e4e27c9b4fc90e4e349d1a0c19e166',
+  25: '464d0dc7f684ebb3e89eb870719ceebd72aaa178113d63c7fc34adb9ee730b27',
+  26: 'c8614a2293bcd7f4cf0f2acbb9fe7190eb5148f2b4f4703e9ec4061f01c77018',
+  27: 'ef795d3f027dd92a1c2f86ca971294ad8ab57efc2395fd3fc4c3674ef40e7bd2',
+  28: '743ec91ba638295159bff2250985673d56501a0b543044950cc11df4df3edc29',
+  29: '70705b965c33496b45afdfcef2a580140c6f90a8355019204cda1fb8cc129c7a',
+  30: '4d76f5ed7c827b5dca58ab7143560dfa94936774c4670f15169209b736c13594',
+};
+
 describe('migrations', () => {
   it('run in order, each version once', () => {
     expect(migrations.map((m) => m.version)).toEqual(migrations.map((_, index) => index + 1));
@@ -51,7 +89,15 @@ describe('migrations', () => {
     },
   );
 
+  it.each(migrations.map((m) => [m.version, m.name, m.postgres] as const))(
+    'migration %i (%s) is the PostgreSQL text that shipped',
+    (version, _name, postgres) => {
+      expect(createHash('sha256').update(postgres).digest('hex')).toBe(shippedPostgres[version]);
+    },
+  );
+
   it('every migration is pinned', () => {
     expect(Object.keys(shipped).map(Number)).toEqual(migrations.map((m) => m.version));
+    expect(Object.keys(shippedPostgres).map(Number)).toEqual(migrations.map((m) => m.version));
   });
 });
