@@ -1,3 +1,5 @@
+import { postgresOf } from './sqlParts';
+
 /**
  * Handled records of the task list (endpoint 6) are the caller's history rows: found by actor,
  * newest first, filtered by action and tenant, and joined to their task. Migration 3's
@@ -12,4 +14,4 @@ CREATE INDEX history_actor ON history(actor_user_id, action_at, action, tenant_i
 `;
 
 /** PostgreSQL reads the same text (no type or dialect-specific syntax in it). */
-export const taskListIndexesPostgres = taskListIndexes;
+export const taskListIndexesPostgres = postgresOf(taskListIndexes);

@@ -1,3 +1,5 @@
+import { postgresOf } from './sqlParts';
+
 /**
  * Outside signers (external accounts) are per tenant: one citizen id or tax code may be the login
  * name of an external account in each tenant it signs for. Login names and e-mails are therefore
@@ -22,4 +24,4 @@ CREATE INDEX users_login_email ON users(email_key) WHERE email_key IS NOT NULL;
 `;
 
 /** PostgreSQL reads the same text (no type or dialect-specific syntax in it). */
-export const tenantLoginsPostgres = tenantLogins;
+export const tenantLoginsPostgres = postgresOf(tenantLogins);

@@ -1,3 +1,5 @@
+import { postgresOf } from './sqlParts';
+
 /**
  * The signer's identity bound to the certificate: a contract signer may be named by an identity
  * number (CMND/CCCD/passport) or a tax code, compared with what the signing certificate carries;
@@ -13,4 +15,4 @@ ALTER TABLE signature_preparations ADD COLUMN certificate_sha256 TEXT;
 `;
 
 /** PostgreSQL reads the same text (no type or dialect-specific syntax in it). */
-export const signerIdentityPostgres = signerIdentity;
+export const signerIdentityPostgres = postgresOf(signerIdentity);

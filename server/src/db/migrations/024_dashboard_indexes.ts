@@ -1,3 +1,5 @@
+import { postgresOf } from './sqlParts';
+
 /**
  * The web application's dashboard reads, each bounded and each from an index of its own:
  *
@@ -18,4 +20,4 @@ CREATE INDEX contract_audit_events_actor ON contract_audit_events(actor_user_id,
 `;
 
 /** PostgreSQL reads the same text (no type or dialect-specific syntax in it). */
-export const dashboardIndexesPostgres = dashboardIndexes;
+export const dashboardIndexesPostgres = postgresOf(dashboardIndexes);

@@ -1,3 +1,5 @@
+import { postgresOf } from './sqlParts';
+
 /**
  * The pending task list (endpoint 6) and its `total` start from the caller's turns and keep those
  * whose task is waiting. With only turns_assignee / turns_role, SQLite read every turn the
@@ -8,9 +10,15 @@
  * no code path can forget it. Two partial indexes hold only waiting turns, so the count and the
  * page read as many index entries as there are waiting tasks, whatever the history.
  */
+const waitingColumn = `ALTER TABLE turns ADD COLUMN task_waiting INTEGER NOT NULL DEFAULT 0;
+UPDATE turns SET task_waiting = 1 WHERE task_id IN (SELECT id FROM tasks WHERE status = 1);`;
+
+const waitingIndexes = `CREATE INDEX turns_assignee_waiting ON turns(assignee_user_id, task_id) WHERE task_waiting = 1;
+CREATE INDEX turns_role_waiting ON turns(role_id, task_id)
+  WHERE assignee_user_id IS NULL AND task_waiting = 1;`;
+
 export const waitingTurns = `
-ALTER TABLE turns ADD COLUMN task_waiting INTEGER NOT NULL DEFAULT 0;
-UPDATE turns SET task_waiting = 1 WHERE task_id IN (SELECT id FROM tasks WHERE status = 1);
+${waitingColumn}
 
 CREATE TRIGGER tasks_status_waiting AFTER UPDATE OF status ON tasks
 WHEN (OLD.status = 1) IS NOT (NEW.status = 1)
@@ -31,9 +39,7 @@ BEGIN
   WHERE id = NEW.id;
 END;
 
-CREATE INDEX turns_assignee_waiting ON turns(assignee_user_id, task_id) WHERE task_waiting = 1;
-CREATE INDEX turns_role_waiting ON turns(role_id, task_id)
-  WHERE assignee_user_id IS NULL AND task_waiting = 1;
+${waitingIndexes}
 `;
 
 /**
@@ -43,8 +49,7 @@ CREATE INDEX turns_role_waiting ON turns(role_id, task_id)
  * CASE makes the 0/1 integer SQLite stores.
  */
 export const waitingTurnsPostgres = `
-ALTER TABLE turns ADD COLUMN task_waiting BIGINT NOT NULL DEFAULT 0;
-UPDATE turns SET task_waiting = 1 WHERE task_id IN (SELECT id FROM tasks WHERE status = 1);
+${postgresOf(waitingColumn)}
 
 CREATE FUNCTION esign_tasks_status_waiting() RETURNS trigger
 LANGUAGE plpgsql AS $$
@@ -69,7 +74,5 @@ CREATE TRIGGER turns_insert_waiting BEFORE INSERT ON turns
 CREATE TRIGGER turns_task_waiting BEFORE UPDATE OF task_id ON turns
   FOR EACH ROW EXECUTE FUNCTION esign_turns_take_task();
 
-CREATE INDEX turns_assignee_waiting ON turns(assignee_user_id, task_id) WHERE task_waiting = 1;
-CREATE INDEX turns_role_waiting ON turns(role_id, task_id)
-  WHERE assignee_user_id IS NULL AND task_waiting = 1;
+${postgresOf(waitingIndexes)}
 `;

@@ -1,3 +1,5 @@
+import { postgresOf } from './sqlParts';
+
 /**
  * The pending task list at a million tasks: after migration 026 the count and the page still
  * probed the task of every waiting turn of the caller (tenant, organization, assignedAt) and the
@@ -19,13 +21,25 @@ const turnTakesItsTask = `BEGIN
   WHERE id = NEW.id;
 END;`;
 
-export const waitingTurnKeys = `
-ALTER TABLE turns ADD COLUMN task_tenant_id INTEGER;
+const keyColumns = `ALTER TABLE turns ADD COLUMN task_tenant_id INTEGER;
 ALTER TABLE turns ADD COLUMN task_organization_id INTEGER;
 ALTER TABLE turns ADD COLUMN task_assigned_at TEXT;
 UPDATE turns SET (task_tenant_id, task_organization_id, task_assigned_at) =
   (SELECT tenant_id, organization_id, assigned_at FROM tasks WHERE tasks.id = turns.task_id)
-WHERE task_waiting = 1;
+WHERE task_waiting = 1;`;
+
+const waitingIndexes = `DROP INDEX turns_assignee_waiting;
+DROP INDEX turns_role_waiting;
+CREATE INDEX turns_assignee_waiting
+  ON turns(assignee_user_id, task_tenant_id, task_id, task_assigned_at, task_organization_id)
+  WHERE task_waiting = 1;
+CREATE INDEX turns_role_waiting
+  ON turns(role_id, task_tenant_id, task_id, task_assigned_at, task_organization_id,
+    assignee_user_id)
+  WHERE assignee_user_id IS NULL AND task_waiting = 1;`;
+
+export const waitingTurnKeys = `
+${keyColumns}
 
 DROP TRIGGER tasks_status_waiting;
 CREATE TRIGGER tasks_status_waiting AFTER UPDATE OF status ON tasks
@@ -54,15 +68,7 @@ DROP TRIGGER turns_task_waiting;
 CREATE TRIGGER turns_task_waiting AFTER UPDATE OF task_id ON turns
 ${turnTakesItsTask}
 
-DROP INDEX turns_assignee_waiting;
-DROP INDEX turns_role_waiting;
-CREATE INDEX turns_assignee_waiting
-  ON turns(assignee_user_id, task_tenant_id, task_id, task_assigned_at, task_organization_id)
-  WHERE task_waiting = 1;
-CREATE INDEX turns_role_waiting
-  ON turns(role_id, task_tenant_id, task_id, task_assigned_at, task_organization_id,
-    assignee_user_id)
-  WHERE assignee_user_id IS NULL AND task_waiting = 1;
+${waitingIndexes}
 `;
 
 /**
@@ -71,12 +77,7 @@ CREATE INDEX turns_role_waiting
  * whose task does not exist (task_id NULL) gets NULL keys, as SQLite's row-value subquery gives.
  */
 export const waitingTurnKeysPostgres = `
-ALTER TABLE turns ADD COLUMN task_tenant_id BIGINT;
-ALTER TABLE turns ADD COLUMN task_organization_id BIGINT;
-ALTER TABLE turns ADD COLUMN task_assigned_at TEXT;
-UPDATE turns SET (task_tenant_id, task_organization_id, task_assigned_at) =
-  (SELECT tenant_id, organization_id, assigned_at FROM tasks WHERE tasks.id = turns.task_id)
-WHERE task_waiting = 1;
+${postgresOf(keyColumns)}
 
 CREATE OR REPLACE FUNCTION esign_tasks_status_waiting() RETURNS trigger
 LANGUAGE plpgsql AS $$
@@ -113,13 +114,5 @@ BEGIN
   RETURN NEW;
 END $$;
 
-DROP INDEX turns_assignee_waiting;
-DROP INDEX turns_role_waiting;
-CREATE INDEX turns_assignee_waiting
-  ON turns(assignee_user_id, task_tenant_id, task_id, task_assigned_at, task_organization_id)
-  WHERE task_waiting = 1;
-CREATE INDEX turns_role_waiting
-  ON turns(role_id, task_tenant_id, task_id, task_assigned_at, task_organization_id,
-    assignee_user_id)
-  WHERE assignee_user_id IS NULL AND task_waiting = 1;
+${postgresOf(waitingIndexes)}
 `;

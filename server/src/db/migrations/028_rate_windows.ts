@@ -1,3 +1,5 @@
+import { postgresOf } from './sqlParts';
+
 /**
  * Rate limits shared by every instance on the database: one row per (bucket, caller, one-minute
  * window), counted by one atomic upsert (`INSERT … ON CONFLICT … DO UPDATE SET count = count + 1
@@ -19,13 +21,4 @@ CREATE INDEX rate_windows_start ON rate_windows(window_start);
 `;
 
 /** The same table on PostgreSQL. */
-export const rateWindowsPostgres = `
-CREATE TABLE rate_windows (
-  bucket TEXT NOT NULL,
-  caller TEXT NOT NULL,
-  window_start TEXT NOT NULL,
-  count BIGINT NOT NULL,
-  PRIMARY KEY (bucket, caller, window_start)
-);
-CREATE INDEX rate_windows_start ON rate_windows(window_start);
-`;
+export const rateWindowsPostgres = postgresOf(rateWindows);
