@@ -38,7 +38,7 @@ onSqlite.it(
   },
 );
 
-it('a database SQLite can only read fails the database check, and only it', async () => {
+onSqlite.it('a database SQLite can only read fails the database check, and only it', async () => {
   const ro = readOnly(h.deps.config.databaseFile);
   try {
     await expect(assertDatabaseWritable(ro.db)).rejects.toMatchObject({ code: 'SQLITE_READONLY' });

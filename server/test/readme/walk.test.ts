@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { databaseEnv } from '../../../test/support/postgres';
 import { recordIssuedSecret, recordSecretsOfBody } from '../../../test/support/runLog';
 import { readSignatures } from '../../src/pdf/signing';
 import { builtServerSuite, repoRoot } from '../startup/builtServer';
@@ -54,7 +55,12 @@ function walkRunner(dataDir: string) {
     ].join('\n');
     const result = spawnSync('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', script], {
       cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        DATA_DIR: dataDir,
+        ...databaseEnv(dataDir),
+      },
       encoding: 'utf8',
       timeout: 240_000,
     });

@@ -17,6 +17,7 @@ import { manualWorker } from '../notify/support';
 import { pdfsig, pdfsigSignatures } from '../signing/pdf/corpus';
 import { strokePng } from '../signing/pdf/pngs';
 import { dossierRow, openTask } from '../support/dossiers';
+import { forceFailure } from '../support/forcedFailure';
 import { subscribe } from '../webhooks/fixtures';
 
 jest.setTimeout(120_000);
@@ -218,14 +219,16 @@ describe('dossier tasks sign through the signing sessions', () => {
     // Atomicity: the workflow's completion fails inside the finalize transaction (its history
     // insert refused): no file version, the task, turns, session and store unchanged.
     const before = await state(dossierId);
-    await sql`CREATE TRIGGER refuse_history BEFORE INSERT ON history BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`.execute(
-      h.deps.db,
-    );
+    const restore = await forceFailure(h.runtime.database, {
+      table: 'history',
+      event: 'INSERT',
+      message: 'refused by the test',
+    });
     // A 500 from the app, or the SQLite error itself when it comes from another jest realm.
     const failed = await step('confirm', director, { otp })
       .then((response) => response.status)
       .catch((error: unknown) => (String(error).includes('refused by the test') ? 500 : error))
-      .finally(() => sql`DROP TRIGGER refuse_history`.execute(h.deps.db));
+      .finally(restore);
     expect(failed).toBe(500);
     // Confirm prepares the revision anew (its /M is the moment of signing): besides the
     // preparation the session now holds (which the retry replaces), nothing changed.
