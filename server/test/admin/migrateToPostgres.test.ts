@@ -58,7 +58,7 @@ async function waitForLog(server: { stdout(): string }, text: string): Promise<v
 const presigned = /\?expires=\d+&signature=[0-9a-f]+/g;
 
 /** A dossier's view without the expiry and signature of its presigned file URLs (they change). */
-function unsigned(view: unknown): unknown {
+function withoutUrlSignatures(view: unknown): unknown {
   return JSON.parse(JSON.stringify(view).replace(presigned, ''));
 }
 
@@ -177,7 +177,7 @@ onSqlite.describe('admin db migrate-to-postgres', () => {
       );
       const files = await filesOf(view.data);
       expect(files.length).toBeGreaterThan(0);
-      dossierViews.set(dossier.documentId!, { view: unsigned(view.data), files });
+      dossierViews.set(dossier.documentId!, { view: withoutUrlSignatures(view.data), files });
     }
     expect(await secondServer.stop()).toBe(0);
 
@@ -236,7 +236,7 @@ onSqlite.describe('admin db migrate-to-postgres', () => {
         `/integration/documents/${dossier.documentId}`,
       );
       const seen = dossierViews.get(dossier.documentId!)!;
-      expect(unsigned(view.data)).toEqual(seen.view);
+      expect(withoutUrlSignatures(view.data)).toEqual(seen.view);
       expect(await filesOf(view.data)).toEqual(seen.files);
     }
 
