@@ -49,11 +49,12 @@ admin storage sweep  [--dry-run]         # deletes stored files no row names (da
 admin storage copy   --to s3             # copies DATA_DIR/files into the S3_* bucket, each file read back and checked
 admin backup         --out DIR           # database snapshot + the stored files it names, while the server runs
 admin restore        --from DIR          # into a new or empty DATA_DIR only; every file checked
+admin db migrate-to-postgres --to URL   # with the server stopped: SQLite into an empty PostgreSQL database, every row and signed PDF checked
 admin help                               # this text (also: --help on any command)
 
 Every command: --json prints exactly one JSON object on stdout ({"error":{"code","message"}} on
 failure). --password - and --key - read the secret from standard input.
 Exit codes: 0 done, 1 refused by the service (the error code says why), 2 bad arguments.
 Environment: DATA_DIR (default ./data) and SECRET_KEY as for the server; safe to run while it runs
-(restore excepted: it only writes a DATA_DIR no server uses).
+(restore excepted: it only writes a DATA_DIR no server uses; db migrate-to-postgres wants it stopped).
 Reference: docs/cli.md`;

@@ -26,7 +26,17 @@ function derive(master: Buffer, purpose: string): Buffer {
   return Buffer.from(crypto.hkdfSync('sha256', master, Buffer.alloc(0), `esign:${purpose}`, 32));
 }
 
+/**
+ * SECRET_KEY's prefix for a secret given as the base64 of its bytes, the form of master.key:
+ * `SECRET_KEY=base64:<contents of master.key>` gives a deployment the keys of the one that ran
+ * on that file (a move to PostgreSQL, which requires SECRET_KEY). Any other value is its UTF-8.
+ */
+export const base64SecretPrefix = 'base64:';
+
 export function loadMasterSecret(dataDir: string, configured: string | undefined): Buffer {
+  if (configured?.startsWith(base64SecretPrefix)) {
+    return Buffer.from(configured.slice(base64SecretPrefix.length).trim(), 'base64');
+  }
   if (configured) return Buffer.from(configured, 'utf8');
   const file = path.join(dataDir, 'master.key');
   fs.mkdirSync(dataDir, { recursive: true });

@@ -5,10 +5,9 @@ import { verifyAuditChain } from '../../src/audit/chain';
 import { contractTrail, dossierTrail } from '../../src/audit/subject';
 import { openDatabaseCopy } from '../../src/db/snapshot';
 import { runCli } from '../admin/runCli';
-import { contractPdf, formOf } from '../contracts/fixtures';
-import { otpInOutbox } from '../sessions/world';
 import { nssDatabase, pdfsigSignatures, pdfsigTrusting } from '../signing/pdf/corpus';
 import { builtServerSuite } from '../startup/builtServer';
+import { type Api, call, signOneContract } from '../support/contractApi';
 import { writeDevelopmentCaPem } from '../support/developmentCaFile';
 
 /**
@@ -22,81 +21,6 @@ jest.setTimeout(600_000);
 
 const secretKey = crypto.randomBytes(32).toString('base64');
 const sha256 = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).digest('hex');
-
-interface Api {
-  port: number;
-  key: string;
-}
-
-async function call(api: Api, method: string, route: string, body?: unknown | FormData) {
-  const headers: Record<string, string> = { 'x-api-key': api.key };
-  let payload: string | FormData | undefined;
-  if (body instanceof FormData) payload = body;
-  else if (body !== undefined) {
-    headers['content-type'] = 'application/json';
-    payload = JSON.stringify(body);
-  }
-  const response = await fetch(`http://127.0.0.1:${api.port}/api${route}`, {
-    method,
-    headers,
-    ...(payload !== undefined ? { body: payload } : {}),
-  });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${route}: ${response.status} ${text}`);
-  return JSON.parse(text) as { data: Record<string, unknown> };
-}
-
-/** The OTP the server's SMS job wrote for `phone`, waited for (the job queue polls). */
-async function otpFor(dataDir: string, phone: string): Promise<string> {
-  const smsDir = path.join(dataDir, 'outbox', 'sms');
-  for (let waited = 0; ; waited += 100) {
-    try {
-      return otpInOutbox(smsDir, phone);
-    } catch (error) {
-      if (waited > 30_000) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
-let phones = 0;
-
-/**
- * One contract through the API, as a partner signs one: upload, send, an `otp_sms` session,
- * the code from the outbox, confirm (a PAdES signature, then the B-LTA archive revision).
- * `writes` counts each answered write.
- */
-async function signOneContract(api: Api, dataDir: string, writes: number[]): Promise<string> {
-  const phone = `091${String(++phones).padStart(7, '0')}`;
-  const email = `signer${phones}@partner.example`;
-  const created = await call(
-    api,
-    'POST',
-    '/contracts',
-    formOf({
-      file: { name: 'hop-dong.pdf', bytes: await contractPdf(`backup ${phones}`) },
-      expiredAt: new Date(Date.now() + 7 * 86_400_000).toISOString(),
-      signers: [{ name: `Người ký ${phones}`, email, phone, order: 1 }],
-    }),
-  );
-  writes.push(Date.now());
-  const id = created.data.id as string;
-  await call(api, 'POST', `/contracts/${id}/send`);
-  writes.push(Date.now());
-  const session = await call(api, 'POST', '/signing/initiate', {
-    contractId: id,
-    signerEmail: email,
-    signingMethod: 'otp_sms',
-  });
-  const sessionId = session.data.sessionId as string;
-  await call(api, 'POST', `/signing/${sessionId}/send-otp`);
-  const confirmed = await call(api, 'POST', `/signing/${sessionId}/confirm`, {
-    otp: await otpFor(dataDir, phone),
-  });
-  writes.push(Date.now());
-  expect(confirmed.data.contractStatus).toBe('completed');
-  return id;
-}
 
 async function waitForLog(server: { stdout(): string }, text: string): Promise<void> {
   for (let waited = 0; !server.stdout().includes(text); waited += 200) {

@@ -3,6 +3,7 @@ import { apikeyCommands } from './apikey';
 import { auditCommands } from './audit';
 import { backupCommands } from './backup';
 import { contractCommands } from './contract';
+import { dbCommands } from './db';
 import { delegationCommands } from './delegation';
 import { domainCommands } from './domain';
 import { notifyCommands } from './notify';
@@ -37,5 +38,6 @@ export const commands = new Map<string, Command>(
     ...auditCommands,
     ...storageCommands,
     ...backupCommands,
+    ...dbCommands,
   ].map((command) => [command.name, command]),
 );
