@@ -69,22 +69,22 @@ describe('OpenAPI of dossiers and files', () => {
       [
         '/api/integration/documents/{documentId}/start',
         'post',
-        ['200', '400', '401', '403', '404', '408', '429', '431'],
+        ['200', '400', '401', '403', '404', '408', '429', '431', '503'],
       ],
       [
         '/api/integration/documents/{documentId}',
         'get',
-        ['200', '400', '401', '403', '404', '408', '429', '431'],
+        ['200', '400', '401', '403', '404', '408', '429', '431', '503'],
       ],
       [
         '/api/integration/documents/{documentId}/files',
         'get',
-        ['200', '400', '401', '403', '404', '408', '429', '431'],
+        ['200', '400', '401', '403', '404', '408', '429', '431', '503'],
       ],
       [
         '/api/integration/files/{fileUuid}/download',
         'get',
-        ['200', '400', '401', '403', '404', '408', '429', '431'],
+        ['200', '400', '401', '403', '404', '408', '429', '431', '503'],
       ],
     ];
     for (const [path, method, statuses] of expected) {
@@ -101,6 +101,7 @@ describe('OpenAPI of dossiers and files', () => {
       '410',
       '429',
       '431',
+      '503',
     ]);
     // Public: the signature in the query is the credential.
     expect(presigned?.security).toEqual([]);

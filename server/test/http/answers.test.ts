@@ -55,6 +55,7 @@ describe('the OpenAPI document', () => {
         expect(listed('400')).toEqual(containing(['BAD_REQUEST_TARGET']));
         expect(listed('408')).toEqual(containing(['REQUEST_TIMEOUT']));
         expect(listed('431')).toEqual(containing(['HEADERS_TOO_LARGE']));
+        expect(listed('503')).toEqual(containing(['DATABASE_BUSY']));
         if ((operation.parameters ?? []).some((p) => p.in === 'path' || p.in === 'query')) {
           expect(listed('400')).toEqual(containing(['VALIDATION_ERROR']));
         }
@@ -75,7 +76,11 @@ describe('the OpenAPI document', () => {
       expect.arrayContaining(['INVALID_MULTIPART', 'VALIDATION_ERROR']),
     );
     expect(codesOf(create.responses['422'])).toContain('DOCX_TOO_LARGE');
-    expect(codesOf(create.responses['503'])).toEqual(['PDF_READER_BUSY', 'DOCX_CONVERSION_BUSY']);
+    expect(codesOf(create.responses['503'])).toEqual([
+      'PDF_READER_BUSY',
+      'DOCX_CONVERSION_BUSY',
+      'DATABASE_BUSY',
+    ]);
   });
 
   it('lists what a PDF read answers for every operation whose handler reads one', async () => {

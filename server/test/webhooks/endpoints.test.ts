@@ -396,9 +396,17 @@ describe('OpenAPI document', () => {
       '408',
       '429',
       '431',
+      '503',
     ]);
     const sandbox = document.paths['/api/webhook-test/{tag}']!.post!;
     expect(sandbox.security).toEqual([]);
-    expect(Object.keys(sandbox.responses).sort()).toEqual(['201', '400', '408', '429', '431']);
+    expect(Object.keys(sandbox.responses).sort()).toEqual([
+      '201',
+      '400',
+      '408',
+      '429',
+      '431',
+      '503',
+    ]);
   });
 });
