@@ -77,17 +77,31 @@ export function openPostgres(url: string, migrations: readonly Migration[]): Pos
   const listen = async (): Promise<void> => {
     const client = new pg.Client({ connectionString: url, types });
     client.on('notification', (message) => noteWrite(message.payload ?? null));
-    client.on('error', () => {
+    let lost = false;
+    let connected = false;
+    // A broken or ended connection (server restart, failover, idle kill): nothing is cached
+    // until a new one listens again, tried every second. (A connection that never listened is
+    // retried by whoever awaited it.)
+    const onLost = () => {
+      if (lost || !connected) return;
+      lost = true;
       listening = false;
       noteWrite(null);
       client.end().catch(() => undefined);
-      if (!closed) setTimeout(() => listen().catch(() => undefined), 1000).unref();
-    });
+      if (!closed) setTimeout(() => listen().catch(onRetryFailed), 1000).unref();
+    };
+    client.on('error', onLost);
+    client.on('end', onLost);
     await client.connect();
     await client.query(`LISTEN ${writesChannel}`);
+    connected = true;
     listener = client;
     listening = true;
     noteWrite(null);
+  };
+
+  const onRetryFailed = () => {
+    if (!closed) setTimeout(() => listen().catch(onRetryFailed), 1000).unref();
   };
 
   let migrated: Promise<boolean> | undefined;
