@@ -37,6 +37,7 @@ const shipped: Record<number, string> = {
   28: '8f27fd132f8a2309410e589d3e1e8bdec69c4a7a9f20c9c19befac7a86169058',
   29: 'dadfa0fff9f22e84f46b45fa6bdceb935527d1711d4a3c409d1e6e565f73fea1',
   30: 'f72f90f24b8d751ec1ba9467252038668d09cac87c18e51dd58ce3ac2831aacd',
+  31: '970831da6845cb576268efbf14d9551a75bd35962fb8389b9bfe0f20ff31b890',
 };
 
 describe('migrations', () => {
