@@ -388,7 +388,7 @@ async function recordIn(
 }
 
 /**
- * One short BEGIN IMMEDIATE transaction (one fsync) that records `finished` (a group commit:
+ * One short transaction (one fsync; `claimTransaction`) that records `finished` (a group commit:
  * each job moves on, done, retry later on its kind's schedule or failed, if its allocation still
  * holds it) and claims up to `limit` due jobs of each wanted kind (jobs whose attempts are used
  * up, and jobs their kind refuses, end failed instead of being handed out). Results and claims
@@ -515,7 +515,10 @@ export async function enqueue(trx: Db, deps: QueueDeps, input: EnqueueInput): Pr
 
 /**
  * A periodic kind's next run: enqueues (inside `trx`) unless a job of the kind is pending
- * already, so restarts and overlapping schedulers keep one. Returns whether it enqueued.
+ * already, so restarts and overlapping schedulers keep one. Returns whether it enqueued. With
+ * several instances: start-ups at once run it SERIALIZABLE (`inTransaction`), so one of two that
+ * both found none is retried and finds the other's; the run that records the job and enqueues
+ * the next holds the job's row, and a start-up reading meanwhile still sees that job pending.
  */
 export async function enqueueUnlessPending(
   trx: Db,
