@@ -37,7 +37,7 @@ describe('two deadline schedulers on one database', () => {
 
   it('expire each overdue task once, and the pass runs once per period between them', async () => {
     const { h, world } = context;
-    const dossiers = [];
+    const dossiers: { id: number }[] = [];
     for (let n = 0; n < 4; n += 1) {
       dossiers.push(
         await createDossier(h, world.process, {
