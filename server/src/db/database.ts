@@ -24,6 +24,14 @@ interface OpenedCommon {
    * (see StatementCache.watch and postgres.ts). What is derived from them is valid while it stands.
    */
   watch(tables: readonly string[]): () => number;
+  /**
+   * Calls `callback` with the payload of every notification on `channel` (see `notify` in
+   * dialect.ts), sent by any instance, delivered once the sending transaction committed; with
+   * null after the LISTEN connection was lost and made again (notifications may have been missed).
+   * PostgreSQL only: on SQLite nothing is ever delivered (one host: callers keep their own
+   * in-process signals and poll). Returns the unsubscribe.
+   */
+  listen(channel: string, callback: (payload: string | null) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -61,11 +69,27 @@ function unreachable(url: string, error: unknown): Error {
   );
 }
 
+/** The subscribe of each opened database, by its handle (see `onNotification`). */
+const listeners = new WeakMap<Db, OpenedCommon['listen']>();
+
+/**
+ * `OpenedDatabase.listen` for code that holds only the handle (`deps.db`): nothing on SQLite, or
+ * on a handle that is not an opened database's own (a transaction).
+ */
+export function onNotification(
+  db: Db,
+  channel: string,
+  callback: (payload: string | null) => void,
+): () => void {
+  return listeners.get(db)?.(channel, callback) ?? (() => undefined);
+}
+
 export function openPostgresDatabase(url: string): OpenedPostgres {
   // Loaded only here: `pg` costs a single-host (SQLite) start ~40 ms and ~15 MB it never uses.
   const { openPostgres } = require('./postgres') as typeof import('./postgres');
   const handle = openPostgres(url, migrations);
   const db = new Kysely<Database>({ dialect: handle.dialect, plugins: [handle.plugin] });
+  listeners.set(db, handle.listen);
   return {
     dialect: 'postgres',
     db,
@@ -79,6 +103,7 @@ export function openPostgresDatabase(url: string): OpenedPostgres {
       }
     },
     watch: handle.watch,
+    listen: handle.listen,
     close: async () => {
       await handle.close();
       await db.destroy();
@@ -112,6 +137,7 @@ export function openDatabase(file: string): OpenedSqlite {
     statements,
     ready: async () => ({ created }),
     watch: (tables) => statements.watch(tables),
+    listen: () => () => undefined,
     close: () => db.destroy(),
   };
 }
@@ -161,9 +187,22 @@ export function applyMigrations(
  *   from the start, a few times, after a short random pause. `work` may therefore run more than
  *   once: it does nothing but database work (no network, no messages sent, no files removed).
  * Never await network I/O inside `work`.
+ *
+ * `isolation: 'read committed'` (PostgreSQL; nothing changes on SQLite) is for work whose every
+ * read-then-write is guarded by a row lock it takes itself (`SELECT … FOR UPDATE [SKIP LOCKED]`)
+ * and a re-check in the write: the job queue's claims and results (jobs/queue.ts says why they
+ * stay correct). Such work does not collide with the transactions of other instances the way
+ * SERIALIZABLE's predicate locks make it, which would abort and retry most claims made at once.
+ * A deadlock is still retried.
  */
-export async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-  if (dialectOf(db) === 'postgres') return serializable(db, work);
+export async function inTransaction<T>(
+  db: Db,
+  work: (trx: Db) => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<T> {
+  if (dialectOf(db) === 'postgres') {
+    return retried(db, work, options.isolation ?? 'serializable');
+  }
   return db.connection().execute(async (connection) => {
     await sql`BEGIN IMMEDIATE`.execute(connection);
     try {
@@ -177,14 +216,28 @@ export async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): P
   });
 }
 
+export interface TransactionOptions {
+  /** PostgreSQL's isolation level; default serializable. Ignored on SQLite (one writer). */
+  isolation?: 'serializable' | 'read committed';
+}
+
 /** How many times a serialization failure is retried before it reaches the caller. */
 const conflictRetries = 12;
 
-async function serializable<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+const beginStatements = {
+  serializable: sql`BEGIN ISOLATION LEVEL SERIALIZABLE`,
+  'read committed': sql`BEGIN ISOLATION LEVEL READ COMMITTED`,
+};
+
+async function retried<T>(
+  db: Db,
+  work: (trx: Db) => Promise<T>,
+  isolation: NonNullable<TransactionOptions['isolation']>,
+): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await db.connection().execute(async (connection) => {
-        await sql`BEGIN ISOLATION LEVEL SERIALIZABLE`.execute(connection);
+        await beginStatements[isolation].execute(connection);
         try {
           const result = await work(connection);
           await sql`COMMIT`.execute(connection);

@@ -1,4 +1,4 @@
-import { type Kysely, PostgresAdapter, type SelectQueryBuilder } from 'kysely';
+import { type Kysely, PostgresAdapter, type SelectQueryBuilder, sql } from 'kysely';
 
 /**
  * Where SQLite (the embedded default) and PostgreSQL (several instances) differ, the difference
@@ -55,4 +55,32 @@ export function lockedForClaim<Q extends SelectQueryBuilder<never, never, unknow
   query: Q,
 ): Q {
   return (dialectOf(db) === 'postgres' ? query.forUpdate().skipLocked() : query) as Q;
+}
+
+/**
+ * The same claim's rows locked for the transaction, waiting for another instance that holds
+ * one (FOR UPDATE on PostgreSQL); SQLite's writer lock already serialises: left as it is.
+ */
+export function lockedForUpdate<Q extends SelectQueryBuilder<never, never, unknown>>(
+  // biome-ignore lint/suspicious/noExplicitAny: any schema; only the adapter is read.
+  db: Kysely<any>,
+  query: Q,
+): Q {
+  return (dialectOf(db) === 'postgres' ? query.forUpdate() : query) as Q;
+}
+
+/**
+ * Notifies every instance listening on `channel` (OpenedDatabase.listen) once the transaction
+ * of `trx` commits, and never if it rolls back (PostgreSQL's pg_notify; notifications with the
+ * same payload in one transaction arrive once). Nothing on SQLite: one host, whose processes
+ * signal in-process and poll.
+ */
+export async function notify(
+  // biome-ignore lint/suspicious/noExplicitAny: any schema; a statement of its own.
+  trx: Kysely<any>,
+  channel: string,
+  payload: string,
+): Promise<void> {
+  if (dialectOf(trx) !== 'postgres') return;
+  await sql`SELECT pg_notify(${channel}, ${payload})`.execute(trx);
 }

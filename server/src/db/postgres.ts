@@ -50,6 +50,8 @@ export interface PostgresHandle {
   /** Resolves once connected and migrated (true: the schema was made now); rejects with what the server said. */
   ready(): Promise<boolean>;
   watch(tables: readonly string[]): () => number;
+  /** See OpenedDatabase.listen. */
+  listen(channel: string, callback: (payload: string | null) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -70,13 +72,28 @@ export function openPostgres(url: string, migrations: readonly Migration[]): Pos
     }
   };
 
+  /** Other channels' subscribers (see `listen`), by channel. */
+  const subscribers = new Map<string, Set<(payload: string | null) => void>>();
+  const deliver = (channel: string, payload: string | null) => {
+    for (const callback of subscribers.get(channel) ?? []) {
+      try {
+        callback(payload);
+      } catch {
+        // A subscriber's fault stays its own.
+      }
+    }
+  };
+
   let listener: pg.Client | undefined;
   let closed = false;
   /** While no LISTEN connection stands, other instances' writes go unseen: every read counts as moved. */
   let listening = false;
   const listen = async (): Promise<void> => {
     const client = new pg.Client({ connectionString: url, types });
-    client.on('notification', (message) => noteWrite(message.payload ?? null));
+    client.on('notification', (message) => {
+      if (message.channel === writesChannel) noteWrite(message.payload ?? null);
+      else deliver(message.channel, message.payload ?? null);
+    });
     let lost = false;
     let connected = false;
     // A broken or ended connection (server restart, failover, idle kill): nothing is cached
@@ -86,6 +103,7 @@ export function openPostgres(url: string, migrations: readonly Migration[]): Pos
       if (lost || !connected) return;
       lost = true;
       listening = false;
+      listener = undefined;
       noteWrite(null);
       client.end().catch(() => undefined);
       if (!closed) setTimeout(() => listen().catch(onRetryFailed), 1000).unref();
@@ -94,10 +112,13 @@ export function openPostgres(url: string, migrations: readonly Migration[]): Pos
     client.on('end', onLost);
     await client.connect();
     await client.query(`LISTEN ${writesChannel}`);
+    for (const channel of subscribers.keys()) await client.query(`LISTEN ${quoted(channel)}`);
     connected = true;
     listener = client;
     listening = true;
     noteWrite(null);
+    // What was notified while no connection listened is not replayed: subscribers look again.
+    for (const channel of subscribers.keys()) deliver(channel, null);
   };
 
   const onRetryFailed = () => {
@@ -150,11 +171,29 @@ export function openPostgres(url: string, migrations: readonly Migration[]): Pos
       watchers.push(watcher);
       return () => (listening ? watcher.count : ++watcher.count);
     },
+    listen(channel, callback) {
+      let set = subscribers.get(channel);
+      if (!set) {
+        set = new Set();
+        subscribers.set(channel, set);
+        // A connection already listening takes the new channel; a later one LISTENs to all.
+        listener?.query(`LISTEN ${quoted(channel)}`).catch(() => undefined);
+      }
+      set.add(callback);
+      return () => {
+        set.delete(callback);
+      };
+    },
     async close() {
       closed = true;
       await listener?.end().catch(() => undefined);
     },
   };
+}
+
+/** A channel name as a quoted identifier (channels are ours, but LISTEN takes no parameter). */
+function quoted(channel: string): string {
+  return `"${channel.replace(/"/g, '""')}"`;
 }
 
 /**

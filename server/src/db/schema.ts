@@ -505,6 +505,7 @@ export interface Database {
   development_ca_issued: DevelopmentCaIssuedTable;
   dev_outbox: DevOutboxTable;
   rate_windows: RateWindowsTable;
+  scheduled_runs: ScheduledRunsTable;
 }
 
 /** The development CA (one row, id 1); private keys sealed under the master secret. */
@@ -753,4 +754,14 @@ export interface RateWindowsTable {
   /** The window's first instant, ISO-8601 UTC. */
   window_start: string;
   count: number;
+}
+
+/** A pass run once per period across instances: the last period claimed (migration 031). */
+export interface ScheduledRunsTable {
+  name: string;
+  /** The claimed period's first instant, ISO-8601 UTC. */
+  period_start: string;
+  claimed_at: string;
+  /** Periods claimed so far. */
+  passes: number;
 }

@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely';
 import type { Db } from '../db/database';
+import { lockedForClaim, lockedForUpdate } from '../db/dialect';
 import type { JobStatus, JobsTable } from '../db/schema';
 
 /**
@@ -58,17 +59,26 @@ export function dueJobs(trx: Db, kind: string, now: string, limit: number): Prom
   return dueJobsQuery(trx, kind, now, limit).execute();
 }
 
-/** The claim's read, as a query (its plan is checked by a test). */
+/**
+ * The claim's read, as a query (its plan is checked by a test). On PostgreSQL the rows it returns
+ * are locked for the claiming transaction and rows another instance is claiming or settling are
+ * passed over (FOR UPDATE SKIP LOCKED): instances claiming at once never wait for each other nor
+ * get the same job. Under READ COMMITTED a row changed since the statement began is read again,
+ * once locked, and returned only if it still matches (pending and due).
+ */
 export function dueJobsQuery(trx: Db, kind: string, now: string, limit: number) {
-  return trx
-    .selectFrom('jobs')
-    .selectAll()
-    .where('kind', '=', kind)
-    .where('status', '=', 'pending')
-    .where('run_at', '<=', now)
-    .orderBy('run_at')
-    .orderBy('id')
-    .limit(limit);
+  return lockedForClaim(
+    trx,
+    trx
+      .selectFrom('jobs')
+      .selectAll()
+      .where('kind', '=', kind)
+      .where('status', '=', 'pending')
+      .where('run_at', '<=', now)
+      .orderBy('run_at')
+      .orderBy('id')
+      .limit(limit),
+  );
 }
 
 /** Leases jobs to one allocation until `until`, counting their attempt. */
@@ -88,6 +98,8 @@ export async function leaseJobs(
       updated_at: lease.now,
     }))
     .where('id', 'in', ids)
+    // Re-checked: the claim holds these rows locked (dueJobsQuery), so this always holds.
+    .where('status', '=', 'pending')
     .execute();
 }
 
@@ -106,22 +118,30 @@ export async function failJobs(
     .execute();
 }
 
-/** Of these claims, the jobs their allocation still holds (pending, same lease id). */
+/**
+ * Of these claims, the jobs their allocation still holds (pending, same lease id). On
+ * PostgreSQL the rows are locked for the transaction (in id order, so that two transactions
+ * never wait for each other in a cycle) and read as last committed: no other instance can take
+ * the job over between this check and the write of its result.
+ */
 export async function heldJobs(
   trx: Db,
   claims: readonly { id: number; leaseId: string }[],
 ): Promise<Set<number>> {
   if (claims.length === 0) return new Set();
-  const rows = await trx
-    .selectFrom('jobs')
-    .select(['id', 'lease_id'])
-    .where(
-      'id',
-      'in',
-      claims.map((claim) => claim.id),
-    )
-    .where('status', '=', 'pending')
-    .execute();
+  const rows = await lockedForUpdate(
+    trx,
+    trx
+      .selectFrom('jobs')
+      .select(['id', 'lease_id'])
+      .where(
+        'id',
+        'in',
+        claims.map((claim) => claim.id),
+      )
+      .where('status', '=', 'pending')
+      .orderBy('id'),
+  ).execute();
   const leaseOf = new Map(rows.map((row) => [row.id, row.lease_id]));
   return new Set(
     claims.filter((claim) => leaseOf.get(claim.id) === claim.leaseId).map((claim) => claim.id),
@@ -229,4 +249,57 @@ export function jobCountsByKind(
     ])
     .groupBy('kind')
     .execute();
+}
+
+/** The last period claimed for a scheduled pass (a read: a pass already taken costs no write). */
+export async function claimedPeriod(db: Db, name: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('scheduled_runs')
+    .select('period_start')
+    .where('name', '=', name)
+    .executeTakeFirst();
+  return row?.period_start;
+}
+
+/**
+ * Claims the period starting at `periodStart` for the pass `name`: one statement, true for the
+ * one caller that moved the row to this period. Of instances claiming at once, the first takes
+ * the row's lock and the others, re-reading it once it is theirs, find the period taken (a
+ * serializable transaction in their way is retried and finds the same).
+ */
+export async function claimPeriod(
+  db: Db,
+  claim: { name: string; periodStart: string; now: string },
+): Promise<boolean> {
+  const row = await db
+    .insertInto('scheduled_runs')
+    .values({
+      name: claim.name,
+      period_start: claim.periodStart,
+      claimed_at: claim.now,
+      passes: 1,
+    })
+    .onConflict((conflict) =>
+      conflict
+        .column('name')
+        .doUpdateSet((eb) => ({
+          period_start: eb.ref('excluded.period_start'),
+          claimed_at: eb.ref('excluded.claimed_at'),
+          passes: eb('scheduled_runs.passes', '+', 1),
+        }))
+        .where('scheduled_runs.period_start', '<', (eb) => eb.ref('excluded.period_start')),
+    )
+    .returning('name')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** How many periods the pass `name` has claimed (0: never). */
+export async function passCount(db: Db, name: string): Promise<number> {
+  const row = await db
+    .selectFrom('scheduled_runs')
+    .select('passes')
+    .where('name', '=', name)
+    .executeTakeFirst();
+  return row?.passes ?? 0;
 }

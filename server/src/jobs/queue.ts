@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { CodedError } from '@esign/shared';
-import { type Db, inTransaction } from '../db/database';
+import { type Db, inTransaction, onNotification, type TransactionOptions } from '../db/database';
+import { dialectOf, notify } from '../db/dialect';
 import { metrics } from '../metrics';
 import type { Clock } from '../platform/clock';
 import {
@@ -17,10 +18,13 @@ import {
 } from './queries';
 
 /**
- * The one durable job queue (the liteque / graphile-worker pattern on our one SQLite connection):
+ * The one durable job queue (the liteque / graphile-worker pattern), on SQLite or on PostgreSQL
+ * with every instance running a runner:
  * - `enqueue` writes a job INSIDE the caller's transaction (the transactional outbox: the business
- *   write and its job commit or roll back together) and wakes this process's runner;
- * - a claim is one short BEGIN IMMEDIATE transaction: due jobs are leased to an allocation id
+ *   write and its job commit or roll back together) and wakes the runners: this process's on
+ *   SQLite, every instance's at commit on PostgreSQL (NOTIFY on `jobsChannel`);
+ * - a claim is one short transaction (BEGIN IMMEDIATE on SQLite; on PostgreSQL READ COMMITTED
+ *   with the due rows locked FOR UPDATE SKIP LOCKED, see `claimTransaction`): due jobs are leased to an allocation id
  *   (`lease_id`) until an expiry held in `run_at`, so an expired lease is simply due again; the
  *   attempt is counted at claim, so a run killed mid-way has used it and a job never loops;
  * - the handler runs outside any transaction;
@@ -384,7 +388,7 @@ async function recordIn(
 }
 
 /**
- * One short BEGIN IMMEDIATE transaction (one fsync) that records `finished` (a group commit:
+ * One short transaction (one fsync; `claimTransaction`) that records `finished` (a group commit:
  * each job moves on, done, retry later on its kind's schedule or failed, if its allocation still
  * holds it) and claims up to `limit` due jobs of each wanted kind (jobs whose attempts are used
  * up, and jobs their kind refuses, end failed instead of being handed out). Results and claims
@@ -406,12 +410,16 @@ export async function settleAndClaim(
     if ((options.probe ?? true) && !(await anyDue(deps.db, names, deps.clock.now().toISOString())))
       return { tasks: [], states: [] };
   }
-  const { states, tasks, ended } = await inTransaction(deps.db, async (trx) => {
-    const nowMs = deps.clock.now().getTime();
-    const states = await recordIn(trx, delaysOf, finished, nowMs);
-    const claimed = await claimIn(trx, asked, new Date(nowMs).toISOString());
-    return { states, ...claimed };
-  });
+  const { states, tasks, ended } = await inTransaction(
+    deps.db,
+    async (trx) => {
+      const nowMs = deps.clock.now().getTime();
+      const states = await recordIn(trx, delaysOf, finished, nowMs);
+      const claimed = await claimIn(trx, asked, new Date(nowMs).toISOString());
+      return { states, ...claimed };
+    },
+    claimTransaction,
+  );
   finished.forEach((item, index) => {
     const state = states[index]!;
     if (state === 'retry' || state === 'failed') {
@@ -426,6 +434,22 @@ export async function settleAndClaim(
   }
   return { tasks, states };
 }
+
+/**
+ * Claims and results run READ COMMITTED on PostgreSQL (no change on SQLite, where the writer
+ * lock serialises them). Still correct with several instances at once, because every row they
+ * decide on is locked first and re-read as last committed:
+ * - a claim reads due jobs FOR UPDATE SKIP LOCKED: a row another instance is claiming or settling
+ *   is skipped, a row changed since the statement began is re-checked (pending, due) once locked,
+ *   and the lease UPDATE re-checks `status = 'pending'`; the lock is held until commit, so no
+ *   two claims lease one job;
+ * - a result first locks its job rows FOR UPDATE and checks its lease id (`heldJobs`), so a
+ *   job taken over after its lease expired is never written by the late result;
+ * - the kinds' hooks write only the rows of the jobs so locked.
+ * SERIALIZABLE would add nothing but aborts: claims made at once read the same index range, and
+ * its predicate locks make most of them fail and retry.
+ */
+const claimTransaction: TransactionOptions = { isolation: 'read committed' };
 
 /** Claims up to `limit` due jobs of each kind (`settleAndClaim` with no result to record). */
 export async function claimJobs(
@@ -453,10 +477,14 @@ export async function releaseTasks(
   tasks: readonly Task[],
 ): Promise<void> {
   if (tasks.length === 0) return;
-  await inTransaction(deps.db, async (trx) => {
-    const now = deps.clock.now().toISOString();
-    for (const task of tasks) await kindOf(task.kind).release(trx, task.job, now);
-  });
+  await inTransaction(
+    deps.db,
+    async (trx) => {
+      const now = deps.clock.now().toISOString();
+      for (const task of tasks) await kindOf(task.kind).release(trx, task.job, now);
+    },
+    claimTransaction,
+  );
 }
 
 export interface EnqueueInput {
@@ -469,8 +497,8 @@ export interface EnqueueInput {
 }
 
 /**
- * Writes a job INSIDE the caller's transaction `trx` (no I/O) and wakes this process's runner
- * once the transaction is over. Returns the job id, for the domain row that points at it.
+ * Writes a job INSIDE the caller's transaction `trx` (no I/O) and wakes the runners once the
+ * transaction is over (see `announceJobs`). Returns the job id, for the domain row that points at it.
  */
 export async function enqueue(trx: Db, deps: QueueDeps, input: EnqueueInput): Promise<number> {
   const now = deps.clock.now().toISOString();
@@ -481,13 +509,16 @@ export async function enqueue(trx: Db, deps: QueueDeps, input: EnqueueInput): Pr
     runAt: input.runAt?.toISOString() ?? now,
     now,
   });
-  signalJobWrite(deps.db);
+  await announceJobs(trx, deps.db, input.kind);
   return id;
 }
 
 /**
  * A periodic kind's next run: enqueues (inside `trx`) unless a job of the kind is pending
- * already, so restarts and overlapping schedulers keep one. Returns whether it enqueued.
+ * already, so restarts and overlapping schedulers keep one. Returns whether it enqueued. With
+ * several instances: start-ups at once run it SERIALIZABLE (`inTransaction`), so one of two that
+ * both found none is retried and finds the other's; the run that records the job and enqueues
+ * the next holds the job's row, and a start-up reading meanwhile still sees that job pending.
  */
 export async function enqueueUnlessPending(
   trx: Db,
@@ -528,7 +559,24 @@ export async function enqueueClaimed(
   };
 }
 
-/** Wakes the runner of this process when jobs were written (it still polls for others'). */
+/** The PostgreSQL channel enqueues notify, with the job's kind as payload. */
+export const jobsChannel = 'esign_jobs';
+
+/**
+ * In `trx`, where jobs of `kind` were written or made due (`db`: the handle the runners were
+ * started with): wakes the runners once the transaction commits. On PostgreSQL every instance's
+ * (this one's too) by a notification delivered at commit; on SQLite this process's (another
+ * process, the CLI, is found by polling).
+ */
+export async function announceJobs(trx: Db, db: Db, kind: string): Promise<void> {
+  await notify(trx, jobsChannel, kind);
+  signalJobWrite(db);
+}
+
+/**
+ * Wakes a runner when jobs were written: on SQLite by this process (it still polls for others'),
+ * on PostgreSQL by any instance (a notification; polling stays the backstop).
+ */
 const wakers = new WeakMap<object, Set<() => void>>();
 
 export function onJobWrite(db: Db, wake: () => void): () => void {
@@ -538,15 +586,21 @@ export function onJobWrite(db: Db, wake: () => void): () => void {
     wakers.set(db, set);
   }
   set.add(wake);
-  return () => set.delete(wake);
+  const unlisten = onNotification(db, jobsChannel, wake);
+  return () => {
+    set.delete(wake);
+    unlisten();
+  };
 }
 
 /**
- * Called after jobs were written or made due, possibly inside a transaction still open: the
- * runner's claim waits for the single connection, so it runs after the commit and finds them
- * (or, after a rollback, finds nothing).
+ * SQLite: called after jobs were written or made due, possibly inside a transaction still open:
+ * the runner's claim waits for the single connection, so it runs after the commit and finds them
+ * (or, after a rollback, finds nothing). On PostgreSQL a claim would not wait for the commit:
+ * the notification of `announceJobs` wakes the runners instead.
  */
-export function signalJobWrite(db: Db): void {
+function signalJobWrite(db: Db): void {
+  if (dialectOf(db) === 'postgres') return;
   const set = wakers.get(db);
   if (!set || set.size === 0) return;
   setImmediate(() => {

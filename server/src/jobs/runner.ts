@@ -16,10 +16,12 @@ import {
  * the runner claims, for every kind with free slots, at most as many due jobs as it has free
  * slots (one transaction for all kinds), starts them at once, and records results in group
  * commits. A kind whose runs hang holds only its own slots: the loop keeps claiming the others,
- * and a run is abandoned (a failed attempt) when its lease runs out. Jobs enqueued in this
- * process wake it at once; jobs written by another process (the CLI) are found by polling.
- * Killing the process at any point loses nothing: a lease that is not completed expires and the
- * job is claimed again.
+ * and a run is abandoned (a failed attempt) when its lease runs out. Jobs enqueued wake it at
+ * once: on SQLite those of this process (another process's, the CLI's, are found by polling), on
+ * PostgreSQL those of every instance (a notification at commit; polling stays the backstop).
+ * Every instance runs a runner; their claims never share a job (queue.ts). Killing the process
+ * at any point loses nothing: a lease that is not completed expires and the job is claimed again,
+ * by whichever instance looks first.
  */
 
 export interface RunnerOptions {

@@ -4,7 +4,7 @@ import { type Db, inTransaction } from '../db/database';
 import type { WebhookDeliveryStatus } from '../db/schema';
 import { DomainError } from '../errors/domainError';
 import { jobById, rescheduleJob } from '../jobs/queries';
-import { signalJobWrite } from '../jobs/queue';
+import { announceJobs } from '../jobs/queue';
 import {
   attemptsOf,
   type DeliveryRow,
@@ -153,7 +153,7 @@ export function redeliver(
       job.id,
       job.status === 'pending' ? { now } : { now, maxAttempts: job.attempts + 1 },
     );
-    signalJobWrite(deps.db);
+    await announceJobs(trx, deps.db, job.kind);
     return { id, previousStatus: statusOf(job.status), nextAttemptAt: now };
   });
 }

@@ -2,6 +2,7 @@ import { findUserById } from '../auth/queries';
 import type { AppDeps } from '../context';
 import { type Db, inTransaction } from '../db/database';
 import type { StepKind } from '../db/schema';
+import { claimCurrentPeriod } from '../jobs/schedule';
 import type { EventDeps } from './events';
 import { dossierEnded, runningStatuses } from './lifecycle';
 import { insertHistory } from './queries/dossiers';
@@ -104,10 +105,16 @@ export interface DeadlinePass {
   run(deps: SchedulerDeps): Promise<number>;
 }
 
+/** The scheduled_runs row of the deadline passes (jobs/schedule.ts). */
+export const deadlinePassName = 'deadlines';
+
 /**
- * Runs expireOverdueTasks and every other pass now (catching up on deadlines that passed while
- * the server was down) and then every `intervalMs`. A pass never overlaps the previous one; a
- * failed pass is logged and the next one tries again. The timer does not keep the process alive.
+ * Runs expireOverdueTasks and every other pass once per period of `intervalMs` across every
+ * instance on the database (the first to look in a period claims it: jobs/schedule.ts; the
+ * others skip it): at start (catching up on deadlines that passed while the server was down)
+ * and then twice per period, so that each instance looks at least once in every period. A pass
+ * never overlaps this instance's previous one; a failed pass is logged and the next period's
+ * tries again. The timer does not keep the process alive.
  */
 export function startDeadlineScheduler(
   deps: SchedulerDeps,
@@ -118,6 +125,7 @@ export function startDeadlineScheduler(
   let stopped = false;
   const passes: DeadlinePass[] = [{ name: 'tasks', run: expireOverdueTasks }, ...others];
   const runAll = async () => {
+    if (!(await claimCurrentPeriod(deps, deadlinePassName, intervalMs))) return;
     for (const { name, run } of passes) {
       try {
         const count = await run(deps);
@@ -136,7 +144,7 @@ export function startDeadlineScheduler(
       });
   };
   pass();
-  const timer = setInterval(pass, intervalMs);
+  const timer = setInterval(pass, Math.max(1, Math.floor(intervalMs / 2)));
   timer.unref();
   return {
     stop: async () => {

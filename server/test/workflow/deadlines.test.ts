@@ -133,6 +133,8 @@ describe('Deadline scheduler', () => {
     } finally {
       await restarted.database.close();
     }
+    // Time moved on for every instance (the scheduler's period is claimed by the clock).
+    h.clock.set(restarted.deps.clock.now());
     const row = await dossierRow(h, dossier.id);
     expect([row.status, row.expired_at]).toEqual(['EXPIRED', '2026-11-26T08:00:00.000Z']);
     expect(

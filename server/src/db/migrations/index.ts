@@ -40,6 +40,7 @@ import { waitingTurnKeys, waitingTurnKeysPostgres } from './027_waiting_turn_key
 import { rateWindows, rateWindowsPostgres } from './028_rate_windows';
 import { sharedInstanceState, sharedInstanceStatePostgres } from './029_shared_instance_state';
 import { writeNotifications, writeNotificationsPostgres } from './030_write_notifications';
+import { scheduledRuns, scheduledRunsPostgres } from './031_scheduled_runs';
 
 export interface Migration {
   version: number;
@@ -151,4 +152,5 @@ export const migrations: Migration[] = [
     sql: writeNotifications,
     postgres: writeNotificationsPostgres,
   },
+  { version: 31, name: 'scheduled_runs', sql: scheduledRuns, postgres: scheduledRunsPostgres },
 ];
