@@ -1,11 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  type PostgresCluster,
-  postgresUrlVariable,
-  startPostgresCluster,
-} from './support/postgres';
+import { postgresUrlVariable, startPostgresCluster } from './support/postgres';
 import { runLogDirVariable } from './support/runLog';
 
 /**

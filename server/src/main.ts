@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { buildApp } from './app';
 import { expireOverdueContracts } from './contracts/expiry';
 import { prepareTenants } from './demo/seed';

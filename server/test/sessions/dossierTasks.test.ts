@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sql } from 'kysely';
 import { verifyPdfSignatures } from '../../src/signing/verification/verifyPdf';
 import { approve } from '../../src/workflow/actions';
 import { contractPdf } from '../contracts/fixtures';

@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { words } from '../admin/runCli';
 import { builtServerSuite, repoRoot, rowsOfDataDir } from './builtServer';
 
