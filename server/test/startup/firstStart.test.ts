@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { databaseEnv } from '../../../test/support/postgres';
 import { words } from '../admin/runCli';
 import { builtServerSuite, repoRoot, rowsOfDataDir } from './builtServer';
 
@@ -97,6 +98,7 @@ describe('first start of the built server', () => {
           DATA_DIR: dataDir,
           APP_ENV: 'production',
           TSA_URL: 'https://tsa.example',
+          ...databaseEnv(dataDir),
         },
         encoding: 'utf8',
       });
