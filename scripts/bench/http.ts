@@ -264,22 +264,27 @@ export async function driveSide(
   // Every answer's time, so that percentiles over several servers are exact.
   const times: number[] = [];
   const results = await Promise.all(
-    servers.map((server, index) => {
-      const share = Math.floor(load.connections / servers.length);
-      const instance = autocannon({
-        url: `http://127.0.0.1:${server.port}`,
-        connections: share + (index < load.connections % servers.length ? 1 : 0),
-        duration: durationSeconds,
-        headers: { ...load.headers, ...side.headers },
-        requests: [
-          { method: 'GET', setupRequest: (request) => ({ ...request, path: load.path() }) },
-        ],
-      });
-      instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => {
-        times.push(ms);
-      });
-      return instance;
-    }),
+    servers.map(
+      (server, index) =>
+        new Promise<autocannon.Result>((resolve, reject) => {
+          const share = Math.floor(load.connections / servers.length);
+          const instance = autocannon(
+            {
+              url: `http://127.0.0.1:${server.port}`,
+              connections: share + (index < load.connections % servers.length ? 1 : 0),
+              duration: durationSeconds,
+              headers: { ...load.headers, ...side.headers },
+              requests: [
+                { method: 'GET', setupRequest: (request) => ({ ...request, path: load.path() }) },
+              ],
+            },
+            (error, result) => (error ? reject(error) : resolve(result)),
+          );
+          instance.on('response', (_client, _status, _bytes, ms) => {
+            times.push(ms);
+          });
+        }),
+    ),
   );
   const cpuSpent = cpu() - cpuBefore;
   const backendSpent = (side.backendCpuMs?.() ?? 0) - backendBefore;
