@@ -132,28 +132,12 @@ function cpuMs(pid: number): number {
 }
 
 /** Drives `server` with `load` for `durationSeconds` and returns its figures. */
-export async function drive(
+export function drive(
   server: RunningServer,
   load: HttpCase,
   durationSeconds: number,
 ): Promise<HttpFigures> {
-  const cpuBefore = cpuMs(server.pid);
-  const result = await autocannon({
-    url: `http://127.0.0.1:${server.port}`,
-    connections: load.connections,
-    duration: durationSeconds,
-    headers: load.headers ?? {},
-    requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: load.path() }) }],
-  });
-  const cpu = cpuMs(server.pid) - cpuBefore;
-  const total = result.requests.total;
-  return {
-    requestsPerSecond: total / durationSeconds,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    cpuMsPerRequest: total > 0 ? cpu / total : 0,
-    unexpected: result.non2xx + result.errors + result.timeouts,
-  };
+  return driveSide({ name: server.name, servers: [server] }, load, durationSeconds);
 }
 
 function medianRun(figures: HttpFigures[]): HttpFigures {
@@ -246,4 +230,161 @@ export async function compareOverHttp(
   );
   printColumns(table);
   return compared;
+}
+
+/**
+ * One side of a comparison between deployments (scripts/bench/scaleOut.ts): one server, or
+ * several sharing the load (each gets an equal part of the connections, from its own autocannon
+ * in this process), and the CPU time of processes that serve them besides (PostgreSQL's).
+ */
+export interface Side {
+  name: string;
+  servers: RunningServer[];
+  /** CPU milliseconds so far of the processes behind the servers (a database), if any. */
+  backendCpuMs?: () => number;
+  /** The side whose requests per second this one's are divided by, in the "ratio" column. */
+  versus?: string;
+  /** Headers of this side's requests, over the load's (its own API key). */
+  headers?: Record<string, string>;
+}
+
+export interface SideFigures extends HttpFigures {
+  backendCpuMsPerRequest: number;
+}
+
+/** Drives every server of `side` at once (the connections split evenly) and sums their figures. */
+export async function driveSide(
+  side: Side,
+  load: HttpCase,
+  durationSeconds: number,
+): Promise<SideFigures> {
+  const servers = side.servers;
+  const cpu = () => servers.reduce((sum, server) => sum + cpuMs(server.pid), 0);
+  const [cpuBefore, backendBefore] = [cpu(), side.backendCpuMs?.() ?? 0];
+  // Every answer's time, so that percentiles over several servers are exact.
+  const times: number[] = [];
+  const results = await Promise.all(
+    servers.map(
+      (server, index) =>
+        new Promise<autocannon.Result>((resolve, reject) => {
+          const share = Math.floor(load.connections / servers.length);
+          const instance = autocannon(
+            {
+              url: `http://127.0.0.1:${server.port}`,
+              connections: share + (index < load.connections % servers.length ? 1 : 0),
+              duration: durationSeconds,
+              headers: { ...load.headers, ...side.headers },
+              requests: [
+                { method: 'GET', setupRequest: (request) => ({ ...request, path: load.path() }) },
+              ],
+            },
+            (error, result) => (error ? reject(error) : resolve(result)),
+          );
+          instance.on('response', (_client, _status, _bytes, ms) => {
+            times.push(ms);
+          });
+        }),
+    ),
+  );
+  const cpuSpent = cpu() - cpuBefore;
+  const backendSpent = (side.backendCpuMs?.() ?? 0) - backendBefore;
+  const total = results.reduce((sum, result) => sum + result.requests.total, 0);
+  times.sort((a, b) => a - b);
+  const at = (fraction: number) =>
+    times.length === 0
+      ? 0
+      : times[Math.min(times.length - 1, Math.floor(times.length * fraction))]!;
+  return {
+    requestsPerSecond: total / durationSeconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    cpuMsPerRequest: total > 0 ? cpuSpent / total : 0,
+    backendCpuMsPerRequest: total > 0 ? backendSpent / total : 0,
+    unexpected: results.reduce(
+      (sum, result) => sum + result.non2xx + result.errors + result.timeouts,
+      0,
+    ),
+  };
+}
+
+/**
+ * Runs `load` on every side and, at the same total connections, on the bare Hono reference
+ * (started and stopped here), alternating BENCH_HTTP_RUNS times; prints one table of medians with
+ * each side's ratio to the bare route and to the side it names in `versus`. Returns the medians.
+ */
+export async function compareSides(
+  title: string,
+  load: HttpCase,
+  sides: Side[],
+): Promise<Map<string, SideFigures>> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-bench-sides-'));
+  const bare = await startBareHono(scratch);
+  let n = 0;
+  const bareLoad: HttpCase = {
+    name: 'bare',
+    connections: load.connections,
+    path: () => {
+      n += 1;
+      return `/bare/${n}`;
+    },
+  };
+  const reference: Side = { name: 'bare Hono JSON route', servers: [bare] };
+  const all = [reference, ...sides];
+  const samples = new Map<Side, SideFigures[]>(all.map((side) => [side, []]));
+  try {
+    for (const side of all) await driveSide(side, side === reference ? bareLoad : load, 1);
+    for (let run = 0; run < runs; run += 1) {
+      for (const side of all) {
+        samples
+          .get(side)!
+          .push(await driveSide(side, side === reference ? bareLoad : load, seconds));
+      }
+    }
+  } finally {
+    await bare.stop();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+  const medians = new Map<string, SideFigures>();
+  for (const [side, list] of samples) {
+    medians.set(side.name, {
+      ...medianRun(list),
+      backendCpuMsPerRequest: median(list.map((f) => f.backendCpuMsPerRequest)),
+    });
+  }
+  const bareRps = medians.get(reference.name)!.requestsPerSecond;
+  const table = [
+    [
+      '',
+      'req/s',
+      'p50',
+      'p99',
+      'CPU/req server',
+      'CPU/req PostgreSQL',
+      'vs bare',
+      'ratio',
+      'not 2xx',
+    ],
+  ];
+  for (const side of all) {
+    const f = medians.get(side.name)!;
+    const versus = side.versus === undefined ? undefined : medians.get(side.versus);
+    table.push([
+      side.servers.length > 1 ? `${side.name} (${side.servers.length} servers)` : side.name,
+      f.requestsPerSecond.toFixed(0),
+      `${f.p50.toFixed(1)} ms`,
+      `${f.p99.toFixed(1)} ms`,
+      `${f.cpuMsPerRequest.toFixed(3)} ms`,
+      side.backendCpuMs ? `${f.backendCpuMsPerRequest.toFixed(3)} ms` : '-',
+      side === reference ? '1' : `${((f.requestsPerSecond / bareRps) * 100).toFixed(1)}%`,
+      versus
+        ? `${(f.requestsPerSecond / versus.requestsPerSecond).toFixed(2)}x ${side.versus}`
+        : '',
+      String(f.unexpected),
+    ]);
+  }
+  process.stdout.write(
+    `${title}: ${load.connections} connections in all, over HTTP from a second process (autocannon), median of ${runs} runs of ${seconds} s; ${process.version}, ${os.cpus().length}× ${os.cpus()[0]?.model ?? 'CPU'}, load ${os.loadavg()[0]!.toFixed(2)}.\n`,
+  );
+  printColumns(table);
+  return medians;
 }

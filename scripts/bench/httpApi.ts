@@ -1,5 +1,6 @@
 import type { Db } from '../../server/src/db/database';
 import { type ComparedCase, compareOverHttp, startProductServer } from './http';
+import { random } from './seed';
 
 /**
  * The everyday API over HTTP (issue 18's targets), on the database scripts/bench.ts seeded: the
@@ -23,22 +24,13 @@ export interface SeededForHttp {
  * the run expiring them (and mailing about it). Waiting tasks are given deadlines after today, as
  * a live system's waiting tasks have, so its deadline pass finds nothing to do.
  */
-async function deadlinesAfterToday(db: Db): Promise<void> {
+export async function deadlinesAfterToday(db: Db): Promise<void> {
   await db
     .updateTable('tasks')
     .set({ expire_at: new Date(Date.now() + 30 * 86400_000).toISOString() })
     .where('status', '=', 1)
     .where('expire_at', 'is not', null)
     .execute();
-}
-
-/** Deterministic pseudo-random numbers, so two runs ask for the same dossiers. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
 }
 
 export async function benchHttp(db: Db, dataDir: string, seeded: SeededForHttp): Promise<void> {

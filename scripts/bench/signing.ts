@@ -81,17 +81,25 @@ async function measured(work: () => Promise<void>): Promise<Sample> {
   return { ms, rssBefore, peakBefore, peakAfter: process.resourceUsage().maxRSS * 1024 };
 }
 
+/** Where the service's database is: none means SQLite under DATA_DIR (the default). */
+export interface DatabaseEnv {
+  DATABASE_URL?: string;
+  SECRET_KEY?: string;
+}
+
 /** The environment of the service the children share: development, its CA and TSA, no network. */
-function serviceConfig(dataDir: string) {
+function serviceConfig(dataDir: string, database: DatabaseEnv = {}) {
   return loadConfig({
     DATA_DIR: dataDir,
     APP_ENV: 'development',
     PUBLIC_URL: 'http://127.0.0.1:3000',
+    ...database,
   });
 }
 
 interface Setup {
   dataDir: string;
+  database?: DatabaseEnv;
   tenantId: number;
   sourceSha256: string;
   /** The one-page PDF of the warm-up signature. */
@@ -101,8 +109,13 @@ interface Setup {
 }
 
 /** A DATA_DIR with a tenant, the development CA, seal and TSA made, and the PDFs stored. */
-async function setUpService(dataDir: string, source: string, warmUp: string): Promise<Setup> {
-  const config = serviceConfig(dataDir);
+async function setUpService(
+  dataDir: string,
+  source: string,
+  warmUp: string,
+  where: DatabaseEnv = {},
+): Promise<Setup> {
+  const config = serviceConfig(dataDir, where);
   const { deps, database } = openRuntime(config, { logger: createLogger('silent') });
   try {
     await prepareSigningKeys(deps);
@@ -119,6 +132,7 @@ async function setUpService(dataDir: string, source: string, warmUp: string): Pr
     deps.files.keep(small);
     return {
       dataDir,
+      database: where,
       tenantId: tenant.id,
       sourceSha256: stored.sha256,
       warmUpSha256: small.sha256,
@@ -136,9 +150,16 @@ interface Keep {
   warmUp: string;
 }
 
-/** Child: prepare + finalize with the seal, the warm-up then the measured one. */
-async function oursSign(setup: Setup, keep?: Keep): Promise<Sample> {
-  const config = serviceConfig(setup.dataDir);
+/**
+ * Child: prepare + finalize with the seal, the warm-up then the measured one (`smallToo`: then
+ * the one-page file again, measured as well, reported as `small`).
+ */
+async function oursSign(
+  setup: Setup,
+  keep?: Keep,
+  smallToo = false,
+): Promise<Sample & { small?: Sample }> {
+  const config = serviceConfig(setup.dataDir, setup.database);
   const { deps, database } = openRuntime(config, { logger: createLogger('silent') });
   const sign = async (sourceSha256: string) => {
     const now = deps.clock.now();
@@ -167,8 +188,13 @@ async function oursSign(setup: Setup, keep?: Keep): Promise<Sample> {
       fs.copyFileSync(written[1]!, keep.large);
       fs.copyFileSync(warmUp[1]!, keep.warmUp);
     }
+    const small = smallToo
+      ? await measured(async () => {
+          for (const file of await sign(setup.warmUpSha256)) fs.rmSync(file, { force: true });
+        })
+      : undefined;
     for (const file of [...warmUp, ...written]) fs.rmSync(file, { force: true });
-    return sample;
+    return small ? { ...sample, small } : sample;
   } finally {
     await closeKeyStore(config);
     await database.close();
@@ -188,7 +214,7 @@ async function signpdfSign(
 
 /** Child: verifyPdfSignatures, the warm-up file then the measured one; every signature valid. */
 async function oursVerify(setup: Setup, signed: Keep): Promise<Sample> {
-  const config = serviceConfig(setup.dataDir);
+  const config = serviceConfig(setup.dataDir, setup.database);
   const { deps, database } = openRuntime(config, { logger: createLogger('silent') });
   const verify = async (file: string) => {
     const verification = await verifyPdfSignatures(deps, file, { tenantId: setup.tenantId });
@@ -223,12 +249,12 @@ function pdfsigRun(nssDir: string, file: string): { ms: number; valid: boolean }
 }
 
 type Job =
-  | { role: 'ours-sign'; setup: Setup; keep?: Keep }
+  | { role: 'ours-sign'; setup: Setup; keep?: Keep; smallToo?: boolean }
   | { role: 'ours-verify'; setup: Setup; signed: Keep }
   | { role: 'signpdf-sign'; source: string; warmUp: string; p12: string; output: string };
 
 /** Runs `job` in a child process with this one's Node flags; its one line of JSON. */
-function inChild(job: Job): Promise<Sample> {
+function inChild(job: Job): Promise<Sample & { small?: Sample }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...process.execArgv, __filename], {
       cwd: root,
@@ -242,7 +268,7 @@ function inChild(job: Job): Promise<Sample> {
     child.on('error', reject);
     child.on('exit', (code) => {
       if (code !== 0) reject(new Error(`bench child ${job.role} exited ${code}`));
-      else resolve(JSON.parse(out.trim().split('\n').pop()!) as Sample);
+      else resolve(JSON.parse(out.trim().split('\n').pop()!) as Sample & { small?: Sample });
     });
   });
 }
@@ -250,7 +276,7 @@ function inChild(job: Job): Promise<Sample> {
 async function runChild(job: Job): Promise<void> {
   const sample =
     job.role === 'ours-sign'
-      ? await oursSign(job.setup, job.keep)
+      ? await oursSign(job.setup, job.keep, job.smallToo)
       : job.role === 'ours-verify'
         ? await oursVerify(job.setup, job.signed)
         : await signpdfSign(job.source, job.warmUp, job.p12, job.output);
@@ -391,6 +417,63 @@ export async function benchSigning(): Promise<void> {
     );
   } finally {
     pki.remove();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A signing round (prepare + finalize with the seal, timed as in `benchSigning`) with the service
+ * on SQLite and on the PostgreSQL database `postgres` names, the sides alternating in child
+ * processes for BENCH_SIGNING_ROUNDS rounds; each child signs a one-page PDF unmeasured, then one
+ * of `megabytes` MB and the one-page PDF again, both measured. Same files, same flags on both sides.
+ */
+export async function compareSigningOnPostgres(
+  postgres: DatabaseEnv,
+  megabytes: number,
+): Promise<void> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-bench-signing-pg-'));
+  try {
+    const source = path.join(scratch, 'contract.pdf');
+    writeLargePdf(source, megabytes);
+    const warmUp = path.join(scratch, 'one-page.pdf');
+    fs.writeFileSync(warmUp, await classicPdf(1));
+    const sides = {
+      sqlite: await setUpService(path.join(scratch, 'sqlite'), source, warmUp),
+      postgres: await setUpService(path.join(scratch, 'postgres'), source, warmUp, postgres),
+    };
+    const samples = { sqlite: [] as Sample[], postgres: [] as Sample[] };
+    const small = { sqlite: [] as Sample[], postgres: [] as Sample[] };
+    for (let round = 0; round < rounds; round += 1) {
+      for (const side of ['sqlite', 'postgres'] as const) {
+        const { small: one, ...large } = await inChild({
+          role: 'ours-sign',
+          setup: sides[side],
+          smallToo: true,
+        });
+        samples[side].push(large);
+        small[side].push(one!);
+      }
+    }
+    const row = (name: string, figures: typeof samples) => {
+      const ratio = median(
+        figures.postgres.map((sample, round) => sample.ms / figures.sqlite[round]!.ms),
+      );
+      return [
+        name,
+        `${median(figures.sqlite.map((sample) => sample.ms)).toFixed(1)} ms`,
+        `${median(figures.postgres.map((sample) => sample.ms)).toFixed(1)} ms`,
+        `${ratio.toFixed(2)}x`,
+      ];
+    };
+    process.stdout.write(
+      `Signing round on PostgreSQL: ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}; prepare + finalize with the seal in a warm child process, ${rounds} alternating rounds, medians (ratio: of each round's, PostgreSQL / SQLite).\n`,
+    );
+    printColumns([
+      ['signing round (prepare + finalize)', 'SQLite', 'PostgreSQL', 'ratio'],
+      row('one-page PDF', small),
+      row(`${megabytesOf(fs.statSync(source).size)} PDF`, samples),
+    ]);
+  } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 }

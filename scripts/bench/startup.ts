@@ -14,12 +14,19 @@ import { median, printColumns } from './figures';
  * - idle RSS: resident memory BENCH_IDLE_MS (1,500 ms) after that answer, nothing requested.
  * Two server rows: the first start on a new DATA_DIR (migrations, demo tenant) and a restart on
  * the same DATA_DIR. Medians, with ratios to the reference. Prints figures only; asserts nothing.
+ * The environment is only PATH, HOST, PORT, APP_ENV, LOG_LEVEL and DATA_DIR: no DATABASE_URL, no
+ * FILE_STORE (the single-host default). BENCH_STARTUP_BEFORE names another checkout whose server
+ * is built (`node scripts/build.mjs` there) and started the same way, interleaved: two more rows
+ * and a ratio of this checkout to it (single-host start-up and memory, before/after a change).
  * Runs alone with `node --import tsx scripts/bench/startup.ts`.
  */
 
 const root = path.resolve(__dirname, '..', '..');
 const starts = Number(process.env.BENCH_STARTS || 5);
 const idleMs = Number(process.env.BENCH_IDLE_MS || 1500);
+const before = process.env.BENCH_STARTUP_BEFORE
+  ? path.resolve(process.env.BENCH_STARTUP_BEFORE)
+  : undefined;
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -54,11 +61,15 @@ interface Sample {
   rssMb: number;
 }
 
-async function measure(args: string[], env: Record<string, string>): Promise<Sample> {
+async function measure(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string = root,
+): Promise<Sample> {
   const port = await freePort();
   const began = performance.now();
   const child: ChildProcess = spawn(process.execPath, args, {
-    cwd: root,
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: 'ignore',
   });
@@ -113,33 +124,63 @@ serve({ fetch: app.fetch, hostname: '127.0.0.1', port: Number(process.env.PORT) 
     );
     const server = startArguments();
     const env = { APP_ENV: 'development', LOG_LEVEL: 'warn' };
-    const rows: Array<{ name: string; samples: Sample[] }> = [
+    const rows: Array<{ name: string; samples: Sample[]; versus?: number }> = [
       { name: 'bare Hono app (reference)', samples: [] },
       { name: 'server, new DATA_DIR', samples: [] },
       { name: 'server, restart', samples: [] },
     ];
+    if (before) {
+      execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], {
+        cwd: before,
+        stdio: 'inherit',
+      });
+      rows.push(
+        { name: `before (${before}), new DATA_DIR`, samples: [] },
+        { name: `before (${before}), restart`, samples: [] },
+      );
+      rows[1]!.versus = 3;
+      rows[2]!.versus = 4;
+    }
     // Interleaved, so a change in the machine's load touches every row alike.
     for (let run = 0; run < starts; run += 1) {
       rows[0]!.samples.push(await measure([bare], {}));
       const dataDir = path.join(scratch, `data-${run}`);
       rows[1]!.samples.push(await measure(server, { ...env, DATA_DIR: dataDir }));
       rows[2]!.samples.push(await measure(server, { ...env, DATA_DIR: dataDir }));
+      if (before) {
+        const beforeDir = path.join(scratch, `before-${run}`);
+        rows[3]!.samples.push(await measure(server, { ...env, DATA_DIR: beforeDir }, before));
+        rows[4]!.samples.push(await measure(server, { ...env, DATA_DIR: beforeDir }, before));
+      }
     }
-    const reference = {
-      ms: median(rows[0]!.samples.map((sample) => sample.firstAnswerMs)),
-      mb: median(rows[0]!.samples.map((sample) => sample.rssMb)),
-    };
+    const medians = rows.map(({ samples }) => ({
+      ms: median(samples.map((sample) => sample.firstAnswerMs)),
+      mb: median(samples.map((sample) => sample.rssMb)),
+    }));
+    const reference = medians[0]!;
     const table = [
-      [`start (median of ${starts})`, 'first answer', 'ratio', 'idle RSS', 'ratio'],
-      ...rows.map(({ name, samples }) => {
-        const ms = median(samples.map((sample) => sample.firstAnswerMs));
-        const mb = median(samples.map((sample) => sample.rssMb));
+      [
+        `start (median of ${starts})`,
+        'first answer',
+        'ratio',
+        'idle RSS',
+        'ratio',
+        ...(before ? ['vs before: time', 'RSS'] : []),
+      ],
+      ...rows.map(({ name, versus }, index) => {
+        const { ms, mb } = medians[index]!;
+        const earlier = versus === undefined ? undefined : medians[versus]!;
         return [
           name,
           `${ms.toFixed(0)} ms`,
           `${(ms / reference.ms).toFixed(2)}x`,
-          `${mb.toFixed(0)} MB`,
+          `${mb.toFixed(1)} MB`,
           `${(mb / reference.mb).toFixed(2)}x`,
+          ...(before
+            ? earlier
+              ? [`${(ms / earlier.ms).toFixed(2)}x`, `${(mb - earlier.mb).toFixed(1)} MB`]
+              : ['', '']
+            : []),
         ];
       }),
     ];
