@@ -3,6 +3,11 @@ import type { SqliteDatabase } from 'kysely';
 
 /** Schema statements: preparing one empties the cache, since it changes what others compile to. */
 const schemaChange = /^\s*(create|alter|drop)\b/i;
+/**
+ * Pragmas are prepared each time, never kept: SQLite checks some of them when it prepares them
+ * (`synchronous` may not change inside a transaction), and a kept one would skip that check.
+ */
+const pragma = /^\s*pragma\b/i;
 
 /** The table a write statement names (Kysely quotes it; hand-written SQL may not). */
 const writeTarget =
@@ -59,6 +64,7 @@ export class StatementCache {
       if (kept.writes !== null) this.#noteWrite(kept.writes);
       return kept.statement;
     }
+    if (pragma.test(text)) return this.#sqlite.prepare(text);
     if (schemaChange.test(text)) {
       this.clear();
       return this.#sqlite.prepare(text);
