@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './database';
+import { dialectOf } from './dialect';
 
 /**
  * Queries built and compiled once per shape, then run with new values. Kysely builds a tree,
@@ -65,7 +66,8 @@ export function queryShape<V extends object, Row>(
 ): QueryShape<V, Row> {
   const shapes = new Map<string, Compiled>();
   const compiledFor = (db: Db, values: V): Compiled => {
-    let key = '';
+    // The dialect first: SQLite and PostgreSQL compile the same shape to different SQL.
+    let key = dialectOf(db);
     for (const [name, value] of Object.entries(values)) key += `${name}:${keyPart(value)};`;
     let compiled = shapes.get(key);
     if (compiled === undefined) {
