@@ -19,6 +19,13 @@ export class DocumentChanged extends DomainError {
 
 export const sessionErrors = {
   sessionNotFound: () => new DomainError('SESSION_NOT_FOUND', 'No such signing session'),
+  /** Another confirmation (or prepare) of the session moved it to its preparation first. */
+  confirmationUnderWay: () =>
+    new DomainError(
+      'PREPARATION_NOT_OPEN',
+      'Another confirmation of this signing session is under way; its outcome decides',
+      { detailCode: 'SUPERSEDED' },
+    ),
   signerNotFound: (email: string) =>
     new DomainError('SIGNER_NOT_FOUND', `${email} is not a signer of this contract`, {
       field: 'signerEmail',

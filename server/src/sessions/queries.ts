@@ -90,6 +90,27 @@ export async function updateSessionIf(
 }
 
 /**
+ * Moves an open session to a new preparation only if it still holds `fromPreparationId`: of two
+ * confirmations that read the same session at once (on one instance or several), one moves it
+ * and the other learns that it lost instead of abandoning the winner's preparation.
+ */
+export async function moveSessionPreparation(
+  trx: Db,
+  id: number,
+  fromPreparationId: number,
+  values: { preparation_id: number; source_version: number },
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('signing_sessions')
+    .set(values)
+    .where('id', '=', id)
+    .where('state', '=', 'open')
+    .where('preparation_id', '=', fromPreparationId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
  * Spends an open session's signing link: one conditional UPDATE, so of two exchanges at once
  * (on one instance or several) exactly one finds the link unused; false for the other.
  */

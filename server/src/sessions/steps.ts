@@ -15,7 +15,14 @@ import { tokenSigning } from './initiate';
 import { serverKeyFor } from './keys';
 import { assertOtpTriesLeft, countOtpFailure, otpLimits, takeOtpSend } from './otpLimits';
 import { dropPreparation, expectedSigner, prepareForSigner } from './prepare';
-import { giveBackOtpTry, sessionById, storeNewOtp, takeOtpTry, updateSessionIf } from './queries';
+import {
+  giveBackOtpTry,
+  moveSessionPreparation,
+  sessionById,
+  storeNewOtp,
+  takeOtpTry,
+  updateSessionIf,
+} from './queries';
 import { recordSignature, type SignatureResult } from './record';
 import {
   assertSessionOpen,
@@ -237,7 +244,7 @@ async function freshPreparation(
     ...(made.certificate ? { certificate: made.certificate } : {}),
   });
   const moved = await inTransaction(deps.db, (trx) =>
-    updateSessionIf(trx, session.id, 'open', {
+    moveSessionPreparation(trx, session.id, currentId, {
       preparation_id: preparation.id,
       source_version: newest.version,
     }),
@@ -245,6 +252,9 @@ async function freshPreparation(
   if (!moved) {
     await dropPreparation(deps, preparation.id, subject.tenantId);
     await stillOpen(deps.db, session.id, deps.clock.now());
+    // Still open: another confirmation (or prepare) of this session moved it first; its
+    // outcome decides, and this one leaves its preparation alone.
+    throw sessionErrors.confirmationUnderWay();
   }
   await dropPreparation(deps, currentId, subject.tenantId);
   return preparation;

@@ -142,7 +142,7 @@ describe('the signing-session API in the OpenAPI document', () => {
       'SIGNER_IDENTITY_MISMATCH',
     ]);
     for (const operation of [initiate, fromInvitation, task, confirm, prepare]) {
-      expect(codes(operation, '503')).toEqual(['PDF_READER_BUSY']);
+      expect(codes(operation, '503')).toEqual(['PDF_READER_BUSY', 'DATABASE_BUSY']);
     }
   });
 });
