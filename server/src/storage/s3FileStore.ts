@@ -183,21 +183,39 @@ export class S3FileStore implements FileStore {
     await this.init();
     const copy = path.join(this.tempDir, `get-${crypto.randomUUID()}.part`);
     try {
-      const opened = await this.open(sha256);
-      const hash = crypto.createHash('sha256');
-      const hashing = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          hash.update(chunk);
-          done(null, chunk);
-        },
-      });
-      await pipeline(opened.stream, hashing, createWriteStream(copy, { flags: 'wx', mode: 0o600 }));
-      const got = hash.digest('hex');
-      if (got !== sha256) throw new Error(`the bucket's copy of ${sha256} has SHA-256 ${got}`);
+      // A copy that does not match its name is read again a few times: another instance may be
+      // writing the same content under the same key at this moment (stores that are not atomic
+      // per write, s3rver among them, show the object half-written meanwhile).
+      for (let attempt = 1; ; attempt++) {
+        const got = await this.download(sha256, copy);
+        if (got === sha256) break;
+        if (attempt >= 4) {
+          throw new DomainError(
+            'FILE_CONTENT_MISSING',
+            `The stored file ${sha256} does not match its content (SHA-256 ${got})`,
+          );
+        }
+        await fs.rm(copy, { force: true });
+        await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+      }
       return await task(copy);
     } finally {
       await fs.rm(copy, { force: true });
     }
+  }
+
+  /** Writes the stored file to `target` (a new file), answering the SHA-256 of what came. */
+  private async download(sha256: string, target: string): Promise<string> {
+    const opened = await this.open(sha256);
+    const hash = crypto.createHash('sha256');
+    const hashing = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    await pipeline(opened.stream, hashing, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
+    return hash.digest('hex');
   }
 
   keep(file: StoredFile): void {

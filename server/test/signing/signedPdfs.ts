@@ -77,7 +77,8 @@ function signWithKey(
  * token, so a token of the same length for random bytes replaces the right one in place.
  */
 function withForeignToken(cms: Buffer, token: Buffer, tsa: OpensslPki): Buffer {
-  for (let attempt = 0; attempt < 5; attempt++) {
+  // A token's length varies by a byte or two (DER integers): enough tries to find an equal one.
+  for (let attempt = 0; attempt < 60; attempt++) {
     const other = opensslToken(tsa, crypto.randomBytes(32));
     if (other.length !== token.length) continue;
     const at = cms.indexOf(token);
