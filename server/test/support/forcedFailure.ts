@@ -80,7 +80,15 @@ export async function withoutAppendOnly(
   }
 }
 
-/** Runs one raw statement on either dialect; rejects with the database's error. */
+/**
+ * Runs one raw statement on either dialect; rejects with the database's message as an Error of
+ * this realm (better-sqlite3 may build its error in an earlier test file's realm, where jest's
+ * `rejects.toThrow` does not see an Error).
+ */
 export async function runRaw(database: OpenedDatabase, statement: string): Promise<void> {
-  await sql.raw(statement).execute(database.db);
+  try {
+    await sql.raw(statement).execute(database.db);
+  } catch (error) {
+    throw new Error(String((error as { message?: unknown } | null)?.message ?? error));
+  }
 }
