@@ -11,7 +11,8 @@ import { scanRunLogs } from './support/runLogScan';
  * clean, kept for inspection otherwise.
  */
 export default function globalTeardown(): void {
-  globalThis.esignPostgresCluster?.stop();
+  // Only jest's own teardown (never a test worker calling this function) stops the run's cluster.
+  if (process.env.JEST_WORKER_ID === undefined) globalThis.esignPostgresCluster?.stop();
   const dir = process.env[runLogDirVariable];
   if (!dir || !fs.existsSync(dir)) return;
   const { leaks, secrets, files } = scanRunLogs(dir);
